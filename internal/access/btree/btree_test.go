@@ -1,0 +1,296 @@
+package btree
+
+import (
+	"errors"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+func TestMaxItemSize(t *testing.T) {
+	if MaxItemSize != 2704 {
+		t.Fatalf("MaxItemSize = %d, want 2704", MaxItemSize)
+	}
+}
+
+func TestTupleLayout(t *testing.T) {
+	te := newTestEnv(t, 64)
+	ix := Open(te.env, 1, Options{Name: "x", KeyTypes: []types.Type{types.Int4, types.Text}})
+	tup := ix.formTuple([]types.Datum{types.Int(7), types.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
+	// header 8 + int4 4 + 1-byte varlena header + 3 bytes = 16
+	if len(tup) != 16 || tupSize(tup) != 16 || tupInfo(tup)&infoVarWidth == 0 || Tuple(tup).HasNulls() {
+		t.Fatalf("tuple %x", tup)
+	}
+	tup = ix.formTuple([]types.Datum{types.Null(), types.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
+	// header 8 + bitmap 4 -> data at 16; 4 bytes of text
+	if len(tup) != 24 || !Tuple(tup).HasNulls() || tup[8] != 2 {
+		t.Fatalf("tuple with null %x", tup)
+	}
+	k, err := ix.Keys(tup, nil)
+	if err != nil || !k[0].IsNull() || k[1].Str() != "abc" {
+		t.Fatalf("keys %v %v", k, err)
+	}
+	ix4 := Open(te.env, 2, int4Opts("i"))
+	if n := len(ix4.formTuple([]types.Datum{types.Int(1)}, page.ItemPointer{})); n != 16 {
+		t.Fatalf("int4 tuple is %d bytes, want 16", n)
+	}
+	ixf := Open(te.env, 3, Options{Name: "f", KeyTypes: []types.Type{types.Float8}})
+	if n := len(ixf.formTuple([]types.Datum{types.Float(1.5)}, page.ItemPointer{})); n != 16 {
+		t.Fatalf("float8 tuple is %d bytes, want 16", n)
+	}
+}
+
+// TestBuildBoatSize reproduces the boat experiment's index sizes:
+// PostgreSQL 15 builds 1374 pages for 500,000 distinct int4 or float8 keys.
+func TestBuildBoatSize(t *testing.T) {
+	const n = 500000
+	for _, tc := range []struct {
+		name string
+		typ  types.Type
+		key  func(i int) types.Datum
+	}{
+		{"int4", types.Int4, func(i int) types.Datum { return types.Int(int64(i)) }},
+		{"float8", types.Float8, func(i int) types.Datum { return types.Float(math.Log10(float64(i))) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := newTestEnv(t, 256)
+			opt := Options{Name: "boat_idx", KeyTypes: []types.Type{tc.typ}, ColumnNames: []string{"k"}}
+			b := NewBuilder(te.env, 100, opt)
+			// heap order: 107 rows per page, like the boat table
+			perm := rand.New(rand.NewSource(1)).Perm(n)
+			for _, j := range perm {
+				i := j + 1
+				if err := b.Add([]types.Datum{tc.key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var u stats.Usage
+			ix, err := b.Finish(&u, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := ix.Stats(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d pages (%d leaf, %d internal, %d levels), %d tuples; WAL %d records, %d fpi, %d bytes",
+				tc.name, st.Pages, st.LeafPages, st.InternalPages, st.Levels, st.Tuples, u.WAL.Records, u.WAL.FPI, u.WAL.Bytes)
+			if math.Abs(float64(st.Pages)-1374) > 13.74 {
+				t.Fatalf("%d pages, PostgreSQL 15 has 1374", st.Pages)
+			}
+			if st.Tuples != n {
+				t.Fatalf("%d tuples", st.Tuples)
+			}
+			if u.WAL.Records != int64(st.Pages) || u.WAL.FPI != int64(st.Pages) {
+				t.Fatalf("WAL: %d records, %d fpi for %d pages", u.WAL.Records, u.WAL.FPI, st.Pages)
+			}
+			mustCheck(t, ix)
+			// spot-check lookups
+			for _, i := range []int{1, 2, 366, 367, 250000, n} {
+				got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{tc.key(i)}))
+				j := i - 1
+				want := page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)}
+				if len(got) != 1 || got[0].tid != want {
+					t.Fatalf("lookup %d: %v", i, got)
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyIndex(t *testing.T) {
+	te := newTestEnv(t, 64)
+	ix := emptyIndex(t, te, 5, int4Opts("e"))
+	if te.sm.Exists(5, smgr.MainFork) == false {
+		t.Fatal("relation file not created")
+	}
+	st, err := ix.Stats(nil)
+	if err != nil || st.Pages != 1 || st.RootBlock != PNone || st.Levels != 0 {
+		t.Fatalf("stats %+v %v", st, err)
+	}
+	if got := scanAll(t, ix, ix.Scan(nil, nil, nil)); len(got) != 0 {
+		t.Fatalf("empty scan returned %v", got)
+	}
+	if got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{types.Int(1)})); len(got) != 0 {
+		t.Fatalf("empty lookup returned %v", got)
+	}
+	// reopen and insert: the first insert creates the root
+	ix = Open(te.env, 5, int4Opts("e"))
+	var u stats.Usage
+	if err := ix.Insert(&u, 2, []types.Datum{types.Int(42)}, tidOf(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
+	if len(got) != 1 || got[0].keys[0].Int() != 42 || got[0].tid != tidOf(1) {
+		t.Fatalf("got %v", got)
+	}
+	st, _ = ix.Stats(nil)
+	if st.Pages != 2 || st.Levels != 1 || st.RootBlock != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	mustCheck(t, ix)
+	// building into a relation that already has data is refused
+	if _, err := NewBuilder(te.env, 5, int4Opts("e")).Finish(nil, 1); err == nil {
+		t.Fatal("build over an existing index succeeded")
+	}
+}
+
+// TestSequentialInsertFill checks that ascending inserts leave leaves about
+// as full as the fillfactor (rightmost splits are fillfactor splits).
+func TestSequentialInsertFill(t *testing.T) {
+	te := newTestEnv(t, 512)
+	ix := emptyIndex(t, te, 7, int4Opts("seq"))
+	const n = 50000
+	for i := 1; i <= n; i++ {
+		if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustCheck(t, ix)
+	st, _ := ix.Stats(nil)
+	perLeaf := float64(n) / float64(st.LeafPages)
+	t.Logf("sequential: %+v, %.1f tuples/leaf", st, perLeaf)
+	if perLeaf < 330 || perLeaf > 370 {
+		t.Fatalf("%.1f tuples per leaf after ascending inserts; want about 366 (90%%)", perLeaf)
+	}
+	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
+	if len(got) != n {
+		t.Fatalf("%d entries", len(got))
+	}
+	for i, e := range got {
+		if e.keys[0].Int() != int64(i+1) || e.tid != tidOf(i+1) {
+			t.Fatalf("entry %d: %v", i, e)
+		}
+	}
+}
+
+// TestDeepTree uses wide keys so that a few thousand inserts build a tree
+// of several levels, in random and descending order.
+func TestDeepTree(t *testing.T) {
+	te := newTestEnv(t, 256)
+	opt := Options{Name: "deep", KeyTypes: []types.Type{types.Text}}
+	ix := emptyIndex(t, te, 8, opt)
+	rng := rand.New(rand.NewSource(2))
+	const n = 3000
+	keys := map[string]page.ItemPointer{}
+	for i := 0; i < n; i++ {
+		var k string
+		if i%2 == 0 {
+			k = strings.Repeat("x", 600) + string(rune('a'+rng.Intn(26))) + strings.Repeat("y", rng.Intn(400))
+		} else {
+			k = string(rune('a'+i%26)) + strings.Repeat("z", 500+(n-i)%700)
+		}
+		tid := tidOf(i)
+		if err := ix.Insert(nil, 2, []types.Datum{types.Str(k)}, tid, nil); err != nil {
+			t.Fatal(err)
+		}
+		keys[k+"\x00"+tid.String()] = tid
+	}
+	mustCheck(t, ix)
+	st, _ := ix.Stats(nil)
+	t.Logf("deep: %+v", st)
+	if st.Levels < 4 {
+		t.Fatalf("only %d levels", st.Levels)
+	}
+	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
+	if len(got) != n {
+		t.Fatalf("%d entries, want %d", len(got), n)
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1], got[i]
+		if a.keys[0].Str() > b.keys[0].Str() || (a.keys[0].Str() == b.keys[0].Str() && !a.tid.Less(b.tid)) {
+			t.Fatalf("out of order at %d", i)
+		}
+	}
+}
+
+func TestUnique(t *testing.T) {
+	te := newTestEnv(t, 128)
+	opt := int4Opts("boat_pkey")
+	opt.Unique = true
+	ix := emptyIndex(t, te, 9, opt)
+	verdicts := map[page.ItemPointer]UniqueVerdict{}
+	var seen []page.ItemPointer
+	check := func(tid page.ItemPointer) (UniqueVerdict, error) {
+		seen = append(seen, tid)
+		return verdicts[tid], nil
+	}
+	for i := 1; i <= 2000; i++ {
+		if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(i))}, tidOf(i), check); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != 0 {
+		t.Fatalf("check called for distinct keys: %v", seen)
+	}
+	// live conflict
+	verdicts[tidOf(5)] = UniqueConflict
+	err := ix.Insert(nil, 3, []types.Datum{types.Int(5)}, tidOf(9999), check)
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != pgerr.UniqueViolation ||
+		pe.Message != `duplicate key value violates unique constraint "boat_pkey"` || pe.Detail != "Key (id)=(5) already exists." {
+		t.Fatalf("err = %#v", err)
+	}
+	// in-progress: wait
+	verdicts[tidOf(5)] = UniqueWaitFor(77)
+	err = ix.Insert(nil, 3, []types.Datum{types.Int(5)}, tidOf(9999), check)
+	var we *WaitError
+	if !errors.As(err, &we) || we.Xid != 77 || we.TID != tidOf(5) {
+		t.Fatalf("err = %v", err)
+	}
+	// dead: many versions of key 7 accumulate, spanning pages
+	verdicts[tidOf(7)] = UniqueDead
+	for v := 0; v < 800; v++ {
+		seen = seen[:0]
+		tid := page.ItemPointer{Block: 100000 + page.BlockNumber(v), Offset: 1}
+		if err := ix.Insert(nil, 4, []types.Datum{types.Int(7)}, tid, check); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != v+1 {
+			t.Fatalf("version %d: check saw %d entries", v, len(seen))
+		}
+		verdicts[tid] = UniqueDead
+	}
+	mustCheck(t, ix)
+	got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{types.Int(7)}))
+	if len(got) != 801 {
+		t.Fatalf("%d entries for key 7", len(got))
+	}
+	// the last version is live: conflict even though it is on a later page
+	verdicts[page.ItemPointer{Block: 100000 + 799, Offset: 1}] = UniqueConflict
+	if err := ix.Insert(nil, 5, []types.Datum{types.Int(7)}, tidOf(50000), check); pgerr.Code(err) != pgerr.UniqueViolation {
+		t.Fatalf("err = %v", err)
+	}
+	// NULLs never conflict
+	for i := 0; i < 3; i++ {
+		if err := ix.Insert(nil, 6, []types.Datum{types.Null()}, tidOf(60000+i), func(page.ItemPointer) (UniqueVerdict, error) {
+			t.Fatal("check called for NULL key")
+			return UniqueConflict, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a unique build refuses duplicates
+	b := NewBuilder(te.env, 10, opt)
+	b.Add([]types.Datum{types.Int(1)}, tidOf(1))
+	b.Add([]types.Datum{types.Int(2)}, tidOf(2))
+	b.Add([]types.Datum{types.Int(2)}, tidOf(3))
+	if _, err := b.Finish(nil, 1); !errors.As(err, &pe) || pe.Code != pgerr.UniqueViolation || pe.Detail != "Key (id)=(2) is duplicated." {
+		t.Fatalf("build err = %v", err)
+	}
+	b = NewBuilder(te.env, 11, opt)
+	b.Add([]types.Datum{types.Int(2)}, tidOf(2))
+	b.AddRecentlyDead([]types.Datum{types.Int(2)}, tidOf(3))
+	b.Add([]types.Datum{types.Null()}, tidOf(4))
+	b.Add([]types.Datum{types.Null()}, tidOf(5))
+	if _, err := b.Finish(nil, 1); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,384 @@
+package btree
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/wal"
+)
+
+// Builder builds an index from scratch (CREATE INDEX, REINDEX): it collects
+// (key, TID) pairs in any order, sorts them by key then TID, and writes the
+// pages bottom-up straight to the relation file (_bt_load), bypassing the
+// buffer pool. Leaf pages are filled to the fillfactor (90% by default) and
+// internal pages to 70%, exactly as PostgreSQL does, so the index has the
+// same number of pages. Every page is WAL-logged as a full-page image and
+// the file is fsynced at the end.
+//
+// A Builder is not safe for concurrent use.
+type Builder struct {
+	env  *Env
+	rel  smgr.RelFileNumber
+	ix   *Index // layout and comparison helpers (not usable until Finish)
+	keys []types.Datum
+	ents []buildEntry
+}
+
+type buildEntry struct {
+	key  int32 // index into keys of the entry's first key
+	tid  page.ItemPointer
+	dead bool
+}
+
+// NewBuilder starts a build of the index described by opt into rel. The
+// relation's main fork must be empty or absent (it is created).
+func NewBuilder(env *Env, rel smgr.RelFileNumber, opt Options) *Builder {
+	return &Builder{env: env, rel: rel, ix: Open(env, rel, opt)}
+}
+
+// Add adds one entry. keys is copied.
+func (b *Builder) Add(keys []types.Datum, tid page.ItemPointer) error {
+	return b.add(keys, tid, false)
+}
+
+// AddRecentlyDead adds an entry for a row that is dead but may still be
+// visible to some snapshot: it is indexed but takes no part in the unique
+// check (PostgreSQL's spool2).
+func (b *Builder) AddRecentlyDead(keys []types.Datum, tid page.ItemPointer) error {
+	return b.add(keys, tid, true)
+}
+
+func (b *Builder) add(keys []types.Datum, tid page.ItemPointer, dead bool) error {
+	if len(keys) != b.ix.nkeys {
+		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", b.ix.opt.Name, b.ix.nkeys, len(keys))
+	}
+	b.ents = append(b.ents, buildEntry{key: int32(len(b.keys)), tid: tid, dead: dead})
+	b.keys = append(b.keys, keys...)
+	return nil
+}
+
+// Len is the number of entries added so far.
+func (b *Builder) Len() int { return len(b.ents) }
+
+func (b *Builder) cmpKeys(x, y *buildEntry) int {
+	n := b.ix.nkeys
+	kx := b.keys[x.key : int(x.key)+n]
+	ky := b.keys[y.key : int(y.key)+n]
+	for i := 0; i < n; i++ {
+		if c := b.ix.cmpCol(i, kx[i], ky[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// Finish sorts the entries, writes the index and returns it opened. xid
+// labels the WAL records; u is charged with them.
+func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
+	ix := b.ix
+	slices.SortFunc(b.ents, func(x, y buildEntry) int {
+		if c := b.cmpKeys(&x, &y); c != 0 {
+			return c
+		}
+		return x.tid.Compare(y.tid)
+	})
+	if ix.opt.Unique {
+		if err := b.checkUnique(); err != nil {
+			return nil, err
+		}
+	}
+	sm := b.env.Pool.Smgr()
+	if !sm.Exists(b.rel, smgr.MainFork) {
+		if err := sm.Create(b.rel, smgr.MainFork); err != nil {
+			return nil, err
+		}
+	}
+	if n, err := sm.NBlocks(b.rel, smgr.MainFork); err != nil {
+		return nil, err
+	} else if n != 0 {
+		return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "index %q already contains data", ix.opt.Name)
+	}
+	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]types.Datum, 2*ix.nkeys)}
+	var leaf *levelState
+	for i := range b.ents {
+		e := &b.ents[i]
+		tup := ix.formTuple(b.keys[e.key:int(e.key)+ix.nkeys], e.tid)
+		if err := ix.checkTupleSize(tup); err != nil {
+			return nil, err
+		}
+		if leaf == nil {
+			leaf = w.newLevel(0)
+		}
+		if err := w.add(leaf, tup); err != nil {
+			return nil, err
+		}
+	}
+	b.keys, b.ents = nil, nil
+	root, level, err := w.shutdown(leaf)
+	if err != nil {
+		return nil, err
+	}
+	meta := make(page.Page, page.Size)
+	initMetaPage(meta, root, level, nil)
+	if err := w.write(meta, MetaPageBlock); err != nil {
+		return nil, err
+	}
+	if err := b.env.WAL.Flush(w.lastLSN); err != nil {
+		return nil, err
+	}
+	// The pages bypassed shared buffers: a checkpoint would not flush them.
+	if err := sm.SyncAll(); err != nil {
+		return nil, err
+	}
+	ix.meta.Store(&metaInfo{root: root, level: level, fastRoot: root, fastLevel: level})
+	return ix, nil
+}
+
+// checkUnique fails when two live entries have equal keys without NULLs.
+func (b *Builder) checkUnique() error {
+	ix := b.ix
+	for i := 0; i < len(b.ents); {
+		j := i + 1
+		for j < len(b.ents) && b.cmpKeys(&b.ents[i], &b.ents[j]) == 0 {
+			j++
+		}
+		k := b.keys[b.ents[i].key : int(b.ents[i].key)+ix.nkeys]
+		hasNull := false
+		for _, d := range k {
+			if d.IsNull() {
+				hasNull = true
+			}
+		}
+		live := 0
+		for x := i; x < j; x++ {
+			if !b.ents[x].dead {
+				live++
+			}
+		}
+		if live > 1 && !hasNull {
+			return pgerr.Errorf(pgerr.UniqueViolation, "could not create unique index \"%s\"", ix.opt.Name).
+				WithDetail("Key (%s)=(%s) is duplicated.", ix.columnList(), ix.formatKey(k))
+		}
+		i = j
+	}
+	return nil
+}
+
+// ---- the loader (_bt_buildadd and friends) ----
+
+type loader struct {
+	ix      *Index
+	sm      *smgr.Manager
+	wal     *wal.WAL
+	u       *stats.Usage
+	xid     uint32
+	alloc   page.BlockNumber // next block to hand out (btws_pages_alloced)
+	written page.BlockNumber // blocks written so far (btws_pages_written)
+	lastLSN page.LSN
+	scratch []types.Datum
+}
+
+// levelState is the page being filled on one level (BTPageState).
+type levelState struct {
+	pg      page.Page
+	blk     page.BlockNumber
+	lastOff page.OffsetNumber
+	lowkey  []byte
+	level   uint32
+	full    int // free space below which the page counts as full
+	next    *levelState
+}
+
+func (w *loader) newLevel(level uint32) *levelState {
+	s := &levelState{pg: w.newPage(level), blk: w.alloc, lastOff: PHiKey, level: level}
+	w.alloc++
+	if level > 0 {
+		s.full = page.Size * (100 - NonLeafFillFactor) / 100
+	} else {
+		s.full = page.Size * (100 - w.ix.ff) / 100
+	}
+	return s
+}
+
+// newPage is _bt_blnewpage: an empty page with the high-key line pointer
+// already reserved.
+func (w *loader) newPage(level uint32) page.Page {
+	p := make(page.Page, page.Size)
+	o := opaque{level: level}
+	if level == 0 {
+		o.flags = FlagLeaf
+	}
+	initBtPage(p, o, nil)
+	setLower(p, p.Lower()+page.ItemIDSize, nil)
+	return p
+}
+
+// sortAddTup is _bt_sortaddtup: the first data item of an internal page is
+// stored as minus infinity.
+func (w *loader) sortAddTup(p page.Page, tup []byte, off page.OffsetNumber, newFirstDataItem bool) error {
+	if newFirstDataItem {
+		tup = minusInfPivot(downlink(tup))
+	}
+	if p.AddItem(tup, off, false, false, 0, nil) == page.InvalidOffset {
+		return fmt.Errorf("btree build: failed to add item to the index page")
+	}
+	return nil
+}
+
+func (w *loader) add(s *levelState, tup []byte) error {
+	ix := w.ix
+	pgspc := s.pg.FreeSpace()
+	itupsz := page.MaxAlignUp(len(tup))
+	leaf := s.level == 0
+	extra := 0
+	if leaf {
+		extra = heapTIDTrailSize
+	}
+	if pgspc < itupsz+extra || (pgspc < s.full && s.lastOff > PFirstKey) {
+		// Finish the current page and start a new one on this level.
+		opg, oblk := s.pg, s.blk
+		npg := w.newPage(s.level)
+		nblk := w.alloc
+		w.alloc++
+
+		// The last item moves to the new page; on the old page its slot
+		// becomes the high key.
+		ii := opg.Item(s.lastOff)
+		oitup := append([]byte(nil), itemAt(opg, s.lastOff)...)
+		if err := w.sortAddTup(npg, oitup, PFirstKey, !leaf); err != nil {
+			return err
+		}
+		opg.SetItem(PHiKey, ii, nil)
+		opg.SetItem(s.lastOff, page.ItemID{}, nil)
+		setLower(opg, opg.Lower()-page.ItemIDSize, nil)
+		if leaf {
+			lastleft := itemAt(opg, s.lastOff-1)
+			trunc, err := ix.truncate(lastleft, oitup, w.scratch)
+			if err != nil {
+				return err
+			}
+			if err := overwriteHighKey(opg, trunc); err != nil {
+				return err
+			}
+			oitup = append([]byte(nil), itemAt(opg, PHiKey)...)
+		}
+
+		// Link the old page into its parent using its low key.
+		if s.next == nil {
+			s.next = w.newLevel(s.level + 1)
+		}
+		setDownlink(s.lowkey, oblk)
+		if err := w.add(s.next, s.lowkey); err != nil {
+			return err
+		}
+		s.lowkey = oitup // the old page's high key is the new page's low key
+
+		binary.LittleEndian.PutUint32(opg[specialOff+opNext:], nblk)
+		binary.LittleEndian.PutUint32(npg[specialOff+opPrev:], oblk)
+		if err := w.write(opg, oblk); err != nil {
+			return err
+		}
+		s.pg, s.blk = npg, nblk
+		s.lastOff = PFirstKey
+	}
+	if s.lastOff == PHiKey {
+		// First item of the whole level: its low key is minus infinity.
+		s.lowkey = minusInfPivot(PNone)
+	}
+	s.lastOff++
+	return w.sortAddTup(s.pg, tup, s.lastOff, !leaf && s.lastOff == PFirstKey)
+}
+
+// overwriteHighKey replaces the high key, which the loader always leaves
+// at the physical start of the tuple space, with a tuple of possibly
+// different size (PageIndexTupleOverwrite).
+func overwriteHighKey(p page.Page, t []byte) error {
+	it := p.Item(PHiKey)
+	upper := p.Upper()
+	if it.Off != upper {
+		return fmt.Errorf("btree build: high key is not at the start of the tuple space")
+	}
+	newUpper := upper + page.MaxAlignUp(it.Len) - page.MaxAlignUp(len(t))
+	if newUpper < p.Lower() {
+		return fmt.Errorf("btree build: no room for the high key")
+	}
+	if newUpper > upper {
+		clear(p[upper:newUpper])
+	}
+	copy(p[newUpper:], t)
+	clear(p[newUpper+len(t) : newUpper+page.MaxAlignUp(len(t))])
+	p.SetItem(PHiKey, page.ItemID{Off: newUpper, Flags: page.LPNormal, Len: len(t)}, nil)
+	binary.LittleEndian.PutUint16(p[14:], uint16(newUpper)) // pd_upper
+	return nil
+}
+
+// slideLeft drops the reserved high-key slot of a rightmost page
+// (_bt_slideleft).
+func slideLeft(p page.Page) {
+	max := p.MaxOffset()
+	if max >= PFirstKey {
+		for off := PFirstKey; off <= max; off++ {
+			p.SetItem(off-1, p.Item(off), nil)
+		}
+		p.SetItem(max, page.ItemID{}, nil)
+		setLower(p, p.Lower()-page.ItemIDSize, nil)
+	}
+}
+
+// shutdown finishes the rightmost page of every level (_bt_uppershutdown)
+// and returns the root.
+func (w *loader) shutdown(leaf *levelState) (page.BlockNumber, uint32, error) {
+	root, level := PNone, uint32(0)
+	for s := leaf; s != nil; s = s.next {
+		if s.next == nil {
+			binary.LittleEndian.PutUint16(s.pg[specialOff+opFlags:], pageFlags(s.pg)|FlagRoot)
+			root, level = s.blk, s.level
+		} else {
+			setDownlink(s.lowkey, s.blk)
+			if err := w.add(s.next, s.lowkey); err != nil {
+				return 0, 0, err
+			}
+			s.lowkey = nil
+		}
+		slideLeft(s.pg)
+		if err := w.write(s.pg, s.blk); err != nil {
+			return 0, 0, err
+		}
+	}
+	return root, level, nil
+}
+
+var zeroBlock [page.Size]byte
+
+// write logs p as a full-page image, stamps its LSN and writes it
+// (_bt_blwritepage), zero-filling any blocks allocated but not yet written.
+func (w *loader) write(p page.Page, blk page.BlockNumber) error {
+	rec := wal.NewRecord(wal.RmBtree, infoNewPage, w.xid)
+	rec.AddBlock(w.ix.tag(blk), p, wal.BlockForceImage|wal.BlockStandard, nil)
+	lsn, err := w.wal.Insert(w.u, rec)
+	if err != nil {
+		return err
+	}
+	p.SetLSN(lsn)
+	w.lastLSN = lsn
+	for w.written < blk {
+		if err := w.sm.Write(w.ix.rel, smgr.MainFork, w.written, zeroBlock[:]); err != nil {
+			return err
+		}
+		w.written++
+	}
+	page.SetChecksumInplace(p, blk)
+	if err := w.sm.Write(w.ix.rel, smgr.MainFork, blk, p); err != nil {
+		return err
+	}
+	if blk == w.written {
+		w.written++
+	}
+	return nil
+}

@@ -1,0 +1,822 @@
+package btree
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/wal"
+)
+
+// VerdictKind is what a UniqueCheck callback decided about one existing
+// entry with an equal key.
+type VerdictKind uint8
+
+const (
+	// VerdictDead: the entry's row is dead (or is the inserter's own old
+	// version); ignore it.
+	VerdictDead VerdictKind = iota + 1
+	// VerdictConflict: the entry's row is live: unique violation.
+	VerdictConflict
+	// VerdictWait: the entry's row was inserted or deleted by a transaction
+	// still in progress; the caller must wait for it and retry.
+	VerdictWait
+)
+
+// UniqueVerdict is a UniqueCheck result. Xid is the transaction to wait for
+// (VerdictWait only).
+type UniqueVerdict struct {
+	Kind VerdictKind
+	Xid  uint32
+}
+
+// Convenience verdicts.
+var (
+	UniqueDead     = UniqueVerdict{Kind: VerdictDead}
+	UniqueConflict = UniqueVerdict{Kind: VerdictConflict}
+)
+
+// UniqueWaitFor is the verdict "wait for xid, then retry the insert".
+func UniqueWaitFor(xid uint32) UniqueVerdict { return UniqueVerdict{Kind: VerdictWait, Xid: xid} }
+
+// UniqueCheck decides whether the heap row behind an existing index entry
+// with a key equal to the one being inserted blocks the insert. It is
+// called with the leaf page locked; it may read heap pages but must not
+// touch this index.
+type UniqueCheck func(tid page.ItemPointer) (UniqueVerdict, error)
+
+// WaitError is returned by Insert when a UniqueCheck asked to wait for a
+// transaction: nothing was inserted; the caller waits for Xid to end and
+// calls Insert again.
+type WaitError struct {
+	Xid uint32
+	TID page.ItemPointer // the conflicting entry's heap TID
+}
+
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("btree: unique check must wait for transaction %d (tuple %s)", e.Xid, e.TID)
+}
+
+// Insert adds the entry (keys, tid) (_bt_doinsert). For a unique index whose
+// key has no NULL, every existing entry with an equal key is first shown to
+// check (which must not be nil then): a conflict fails with SQLSTATE 23505,
+// a wait verdict returns *WaitError. xid labels the WAL records.
+func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page.ItemPointer, check UniqueCheck) error {
+	if len(keys) != ix.nkeys {
+		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
+	}
+	tup := ix.formTuple(keys, tid)
+	if err := ix.checkTupleSize(tup); err != nil {
+		return err
+	}
+	o := ix.newOp(u)
+	checking := ix.opt.Unique
+	for i := range keys {
+		if keys[i].IsNull() {
+			checking = false
+		}
+	}
+	sk := &scanKey{keys: keys, tail: tailExact, tid: tid}
+	searchKey := sk
+	if checking {
+		// Land on the first page that may hold an equal key.
+		searchKey = &scanKey{keys: keys, tail: tailMinus}
+	}
+	for {
+		stack, lb, err := o.search(searchKey, true, xid)
+		if err != nil {
+			return err
+		}
+		if getOpaque(o.page(lb)).incomplete() {
+			// Left over by a crash between a split and its parent insert.
+			if err := o.finishSplit(lb, stack, xid); err != nil {
+				return err
+			}
+			continue
+		}
+		if checking {
+			if err := o.checkUnique(lb, keys, check); err != nil {
+				o.release(lb)
+				return err
+			}
+			// Step right (lock-coupled, so a concurrent checker of the same
+			// key cannot pass us) to the page where (keys, tid) belongs.
+			lb, err = o.stepRightCoupled(lb, sk)
+			if err != nil {
+				return err
+			}
+			if getOpaque(o.page(lb)).incomplete() {
+				if err := o.finishSplit(lb, nil, xid); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		p := o.page(lb)
+		off, err := o.binsrch(p, getOpaque(p), sk)
+		if err != nil {
+			o.release(lb)
+			return err
+		}
+		return o.insertOnPage(lb, stack, tup, off, lockedBuf{}, xid)
+	}
+}
+
+// checkUnique shows every entry with key equal to keys to check
+// (_bt_check_unique). lb (the first page that may hold such keys) stays
+// locked; pages to its right are share-locked one at a time.
+func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) error {
+	ix := o.ix
+	p := o.page(lb)
+	op := getOpaque(p)
+	off, err := o.binsrch(p, op, &scanKey{keys: keys, tail: tailMinus})
+	if err != nil {
+		return err
+	}
+	var extra lockedBuf
+	defer func() { o.release(extra) }()
+	plus := &scanKey{keys: keys, tail: tailPlus}
+	for {
+		max := p.MaxOffset()
+		for ; off <= max; off++ {
+			t := itemAt(p, off)
+			eq, err := ix.keysEqual(keys, t, o.scratch)
+			if err != nil {
+				return err
+			}
+			if !eq {
+				return nil
+			}
+			htid := page.GetItemPointer(t)
+			if check == nil {
+				return ix.uniqueViolation(keys)
+			}
+			v, err := check(htid)
+			if err != nil {
+				return err
+			}
+			switch v.Kind {
+			case VerdictDead:
+			case VerdictWait:
+				return &WaitError{Xid: v.Xid, TID: htid}
+			default:
+				return ix.uniqueViolation(keys)
+			}
+		}
+		if op.rightmost() {
+			return nil
+		}
+		c, err := ix.compare(plus, itemAt(p, PHiKey), o.scratch)
+		if err != nil {
+			return err
+		}
+		if c < 0 {
+			return nil // the right page holds only larger keys
+		}
+		next := op.next
+		o.release(extra)
+		extra = lockedBuf{}
+		if extra, err = o.read(next, false); err != nil {
+			return err
+		}
+		p = o.page(extra)
+		op = getOpaque(p)
+		off = op.firstData()
+	}
+}
+
+func (ix *Index) uniqueViolation(keys []types.Datum) error {
+	return pgerr.Errorf(pgerr.UniqueViolation, "duplicate key value violates unique constraint \"%s\"", ix.opt.Name).
+		WithDetail("Key (%s)=(%s) already exists.", ix.columnList(), ix.formatKey(keys))
+}
+
+// stepRightCoupled moves right while sk is beyond the high key, locking the
+// right page before releasing the current one (_bt_stepright).
+func (o *op) stepRightCoupled(lb lockedBuf, sk *scanKey) (lockedBuf, error) {
+	for {
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.rightmost() {
+			return lb, nil
+		}
+		move := op.ignore()
+		if !move {
+			var err error
+			if move, err = o.beyondHighKey(p, op, sk); err != nil {
+				o.release(lb)
+				return lockedBuf{}, err
+			}
+		}
+		if !move {
+			return lb, nil
+		}
+		next, err := o.read(op.next, true)
+		o.release(lb)
+		if err != nil {
+			return lockedBuf{}, err
+		}
+		lb = next
+	}
+}
+
+// logPages marks the buffers dirty, writes one WAL record registering each
+// page with its delta, and stamps the pages with the record's end LSN. The
+// caller holds every buffer exclusively locked.
+func (o *op) logPages(info uint8, xid uint32, main []byte, bufs []lockedBuf, deltas []*page.Delta) error {
+	ix := o.ix
+	rec := wal.NewRecord(wal.RmBtree, info, xid)
+	for i, lb := range bufs {
+		ix.pool.MarkDirty(o.u, lb.buf)
+		rec.AddBlock(ix.tag(lb.blk), ix.pool.Page(lb.buf), wal.BlockStandard, deltas[i])
+	}
+	rec.SetMain(main)
+	lsn, err := ix.wal.Insert(o.u, rec)
+	if err != nil {
+		// The pages are changed but not logged: the caller must treat this
+		// as fatal (PostgreSQL PANICs inside the critical section).
+		return fmt.Errorf("btree: WAL insert failed for index %q: %w", ix.opt.Name, err)
+	}
+	for _, lb := range bufs {
+		ix.pool.Page(lb.buf).SetLSN(lsn)
+	}
+	return nil
+}
+
+// insertOnPage inserts tup at off on the exclusively locked page lb,
+// splitting it when it is full (_bt_insertonpg). child, when valid, is the
+// left half of a split one level down whose downlink tup is: its
+// INCOMPLETE_SPLIT flag is cleared in the same WAL record. lb and child are
+// released.
+func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32) error {
+	p := o.page(lb)
+	if p.FreeSpace() < len(tup) {
+		return o.split(lb, stack, tup, off, child, xid)
+	}
+	var d page.Delta
+	if p.AddItem(tup, off, true, false, 0, &d) == page.InvalidOffset {
+		o.release(lb)
+		o.release(child)
+		return o.ix.corrupt("failed to add new item to block %d", lb.blk)
+	}
+	info := infoInsertLeaf
+	bufs := []lockedBuf{lb}
+	deltas := []*page.Delta{&d}
+	if child.buf != buffer.InvalidBuffer {
+		info = infoInsertUpper
+		var dc page.Delta
+		cp := o.page(child)
+		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, &dc)
+		bufs = append(bufs, child)
+		deltas = append(deltas, &dc)
+	}
+	var main [2]byte
+	binary.LittleEndian.PutUint16(main[:], off)
+	err := o.logPages(info, xid, main[:], bufs, deltas)
+	o.release(lb)
+	o.release(child)
+	return err
+}
+
+// split splits the full page lb while inserting tup at off (_bt_split),
+// then inserts the downlink to the new right page into the parent
+// (_bt_insert_parent). lb, child are released.
+func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32) error {
+	ix := o.ix
+	p := o.page(lb)
+	op := getOpaque(p)
+	leaf := op.isLeaf()
+	first, max := op.firstData(), p.MaxOffset()
+
+	fail := func(err error, more ...lockedBuf) error {
+		o.release(lb)
+		o.release(child)
+		for _, b := range more {
+			o.release(b)
+		}
+		return err
+	}
+
+	// The page's items with the new one in place, copied out (the page is
+	// rewritten below).
+	items := make([][]byte, 0, int(max-first)+2)
+	newPos := -1
+	for i := first; i <= max; i++ {
+		if i == off {
+			newPos = len(items)
+			items = append(items, tup)
+		}
+		items = append(items, append([]byte(nil), itemAt(p, i)...))
+	}
+	if newPos < 0 {
+		newPos = len(items)
+		items = append(items, tup)
+	}
+	var hikey []byte
+	if !op.rightmost() {
+		hikey = append([]byte(nil), itemAt(p, PHiKey)...)
+	}
+	k, err := o.findSplit(op, items, newPos, hikey)
+	if err != nil {
+		return fail(err)
+	}
+
+	// New left high key: the separator.
+	var lhikey []byte
+	if leaf {
+		if lhikey, err = ix.truncate(items[k-1], items[k], o.scratch); err != nil {
+			return fail(err)
+		}
+	} else {
+		lhikey = append([]byte(nil), items[k]...)
+	}
+
+	// The new right page.
+	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	if err != nil {
+		return fail(err)
+	}
+	rb := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+
+	// Rebuild the left page in a scratch page.
+	tmp := make(page.Page, page.Size)
+	lflags := op.flags &^ (FlagRoot | FlagSplitEnd | FlagHasGarbage | FlagIncompleteSplit)
+	initBtPage(tmp, opaque{prev: op.prev, next: rblk, level: op.level, flags: lflags | FlagIncompleteSplit}, nil)
+	if tmp.AddItem(lhikey, PHiKey, false, false, 0, nil) == page.InvalidOffset {
+		return fail(ix.corrupt("failed to add high key to the left sibling while splitting block %d", lb.blk), rb)
+	}
+	for i := 0; i < k; i++ {
+		if tmp.AddItem(items[i], page.OffsetNumber(i+2), false, false, 0, nil) == page.InvalidOffset {
+			return fail(ix.corrupt("failed to add item to the left sibling while splitting block %d", lb.blk), rb)
+		}
+	}
+
+	// Build the right page directly in its buffer (logged as a new page).
+	rp := o.page(rb)
+	var dr page.Delta
+	initBtPage(rp, opaque{prev: lb.blk, next: op.next, level: op.level, flags: lflags}, &dr)
+	roff := PHiKey
+	if hikey != nil {
+		rp.AddItem(hikey, roff, false, false, 0, &dr)
+		roff++
+	}
+	for i := k; i < len(items); i++ {
+		it := items[i]
+		if !leaf && i == k {
+			it = minusInfPivot(downlink(it))
+		}
+		if rp.AddItem(it, roff, false, false, 0, &dr) == page.InvalidOffset {
+			return fail(ix.corrupt("failed to add item to the right sibling while splitting block %d", lb.blk), rb)
+		}
+		roff++
+	}
+
+	// The old right sibling's left link.
+	var sb lockedBuf
+	var ds page.Delta
+	if op.next != PNone {
+		if sb, err = o.read(op.next, true); err != nil {
+			return fail(err, rb)
+		}
+		sp := o.page(sb)
+		if sop := getOpaque(sp); sop.prev != lb.blk {
+			return fail(ix.corrupt("right sibling's left-link doesn't match: block %d links to %d instead of expected %d", op.next, sop.prev, lb.blk), rb, sb)
+		}
+		setPagePrev(sp, rblk, &ds)
+	}
+
+	// Install the new left page (keeping its LSN).
+	var dl page.Delta
+	copy(p[8:], tmp[8:])
+	dl.Mark(8, p.Lower())
+	dl.Mark(p.Upper(), page.Size)
+
+	bufs := []lockedBuf{lb, rb}
+	deltas := []*page.Delta{&dl, &dr}
+	if sb.buf != buffer.InvalidBuffer {
+		bufs = append(bufs, sb)
+		deltas = append(deltas, &ds)
+	}
+	var dc page.Delta
+	if child.buf != buffer.InvalidBuffer {
+		cp := o.page(child)
+		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, &dc)
+		bufs = append(bufs, child)
+		deltas = append(deltas, &dc)
+	}
+	info := infoSplitR
+	if newPos < k {
+		info = infoSplitL
+	}
+	var main [8]byte
+	binary.LittleEndian.PutUint32(main[0:], op.level)
+	binary.LittleEndian.PutUint16(main[4:], uint16(k+1))
+	binary.LittleEndian.PutUint16(main[6:], off)
+	if err := o.logPages(info, xid, main[:], bufs, deltas); err != nil {
+		return fail(err, rb, sb)
+	}
+	o.release(sb)
+	o.release(child)
+
+	sep := append([]byte(nil), lhikey...)
+	setDownlink(sep, rblk)
+	return o.insertParent(lb, rb, sep, stack, op.isRoot(), xid)
+}
+
+// insertParent inserts the downlink sep (to right, the new right half of
+// left) into left's parent, or makes a new root when left was the root
+// (_bt_insert_parent). left and right are released.
+func (o *op) insertParent(left, right lockedBuf, sep []byte, stack []stackEntry, wasRoot bool, xid uint32) error {
+	if wasRoot {
+		return o.newRoot(left, right, sep, xid)
+	}
+	o.release(right)
+	var pe stackEntry
+	if n := len(stack); n > 0 {
+		pe = stack[n-1]
+		stack = stack[:n-1]
+	} else {
+		// We started below the current root (a concurrent root split):
+		// find the parent level from the top.
+		lv := pageLevel(o.page(left)) + 1
+		plb, err := o.leftmostAtLevel(lv)
+		if err != nil {
+			o.release(left)
+			return err
+		}
+		if plb.buf == buffer.InvalidBuffer || pageLevel(o.page(plb)) != lv {
+			o.release(plb)
+			o.release(left)
+			return o.ix.corrupt("could not find parent level %d of block %d", lv, left.blk)
+		}
+		pe = stackEntry{blk: plb.blk, off: getOpaque(o.page(plb)).firstData()}
+		o.release(plb)
+	}
+	pb, poff, err := o.getStackBuf(pe, left.blk, stack, xid)
+	if err != nil {
+		o.release(left)
+		return err
+	}
+	return o.insertOnPage(pb, stack, sep, poff+1, left, xid)
+}
+
+// getStackBuf re-finds and exclusively locks the parent page holding the
+// downlink to child, starting from where the descent saw it and moving
+// right (_bt_getstackbuf).
+func (o *op) getStackBuf(pe stackEntry, child page.BlockNumber, stack []stackEntry, xid uint32) (lockedBuf, page.OffsetNumber, error) {
+	blk, start := pe.blk, pe.off
+	for {
+		lb, err := o.read(blk, true)
+		if err != nil {
+			return lockedBuf{}, 0, err
+		}
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.incomplete() {
+			if err := o.finishSplit(lb, stack, xid); err != nil {
+				return lockedBuf{}, 0, err
+			}
+			continue
+		}
+		if !op.ignore() {
+			first, max := op.firstData(), p.MaxOffset()
+			if start < first {
+				start = first
+			}
+			for off := start; off <= max; off++ {
+				if downlink(itemAt(p, off)) == child {
+					return lb, off, nil
+				}
+			}
+			for off := start - 1; off >= first; off-- {
+				if downlink(itemAt(p, off)) == child {
+					return lb, off, nil
+				}
+			}
+		}
+		if op.rightmost() {
+			o.release(lb)
+			return lockedBuf{}, 0, o.ix.corrupt("failed to re-find parent key for block %d", child)
+		}
+		blk, start = op.next, 0
+		o.release(lb)
+	}
+}
+
+// newRoot makes a new root above left and right (_bt_newroot), updating
+// the metapage. All three are released.
+func (o *op) newRoot(left, right lockedBuf, sep []byte, xid uint32) error {
+	ix := o.ix
+	meta, err := o.read(MetaPageBlock, true)
+	if err != nil {
+		o.release(left)
+		o.release(right)
+		return err
+	}
+	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	if err != nil {
+		o.release(meta)
+		o.release(left)
+		o.release(right)
+		return err
+	}
+	root := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+	lp := o.page(left)
+	level := pageLevel(lp) + 1
+	rp := o.page(root)
+	var dr, dl, dm page.Delta
+	initBtPage(rp, opaque{level: level, flags: FlagRoot}, &dr)
+	rp.AddItem(minusInfPivot(left.blk), 1, false, false, 0, &dr)
+	rp.AddItem(sep, 2, false, false, 0, &dr)
+	setPageFlags(lp, pageFlags(lp)&^FlagIncompleteSplit, &dl)
+	setMetaRoot(o.page(meta), rblk, level, &dm)
+	var main [8]byte
+	binary.LittleEndian.PutUint32(main[0:], rblk)
+	binary.LittleEndian.PutUint32(main[4:], level)
+	err = o.logPages(infoNewRoot, xid, main[:], []lockedBuf{root, left, meta}, []*page.Delta{&dr, &dl, &dm})
+	if err == nil {
+		ix.meta.Store(&metaInfo{root: rblk, level: level, fastRoot: rblk, fastLevel: level})
+	}
+	o.release(root)
+	o.release(meta)
+	o.release(left)
+	o.release(right)
+	return err
+}
+
+// createRoot makes the first (leaf) root of an empty index.
+func (o *op) createRoot(xid uint32) error {
+	ix := o.ix
+	meta, err := o.read(MetaPageBlock, true)
+	if err != nil {
+		return err
+	}
+	mp := o.page(meta)
+	m, err := readMeta(mp)
+	if err != nil {
+		o.release(meta)
+		return ix.corrupt("%v", err)
+	}
+	if m.root != PNone {
+		ix.meta.Store(m)
+		o.release(meta)
+		return nil
+	}
+	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	if err != nil {
+		o.release(meta)
+		return err
+	}
+	root := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+	var dr, dm page.Delta
+	initBtPage(o.page(root), opaque{flags: FlagLeaf | FlagRoot}, &dr)
+	setMetaRoot(mp, rblk, 0, &dm)
+	var main [8]byte
+	binary.LittleEndian.PutUint32(main[0:], rblk)
+	err = o.logPages(infoNewRoot, xid, main[:], []lockedBuf{root, meta}, []*page.Delta{&dr, &dm})
+	if err == nil {
+		ix.meta.Store(&metaInfo{root: rblk, fastRoot: rblk})
+	}
+	o.release(root)
+	o.release(meta)
+	return err
+}
+
+// finishSplit completes a split whose downlink never reached the parent (a
+// crash between the two WAL records): lb is the left half, exclusively
+// locked, with INCOMPLETE_SPLIT set (_bt_finish_split). lb is released.
+func (o *op) finishSplit(lb lockedBuf, stack []stackEntry, xid uint32) error {
+	ix := o.ix
+	p := o.page(lb)
+	op := getOpaque(p)
+	if op.rightmost() {
+		// Cannot happen (a split always leaves a right sibling); just
+		// clear the flag.
+		var d page.Delta
+		setPageFlags(p, op.flags&^FlagIncompleteSplit, &d)
+		err := o.logPages(infoInsertUpper, xid, nil, []lockedBuf{lb}, []*page.Delta{&d})
+		o.release(lb)
+		return err
+	}
+	rb, err := o.read(op.next, true)
+	if err != nil {
+		o.release(lb)
+		return err
+	}
+	sep := append([]byte(nil), itemAt(p, PHiKey)...)
+	setDownlink(sep, rb.blk)
+	// Was the left page the root when it split? Then the metapage still
+	// points at it.
+	m, err := ix.getMeta(o.u, true)
+	if err != nil {
+		o.release(rb)
+		o.release(lb)
+		return err
+	}
+	wasRoot := m.root == lb.blk
+	// The descent stack may not reach this level: rebuild it from the top.
+	var st []stackEntry
+	if !wasRoot {
+		st, err = o.stackFor(pageLevel(p) + 1)
+		if err != nil {
+			o.release(rb)
+			o.release(lb)
+			return err
+		}
+	}
+	_ = stack
+	return o.insertParent(lb, rb, sep, st, wasRoot, xid)
+}
+
+// stackFor returns a one-entry stack pointing at the leftmost page of level.
+func (o *op) stackFor(level uint32) ([]stackEntry, error) {
+	plb, err := o.leftmostAtLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	if plb.buf == buffer.InvalidBuffer {
+		return nil, o.ix.corrupt("index is empty while finishing a split")
+	}
+	defer o.release(plb)
+	if pageLevel(o.page(plb)) != level {
+		return nil, o.ix.corrupt("could not find level %d", level)
+	}
+	return []stackEntry{{blk: plb.blk, off: getOpaque(o.page(plb)).firstData()}}, nil
+}
+
+// ---- split point choice ----
+
+type splitCand struct {
+	k     int     // index of the first item going right
+	delta float64 // imbalance against the wanted fill
+}
+
+// findSplit picks where to split items (the page's data items with the new
+// one in place), as a simplified _bt_findsplitloc: among legal split points
+// it takes the few that best match the wanted fill (50:50, or the
+// fillfactor on the rightmost page of a level, so ascending loads leave
+// full pages behind), and among those the one whose separator needs the
+// fewest key attributes (suffix truncation). A leaf full of one value uses
+// PostgreSQL's "single value" strategy (96% left).
+func (o *op) findSplit(op opaque, items [][]byte, newPos int, hikey []byte) (int, error) {
+	ix := o.ix
+	n := len(items)
+	if n < 2 {
+		return 0, ix.corrupt("cannot split a page with %d items", n)
+	}
+	leaf := op.isLeaf()
+	pre := make([]int, n+1)
+	for i, it := range items {
+		pre[i+1] = pre[i] + page.MaxAlignUp(len(it)) + page.ItemIDSize
+	}
+	rightAvail := pageAvail
+	if hikey != nil {
+		rightAvail -= page.MaxAlignUp(len(hikey)) + page.ItemIDSize
+	}
+	usemult := false
+	ff := 0.5
+	if leaf && op.rightmost() {
+		usemult, ff = true, float64(ix.ff)/100
+	} else if !leaf && op.rightmost() {
+		usemult, ff = true, NonLeafFillFactor/100.0
+	}
+	if leaf && n > 2 {
+		// single value strategy
+		same, err := o.samePrefix(items[0], items[n-1], ix.nkeys)
+		if err != nil {
+			return 0, err
+		}
+		if same {
+			single := op.rightmost()
+			if !single {
+				hs, err := o.samePrefix(hikey, items[newPos], ix.natts(hikey))
+				if err != nil {
+					return 0, err
+				}
+				single = !hs || ix.natts(hikey) < ix.nkeys
+			}
+			if single {
+				usemult, ff = true, 0.96
+			}
+		}
+	}
+	var cands []splitCand
+	for k := 1; k < n; k++ {
+		fr := page.MaxAlignUp(len(items[k]))
+		lhk := fr + page.ItemIDSize
+		if leaf {
+			lhk += heapTIDTrailSize // pessimistic: the separator may need a heap TID
+		}
+		leftFree := pageAvail - pre[k] - lhk
+		rightBytes := pre[n] - pre[k]
+		if !leaf {
+			rightBytes -= fr - tupleHeaderSize // becomes minus infinity
+		}
+		rightFree := rightAvail - rightBytes
+		if leftFree < 0 || rightFree < 0 {
+			continue
+		}
+		var delta float64
+		if usemult {
+			delta = ff*float64(leftFree) - (1-ff)*float64(rightFree)
+		} else {
+			delta = float64(leftFree - rightFree)
+		}
+		if delta < 0 {
+			delta = -delta
+		}
+		cands = append(cands, splitCand{k: k, delta: delta})
+	}
+	if len(cands) == 0 {
+		return 0, ix.corrupt("could not find a feasible split point")
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].delta < cands[j].delta })
+	interval := len(cands) / 20
+	maxInterval := 9
+	if !leaf {
+		maxInterval = 18
+	}
+	if interval < 1 {
+		interval = 1
+	}
+	if interval > maxInterval {
+		interval = maxInterval
+	}
+	best, bestPen := cands[0].k, -1
+	for _, c := range cands[:interval] {
+		var pen int
+		if leaf {
+			var err error
+			if pen, err = o.keepNAtts(items[c.k-1], items[c.k]); err != nil {
+				return 0, err
+			}
+		} else {
+			pen = len(items[c.k])
+		}
+		if bestPen < 0 || pen < bestPen {
+			best, bestPen = c.k, pen
+		}
+	}
+	if leaf && bestPen > ix.nkeys && !(usemult && ff == 0.96) {
+		// Many duplicates: look over the whole page for a split point
+		// that avoids a heap TID in the separator, nearest the ideal.
+		for _, c := range cands[interval:] {
+			pen, err := o.keepNAtts(items[c.k-1], items[c.k])
+			if err != nil {
+				return 0, err
+			}
+			if pen <= ix.nkeys {
+				best = c.k
+				break
+			}
+		}
+	}
+	return best, nil
+}
+
+// keepNAtts is the number of key attributes a separator between a and b
+// needs (_bt_keep_natts); nkeys+1 means a heap TID is needed too.
+func (o *op) keepNAtts(a, b []byte) (int, error) {
+	ix := o.ix
+	l := o.scratch[:ix.nkeys]
+	r := o.scratch[ix.nkeys : 2*ix.nkeys]
+	if err := ix.deform(a, l, ix.nkeys); err != nil {
+		return 0, err
+	}
+	if err := ix.deform(b, r, ix.nkeys); err != nil {
+		return 0, err
+	}
+	for i := 0; i < ix.nkeys; i++ {
+		if ix.cmpCol(i, l[i], r[i]) != 0 {
+			return i + 1, nil
+		}
+	}
+	return ix.nkeys + 1, nil
+}
+
+// samePrefix reports whether a and b agree on their first n key attributes.
+func (o *op) samePrefix(a, b []byte, n int) (bool, error) {
+	ix := o.ix
+	if n > ix.natts(a) || n > ix.natts(b) {
+		return false, nil
+	}
+	l := o.scratch[:n]
+	r := o.scratch[ix.nkeys : ix.nkeys+n]
+	if err := ix.deform(a, l, n); err != nil {
+		return false, err
+	}
+	if err := ix.deform(b, r, n); err != nil {
+		return false, err
+	}
+	for i := 0; i < n; i++ {
+		if ix.cmpCol(i, l[i], r[i]) != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}

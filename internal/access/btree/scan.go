@@ -1,0 +1,245 @@
+package btree
+
+import (
+	"encoding/binary"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// Bound limits a scan. Key holds values for a prefix of the key columns
+// (at least one); Inclusive says whether entries equal to it on that prefix
+// are included. A NULL value in Key matches NULL entries (IS NULL); a
+// bounded column otherwise never yields NULL entries.
+type Bound struct {
+	Key       []types.Datum
+	Inclusive bool
+}
+
+// Cursor returns the entries of a range scan in index order (key, then
+// heap TID). It reads one leaf page at a time: the matching entries are
+// copied out under a brief share lock and pin (_bt_readpage), then the
+// page is released and the right link followed on demand. Entries inserted
+// concurrently may or may not be seen; entries present when the scan
+// started and not deleted meanwhile are seen exactly once.
+//
+// A Cursor belongs to one goroutine.
+type Cursor struct {
+	ix   *Index
+	o    *op
+	lo   *scanKey
+	hi   *scanKey
+	full bool   // no bounds at all: NULL entries are returned too
+	rej  []bool // rej[i]: NULL in column i is outside the bounds
+
+	// the current page's matching entries
+	buf  []byte
+	ends []int32
+	pos  int
+
+	next    page.BlockNumber // right link still to read; PNone when done
+	started bool
+	done    bool
+	err     error
+}
+
+// Scan starts a scan of the entries between lower and upper (nil =
+// unbounded). u, which may be nil, is charged with the buffer accesses.
+func (ix *Index) Scan(u *stats.Usage, lower, upper *Bound) *Cursor {
+	c := &Cursor{ix: ix, o: ix.newOp(u), full: lower == nil && upper == nil}
+	nc := 0
+	for _, b := range []*Bound{lower, upper} {
+		if b == nil {
+			continue
+		}
+		if len(b.Key) == 0 || len(b.Key) > ix.nkeys {
+			c.err = pgerr.Errorf(pgerr.InternalError, "btree: scan bound of index %q has %d values, want 1..%d", ix.opt.Name, len(b.Key), ix.nkeys)
+			c.done = true
+			return c
+		}
+		nc = max(nc, len(b.Key))
+	}
+	if lower != nil {
+		c.lo = &scanKey{keys: lower.Key, tail: tailMinus}
+		if !lower.Inclusive {
+			c.lo.tail = tailPlus
+		}
+	}
+	if upper != nil {
+		c.hi = &scanKey{keys: upper.Key, tail: tailPlus}
+		if !upper.Inclusive {
+			c.hi.tail = tailMinus
+		}
+	}
+	if !c.full {
+		c.rej = make([]bool, nc)
+		for i := range c.rej {
+			c.rej[i] = true
+			for _, b := range []*Bound{lower, upper} {
+				if b != nil && i < len(b.Key) && b.Key[i].IsNull() {
+					c.rej[i] = false
+				}
+			}
+		}
+	}
+	return c
+}
+
+// ScanEqual is Scan(u, &Bound{key, true}, &Bound{key, true}): the entries
+// whose leading columns equal key.
+func (ix *Index) ScanEqual(u *stats.Usage, key []types.Datum) *Cursor {
+	b := &Bound{Key: key, Inclusive: true}
+	return ix.Scan(u, b, b)
+}
+
+// Next returns the next entry: its heap TID and the index tuple (valid
+// until the next call; decode it with Index.Keys). ok is false at the end.
+func (c *Cursor) Next() (tid page.ItemPointer, tup Tuple, ok bool, err error) {
+	for c.pos >= len(c.ends) {
+		if c.done || c.err != nil {
+			return page.ItemPointer{}, nil, false, c.err
+		}
+		if err := c.fetch(); err != nil {
+			c.err = err
+			c.done = true
+			return page.ItemPointer{}, nil, false, err
+		}
+	}
+	start := int32(0)
+	if c.pos > 0 {
+		start = c.ends[c.pos-1]
+	}
+	t := Tuple(c.buf[start:c.ends[c.pos]:c.ends[c.pos]])
+	c.pos++
+	return page.GetItemPointer(t), t, true, nil
+}
+
+// Close ends the scan (it holds no locks or pins between calls; Close only
+// drops its buffers).
+func (c *Cursor) Close() {
+	c.done = true
+	c.buf, c.ends = nil, nil
+	c.pos = 0
+}
+
+// fetch loads the matching entries of the next leaf page.
+func (c *Cursor) fetch() error {
+	o := c.o
+	c.buf, c.ends, c.pos = c.buf[:0], c.ends[:0], 0
+	var lb lockedBuf
+	var off page.OffsetNumber
+	if !c.started {
+		c.started = true
+		var err error
+		if c.lo == nil {
+			lb, err = o.leftmostAtLevel(0)
+		} else {
+			_, lb, err = o.search(c.lo, false, 0)
+		}
+		if err != nil {
+			return err
+		}
+		if lb.buf == buffer.InvalidBuffer {
+			c.done = true
+			return nil
+		}
+		p := o.page(lb)
+		op := getOpaque(p)
+		if c.lo == nil {
+			off = op.firstData()
+		} else if off, err = o.binsrch(p, op, c.lo); err != nil {
+			o.release(lb)
+			return err
+		}
+	} else {
+		if c.next == PNone {
+			c.done = true
+			return nil
+		}
+		var err error
+		if lb, err = o.read(c.next, false); err != nil {
+			return err
+		}
+		off = getOpaque(o.page(lb)).firstData()
+	}
+	err := c.readPage(lb, off)
+	o.release(lb)
+	return err
+}
+
+// readPage copies the matching entries from off on, and decides whether
+// the scan continues to the right (_bt_readpage).
+func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
+	o := c.o
+	ix := c.ix
+	p := o.page(lb)
+	op := getOpaque(p)
+	c.next = PNone
+	if op.ignore() || !op.isLeaf() {
+		if !op.isLeaf() && !op.ignore() {
+			return ix.corrupt("scan reached non-leaf block %d", lb.blk)
+		}
+		c.next = op.next
+		if c.next == PNone {
+			c.done = true
+		}
+		return nil
+	}
+	max := p.MaxOffset()
+	for ; off <= max; off++ {
+		t := itemAt(p, off)
+		if c.hi != nil {
+			cmp, err := ix.compare(c.hi, t, o.scratch)
+			if err != nil {
+				return err
+			}
+			if cmp < 0 {
+				c.done = true
+				return nil
+			}
+		}
+		if c.rej != nil && tupInfo(t)&infoHasNulls != 0 {
+			bm := t[tupleHeaderSize:]
+			skip := false
+			for i, r := range c.rej {
+				if r && bm[i>>3]&(1<<(i&7)) == 0 {
+					if i == 0 {
+						// NULLs sort last: nothing further can match.
+						c.done = true
+						return nil
+					}
+					skip = true
+					break
+				}
+			}
+			if skip {
+				continue
+			}
+		}
+		c.buf = append(c.buf, t...)
+		c.ends = append(c.ends, int32(len(c.buf)))
+	}
+	if op.rightmost() {
+		c.done = true
+		return nil
+	}
+	if c.hi != nil {
+		// Everything right of the high key is beyond the upper bound?
+		cmp, err := ix.compare(c.hi, itemAt(p, PHiKey), o.scratch)
+		if err != nil {
+			return err
+		}
+		if cmp < 0 {
+			c.done = true
+			return nil
+		}
+	}
+	c.next = op.next
+	return nil
+}
+
+// TupleSize is the stored size of t (IndexTupleSize).
+func TupleSize(t Tuple) int { return int(binary.LittleEndian.Uint16(t[6:]) & infoSizeMask) }

@@ -1,0 +1,247 @@
+package btree
+
+import (
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// stackEntry remembers an internal page visited on the way down and the
+// offset of the downlink followed (BTStackData), so that a split can find
+// the parent again.
+type stackEntry struct {
+	blk page.BlockNumber
+	off page.OffsetNumber
+}
+
+// op carries one operation's per-call state: the usage counters and
+// scratch space for decoded keys.
+type op struct {
+	ix      *Index
+	u       *stats.Usage
+	scratch []types.Datum
+}
+
+func (ix *Index) newOp(u *stats.Usage) *op {
+	return &op{ix: ix, u: u, scratch: make([]types.Datum, 2*ix.nkeys)}
+}
+
+// lockedBuf is a pinned buffer with the content lock mode held.
+type lockedBuf struct {
+	buf  buffer.Buffer
+	blk  page.BlockNumber
+	excl bool
+}
+
+func (o *op) read(blk page.BlockNumber, excl bool) (lockedBuf, error) {
+	b, err := o.ix.pool.Read(o.u, o.ix.tag(blk), nil)
+	if err != nil {
+		return lockedBuf{}, err
+	}
+	o.ix.pool.Lock(b, excl)
+	return lockedBuf{buf: b, blk: blk, excl: excl}, nil
+}
+
+func (o *op) release(lb lockedBuf) {
+	if lb.buf != buffer.InvalidBuffer {
+		o.ix.pool.UnlockRelease(lb.buf, lb.excl)
+	}
+}
+
+func (o *op) page(lb lockedBuf) page.Page { return o.ix.pool.Page(lb.buf) }
+
+// getRoot returns the (fast) root pinned and share-locked, or an invalid
+// buffer when the index is empty (_bt_getroot for reads).
+func (o *op) getRoot() (lockedBuf, error) {
+	ix := o.ix
+	m, err := ix.getMeta(o.u, false)
+	if err != nil {
+		return lockedBuf{}, err
+	}
+	if m.root != PNone {
+		lb, err := o.read(m.fastRoot, false)
+		if err != nil {
+			return lockedBuf{}, err
+		}
+		op := getOpaque(o.page(lb))
+		// The cache may be stale: the page must still be alone on its
+		// level (it may have split since).
+		if !op.ignore() && op.level == m.fastLevel && op.leftmost() && op.rightmost() {
+			return lb, nil
+		}
+		o.release(lb)
+	}
+	m, err = ix.getMeta(o.u, true)
+	if err != nil {
+		return lockedBuf{}, err
+	}
+	if m.root == PNone {
+		return lockedBuf{}, nil
+	}
+	// Freshly read from the metapage: use it even if it split meanwhile
+	// (the descent moves right).
+	return o.read(m.fastRoot, false)
+}
+
+// binsrch returns, on a leaf, the first offset whose tuple is >= sk (may be
+// max+1); on an internal page, the offset of the last pivot < sk
+// (_bt_binsrch).
+func (o *op) binsrch(p page.Page, op opaque, sk *scanKey) (page.OffsetNumber, error) {
+	low := op.firstData()
+	high := p.MaxOffset() + 1
+	leaf := op.isLeaf()
+	if !leaf {
+		// the first data item of an internal page is minus infinity
+		low++
+	}
+	for low < high {
+		mid := low + (high-low)/2
+		c, err := o.ix.compare(sk, itemAt(p, mid), o.scratch)
+		if err != nil {
+			return 0, err
+		}
+		if c > 0 {
+			low = mid + 1
+		} else {
+			high = mid
+		}
+	}
+	if leaf {
+		return low, nil
+	}
+	return low - 1, nil
+}
+
+// beyondHighKey reports whether sk sorts after the page's high key, so the
+// wanted position is on a page to the right.
+func (o *op) beyondHighKey(p page.Page, op opaque, sk *scanKey) (bool, error) {
+	if op.rightmost() {
+		return false, nil
+	}
+	c, err := o.ix.compare(sk, itemAt(p, PHiKey), o.scratch)
+	return c > 0, err
+}
+
+// moveRight follows right links while sk is beyond the page's high key or
+// the page is dead (_bt_moveright). The lock is dropped before the next
+// page is locked.
+func (o *op) moveRight(lb lockedBuf, sk *scanKey) (lockedBuf, error) {
+	for {
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.rightmost() {
+			return lb, nil
+		}
+		move := op.ignore()
+		if !move {
+			var err error
+			move, err = o.beyondHighKey(p, op, sk)
+			if err != nil {
+				o.release(lb)
+				return lockedBuf{}, err
+			}
+		}
+		if !move {
+			return lb, nil
+		}
+		next, excl := op.next, lb.excl
+		o.release(lb)
+		var err error
+		lb, err = o.read(next, excl)
+		if err != nil {
+			return lockedBuf{}, err
+		}
+	}
+}
+
+// search descends from the root to the leaf that should hold sk
+// (_bt_search). With forWrite the leaf is returned exclusively locked and
+// the stack of parents is returned; otherwise the leaf is share-locked.
+// An empty index returns an invalid buffer (reads) or creates the root
+// (writes).
+func (o *op) search(sk *scanKey, forWrite bool, xid uint32) ([]stackEntry, lockedBuf, error) {
+	var lb lockedBuf
+	var err error
+	for {
+		lb, err = o.getRoot()
+		if err != nil {
+			return nil, lockedBuf{}, err
+		}
+		if lb.buf != buffer.InvalidBuffer || !forWrite {
+			break
+		}
+		if err := o.createRoot(xid); err != nil {
+			return nil, lockedBuf{}, err
+		}
+	}
+	if lb.buf == buffer.InvalidBuffer {
+		return nil, lb, nil
+	}
+	var stack []stackEntry
+	for {
+		lb, err = o.moveRight(lb, sk)
+		if err != nil {
+			return nil, lockedBuf{}, err
+		}
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.isLeaf() {
+			break
+		}
+		off, err := o.binsrch(p, op, sk)
+		if err != nil {
+			o.release(lb)
+			return nil, lockedBuf{}, err
+		}
+		child := downlink(itemAt(p, off))
+		stack = append(stack, stackEntry{blk: lb.blk, off: off})
+		excl := forWrite && op.level == 1
+		o.release(lb)
+		lb, err = o.read(child, excl)
+		if err != nil {
+			return nil, lockedBuf{}, err
+		}
+	}
+	if forWrite && !lb.excl {
+		// The root is a leaf: trade the share lock for an exclusive one
+		// and move right again, the page may have split meanwhile.
+		o.ix.pool.Unlock(lb.buf, buffer.Share)
+		o.ix.pool.Lock(lb.buf, buffer.Exclusive)
+		lb.excl = true
+		lb, err = o.moveRight(lb, sk)
+		if err != nil {
+			return nil, lockedBuf{}, err
+		}
+	}
+	return stack, lb, nil
+}
+
+// leftmostLeaf descends along first downlinks to the leftmost leaf
+// (_bt_endpoint), share-locked; invalid for an empty index.
+func (o *op) leftmostAtLevel(level uint32) (lockedBuf, error) {
+	lb, err := o.getRoot()
+	if err != nil || lb.buf == buffer.InvalidBuffer {
+		return lb, err
+	}
+	for {
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.ignore() && !op.rightmost() {
+			next := op.next
+			o.release(lb)
+			if lb, err = o.read(next, false); err != nil {
+				return lockedBuf{}, err
+			}
+			continue
+		}
+		if op.level <= level {
+			return lb, nil
+		}
+		child := downlink(itemAt(p, op.firstData()))
+		o.release(lb)
+		if lb, err = o.read(child, false); err != nil {
+			return lockedBuf{}, err
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package heap
+
+import (
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Scan is a sequential scan: page at a time, it copies out the tuples
+// visible to the transaction's snapshot while holding the page's share
+// lock briefly (heapgetpage), then hands them out one by one.
+type Scan struct {
+	rel      *Relation
+	u        *stats.Usage
+	tx       *Txn
+	strategy *buffer.Strategy
+	nblocks  page.BlockNumber
+	blk      page.BlockNumber
+
+	arena []byte
+	tups  []scanTuple
+	i     int
+}
+
+type scanTuple struct {
+	tid      page.ItemPointer
+	from, to int
+}
+
+// BeginScan starts a sequential scan over the blocks that exist now.
+// Large tables (more than a quarter of shared buffers) are read through a
+// bulk-read ring, as PostgreSQL does.
+func (r *Relation) BeginScan(u *stats.Usage, tx *Txn) (*Scan, error) {
+	nb, err := r.NBlocks()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scan{rel: r, u: u, tx: tx, nblocks: nb}
+	if int(nb) > r.env.Pool.NBuffers()/4 {
+		s.strategy = r.env.Pool.NewStrategy(buffer.BulkRead, 256<<10)
+	}
+	return s, nil
+}
+
+// Next returns the next visible tuple (a private copy valid until the next
+// call) and its TID; ok is false at the end.
+func (s *Scan) Next() (Tuple, page.ItemPointer, bool, error) {
+	for s.i >= len(s.tups) {
+		if s.blk >= s.nblocks {
+			return nil, page.ItemPointer{}, false, nil
+		}
+		if err := s.loadPage(s.blk); err != nil {
+			return nil, page.ItemPointer{}, false, err
+		}
+		s.blk++
+	}
+	st := s.tups[s.i]
+	s.i++
+	return Tuple(s.arena[st.from:st.to]), st.tid, true, nil
+}
+
+func (s *Scan) loadPage(blk page.BlockNumber) error {
+	r := s.rel
+	pool := r.env.Pool
+	s.tups = s.tups[:0]
+	s.arena = s.arena[:0]
+	s.i = 0
+	b, err := pool.Read(s.u, r.tag(blk), s.strategy)
+	if err != nil {
+		return err
+	}
+	r.PruneOpt(s.u, b, blk)
+	pool.Lock(b, buffer.Share)
+	p := pool.Page(b)
+	hinted := false
+	if !p.IsNew() {
+		allVisible := p.Flags()&page.FlagAllVisible != 0
+		max := p.MaxOffset()
+		for off := page.OffsetNumber(1); off <= max; off++ {
+			it := p.Item(off)
+			if it.Flags != page.LPNormal {
+				continue
+			}
+			t := Tuple(p[it.Off : it.Off+it.Len])
+			vis := allVisible
+			if !vis {
+				var h bool
+				vis, h = Visible(r.env.Xact, t, s.tx)
+				hinted = hinted || h
+			}
+			if vis {
+				from := len(s.arena)
+				s.arena = append(s.arena, t...)
+				s.tups = append(s.tups, scanTuple{tid: page.ItemPointer{Block: blk, Offset: off}, from: from, to: len(s.arena)})
+			}
+		}
+	}
+	if hinted {
+		pool.MarkDirtyHint(s.u, b)
+	}
+	pool.UnlockRelease(b, buffer.Share)
+	return nil
+}
+
+// Fetch returns a copy of the version of the row at tid visible to the
+// transaction, following a HOT chain from tid (heap_hot_search_buffer).
+// found is false when no member of the chain is visible.
+func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, page.ItemPointer, bool, error) {
+	pool := r.env.Pool
+	b, err := pool.Read(u, r.tag(tid.Block), nil)
+	if err != nil {
+		return nil, tid, false, err
+	}
+	r.PruneOpt(u, b, tid.Block)
+	pool.Lock(b, buffer.Share)
+	defer pool.UnlockRelease(b, buffer.Share)
+	p := pool.Page(b)
+	off := tid.Offset
+	var prevXmax uint32
+	first := true
+	for steps := 0; steps <= MaxTuplesPerPage; steps++ {
+		if off < 1 || off > p.MaxOffset() {
+			return nil, tid, false, nil
+		}
+		it := p.Item(off)
+		if it.Flags == page.LPRedirect {
+			if !first {
+				return nil, tid, false, nil
+			}
+			off = page.OffsetNumber(it.Off)
+			first = false
+			continue
+		}
+		if it.Flags != page.LPNormal {
+			return nil, tid, false, nil
+		}
+		t := Tuple(p[it.Off : it.Off+it.Len])
+		if !first && t.Xmin() != prevXmax {
+			return nil, tid, false, nil
+		}
+		vis, hinted := Visible(r.env.Xact, t, tx)
+		if hinted {
+			pool.MarkDirtyHint(u, b)
+		}
+		if vis {
+			return append(Tuple(nil), t...), page.ItemPointer{Block: tid.Block, Offset: off}, true, nil
+		}
+		if !t.IsHotUpdated() {
+			return nil, tid, false, nil
+		}
+		next := t.Ctid()
+		if next.Block != tid.Block {
+			return nil, tid, false, nil
+		}
+		prevXmax = t.Xmax()
+		off = next.Offset
+		first = false
+	}
+	return nil, tid, false, nil
+}
+
+// FetchLatest returns the newest version of the row whose version tid the
+// caller saw, following update links across pages (for READ COMMITTED
+// re-checks of a concurrently updated row). It returns ok=false when the
+// row was deleted.
+func (r *Relation) FetchLatest(u *stats.Usage, tid page.ItemPointer) (Tuple, page.ItemPointer, bool, error) {
+	pool := r.env.Pool
+	for steps := 0; steps < 1000; steps++ {
+		b, err := pool.Read(u, r.tag(tid.Block), nil)
+		if err != nil {
+			return nil, tid, false, err
+		}
+		pool.Lock(b, buffer.Share)
+		p := pool.Page(b)
+		if tid.Offset > p.MaxOffset() {
+			pool.UnlockRelease(b, buffer.Share)
+			return nil, tid, false, nil
+		}
+		it := p.Item(tid.Offset)
+		if it.Flags == page.LPRedirect {
+			tid.Offset = page.OffsetNumber(it.Off)
+			pool.UnlockRelease(b, buffer.Share)
+			continue
+		}
+		if it.Flags != page.LPNormal {
+			pool.UnlockRelease(b, buffer.Share)
+			return nil, tid, false, nil
+		}
+		t := append(Tuple(nil), p[it.Off:it.Off+it.Len]...)
+		pool.UnlockRelease(b, buffer.Share)
+		mask := t.Infomask()
+		if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 || t.Ctid() == tid {
+			return t, tid, true, nil
+		}
+		if r.env.Xact.State(t.Xmax()) != xact.Committed { // not committed: this is the latest
+			return t, tid, true, nil
+		}
+		tid = t.Ctid()
+	}
+	return nil, tid, false, nil
+}
+
+// UniqueState classifies a row for a unique-index check (what a dirty
+// snapshot would say about the chain the index entry points at).
+type UniqueState int
+
+const (
+	RowDead     UniqueState = iota // no live version: not a conflict
+	RowLive                        // a live or own-uncommitted version: conflict
+	RowInFlight                    // a running transaction inserted or deletes it: wait for WaitXid
+)
+
+// CheckUnique follows the HOT chain at tid and says whether it holds a
+// version that conflicts with a new unique key.
+func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (UniqueState, xact.XID, error) {
+	pool := r.env.Pool
+	x := r.env.Xact
+	b, err := pool.Read(u, r.tag(tid.Block), nil)
+	if err != nil {
+		return RowDead, 0, err
+	}
+	pool.Lock(b, buffer.Share)
+	defer pool.UnlockRelease(b, buffer.Share)
+	p := pool.Page(b)
+	off := tid.Offset
+	for steps := 0; steps <= MaxTuplesPerPage; steps++ {
+		if off < 1 || off > p.MaxOffset() {
+			return RowDead, 0, nil
+		}
+		it := p.Item(off)
+		if it.Flags == page.LPRedirect {
+			off = page.OffsetNumber(it.Off)
+			continue
+		}
+		if it.Flags != page.LPNormal {
+			return RowDead, 0, nil
+		}
+		t := Tuple(p[it.Off : it.Off+it.Len])
+		xmin := t.Xmin()
+		alive := true
+		if t.Infomask()&XminInvalid != 0 && t.Infomask()&XminCommitted == 0 {
+			alive = false
+		} else if t.Infomask()&XminCommitted == 0 && xmin != tx.Xid {
+			switch x.State(xmin) {
+			case xact.InProgress:
+				return RowInFlight, xmin, nil
+			case xact.Aborted:
+				alive = false
+			}
+		}
+		if alive {
+			mask := t.Infomask()
+			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
+				return RowLive, 0, nil
+			}
+			xmax := t.Xmax()
+			if xmax != tx.Xid {
+				switch x.State(xmax) {
+				case xact.InProgress:
+					return RowInFlight, xmax, nil
+				case xact.Aborted:
+					return RowLive, 0, nil
+				}
+			}
+			// deleted (by us or a committed transaction): look further
+		}
+		if !t.IsHotUpdated() || t.Ctid().Block != tid.Block {
+			return RowDead, 0, nil
+		}
+		off = t.Ctid().Offset
+	}
+	return RowDead, 0, nil
+}

@@ -1,0 +1,133 @@
+package heap
+
+import (
+	"encoding/binary"
+
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// Heap tuple header layout (HeapTupleHeaderData), 23 bytes + null bitmap.
+const (
+	offXmin      = 0
+	offXmax      = 4
+	offCid       = 8
+	offCtid      = 12
+	offInfomask2 = 18
+	offInfomask  = 20
+	offHoff      = 22
+	// HeaderSize is SizeofHeapTupleHeader.
+	HeaderSize = 23
+)
+
+// t_infomask bits.
+const (
+	HasNull        = 0x0001
+	HasVarWidth    = 0x0002
+	XmaxKeyShrLock = 0x0010
+	ComboCid       = 0x0020
+	XmaxExclLock   = 0x0040
+	XmaxLockOnly   = 0x0080
+	XminCommitted  = 0x0100
+	XminInvalid    = 0x0200
+	XminFrozen     = XminCommitted | XminInvalid
+	XmaxCommitted  = 0x0400
+	XmaxInvalid    = 0x0800
+	XmaxIsMulti    = 0x1000
+	HeapUpdated    = 0x2000
+)
+
+// t_infomask2 bits.
+const (
+	NattsMask   = 0x07FF
+	KeysUpdated = 0x2000
+	HotUpdated  = 0x4000
+	HeapOnly    = 0x8000
+)
+
+// MaxTuplesPerPage is MaxHeapTuplesPerPage for 8 KiB pages.
+const MaxTuplesPerPage = 291
+
+// Tuple is a heap tuple's bytes (header + data); it may alias a page (then
+// it is read under the page's content lock) or be a private copy.
+type Tuple []byte
+
+func (t Tuple) Xmin() uint32           { return binary.LittleEndian.Uint32(t[offXmin:]) }
+func (t Tuple) Xmax() uint32           { return binary.LittleEndian.Uint32(t[offXmax:]) }
+func (t Tuple) RawCid() uint32         { return binary.LittleEndian.Uint32(t[offCid:]) }
+func (t Tuple) Ctid() page.ItemPointer { return page.GetItemPointer(t[offCtid:]) }
+func (t Tuple) Infomask() uint16       { return binary.LittleEndian.Uint16(t[offInfomask:]) }
+func (t Tuple) Infomask2() uint16      { return binary.LittleEndian.Uint16(t[offInfomask2:]) }
+func (t Tuple) Hoff() int              { return int(t[offHoff]) }
+func (t Tuple) Natts() int             { return int(t.Infomask2() & NattsMask) }
+
+// IsHeapOnly reports a HOT tuple (no index entries point at it).
+func (t Tuple) IsHeapOnly() bool { return t.Infomask2()&HeapOnly != 0 }
+
+// IsHotUpdated reports that the tuple's successor is a heap-only tuple.
+func (t Tuple) IsHotUpdated() bool { return t.Infomask2()&HotUpdated != 0 }
+
+// Form builds a tuple for values (the header's transaction fields are set
+// by the caller before it goes on a page).
+func Form(ts []types.Type, vals []types.Datum) Tuple {
+	hasNull := false
+	for i := range vals {
+		if vals[i].IsNull() {
+			hasNull = true
+			break
+		}
+	}
+	hoff := HeaderSize
+	if hasNull {
+		hoff += (len(vals) + 7) / 8
+	}
+	hoff = page.MaxAlignUp(hoff)
+	dataLen := types.DataSize(ts, vals)
+	t := make(Tuple, hoff+dataLen)
+	_, varw := types.FillData(t[hoff:], ts, vals)
+	var mask uint16
+	if hasNull {
+		mask |= HasNull
+		types.FillNullBitmap(t[HeaderSize:hoff], vals)
+	}
+	if varw {
+		mask |= HasVarWidth
+	}
+	mask |= XmaxInvalid
+	binary.LittleEndian.PutUint16(t[offInfomask:], mask)
+	binary.LittleEndian.PutUint16(t[offInfomask2:], uint16(len(vals))&NattsMask)
+	t[offHoff] = byte(hoff)
+	return t
+}
+
+// Deformer decodes the attributes of tuples of one relation.
+type Deformer struct {
+	types []types.Type
+}
+
+// NewDeformer prepares decoding for a row type.
+func NewDeformer(ts []types.Type) *Deformer { return &Deformer{types: ts} }
+
+// Deform decodes the first len(out) attributes; attributes the tuple does
+// not store (added by a later ALTER TABLE) come back NULL.
+func (d *Deformer) Deform(t Tuple, out []types.Datum) error {
+	n := t.Natts()
+	want := len(out)
+	if n > want {
+		n = want
+	}
+	if n > len(d.types) {
+		n = len(d.types)
+	}
+	var bitmap []byte
+	if t.Infomask()&HasNull != 0 {
+		bitmap = t[HeaderSize:t.Hoff()]
+	}
+	if err := types.DeformData(t[t.Hoff():], d.types[:n], bitmap, out[:n]); err != nil {
+		return err
+	}
+	for i := n; i < want; i++ {
+		out[i] = types.Null()
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tidstore
+
+const raceEnabled = false

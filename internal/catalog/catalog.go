@@ -1,0 +1,537 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/wal"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Relation kinds (pg_class.relkind).
+const (
+	KindTable    = 'r'
+	KindIndex    = 'i'
+	KindSequence = 'S'
+	KindView     = 'v'
+)
+
+// Attr is a column of a relation.
+type Attr struct {
+	Name       string
+	Type       types.Type
+	Num        int16
+	NotNull    bool
+	HasDefault bool
+	Default    string // default expression as SQL text
+}
+
+// IndexInfo describes an index relation.
+type IndexInfo struct {
+	RelID   uint32  // the indexed table
+	Keys    []int16 // attribute numbers of the key columns
+	Unique  bool
+	Primary bool
+}
+
+// Relation is the cached description of a table or index (a relcache
+// entry). It is immutable once built; DDL builds a new one.
+type Relation struct {
+	OID         uint32
+	Name        string
+	Namespace   uint32
+	Kind        byte
+	RelFileNode uint32
+	Attrs       []Attr
+	Indexes     []*Relation // a table's indexes, by OID
+	Index       *IndexInfo  // for an index
+	Pages       int32
+	Tuples      float32
+	HasIndex    bool
+	Options     map[string]string
+	tid         page.ItemPointer // of its pg_class row
+
+	Heap *heap.Relation // storage handle (tables)
+}
+
+// FillFactor is the table's fillfactor option (default 100 for tables).
+func (r *Relation) FillFactor() int {
+	if v, ok := r.Options["fillfactor"]; ok {
+		var n int
+		fmt.Sscanf(v, "%d", &n)
+		if n >= 10 && n <= 100 {
+			return n
+		}
+	}
+	if r.Kind == KindIndex {
+		return 90
+	}
+	return 100
+}
+
+// Types returns the column types.
+func (r *Relation) Types() []types.Type {
+	ts := make([]types.Type, len(r.Attrs))
+	for i, a := range r.Attrs {
+		ts[i] = a.Type
+	}
+	return ts
+}
+
+// AttrByName returns the column's index in Attrs, or -1.
+func (r *Relation) AttrByName(name string) int {
+	for i, a := range r.Attrs {
+		if a.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Catalog is the set of system catalogs of one data directory.
+type Catalog struct {
+	env *heap.Env
+
+	mu      sync.Mutex
+	version atomic.Uint64
+	cacheV  uint64
+	byName  map[string]*Relation // "nsp.name" -> committed state
+	byOID   map[uint32]*Relation
+	heaps   map[uint32]*heap.Relation // storage handles by relfilenode
+	sysRels map[uint32]*heap.Relation
+
+	oidMu    sync.Mutex
+	nextOid  uint32
+	oidLimit uint32 // OIDs below this are covered by a NEXTOID WAL record
+}
+
+// XLOG record kinds used by the catalog.
+const (
+	InfoNextOid    uint8 = 0x30
+	InfoSmgrCreate uint8 = 0x10
+	InfoSmgrTrunc  uint8 = 0x20
+)
+
+// Open attaches the catalog to its storage.
+func Open(env *heap.Env, nextOid uint32) *Catalog {
+	if nextOid < FirstNormalObjectID {
+		nextOid = FirstNormalObjectID
+	}
+	c := &Catalog{env: env, heaps: map[uint32]*heap.Relation{}, sysRels: map[uint32]*heap.Relation{}, nextOid: nextOid, oidLimit: nextOid}
+	for _, d := range SystemTables {
+		c.sysRels[d.OID] = heap.Open(env, smgr.RelFileNumber(d.OID), d.Name, d.Types(), 100)
+	}
+	c.flushCache()
+	return c
+}
+
+// Env is the storage environment.
+func (c *Catalog) Env() *heap.Env { return c.env }
+
+// NextOid is the next OID to hand out (for checkpoints).
+func (c *Catalog) NextOid() uint32 {
+	c.oidMu.Lock()
+	defer c.oidMu.Unlock()
+	return c.nextOid
+}
+
+// AdvanceNextOid is redo of a NEXTOID record.
+func (c *Catalog) AdvanceNextOid(n uint32) {
+	c.oidMu.Lock()
+	if n > c.nextOid {
+		c.nextOid = n
+		c.oidLimit = n
+	}
+	c.oidMu.Unlock()
+}
+
+// NewOid assigns an OID, WAL-logging a new prefetch range every 8192 OIDs
+// so that no OID is reused after a crash.
+func (c *Catalog) NewOid() (uint32, error) {
+	c.oidMu.Lock()
+	defer c.oidMu.Unlock()
+	if c.nextOid >= c.oidLimit {
+		limit := c.nextOid + 8192
+		rec := wal.NewRecord(wal.RmXLOG, InfoNextOid, 0)
+		rec.SetMain([]byte{byte(limit), byte(limit >> 8), byte(limit >> 16), byte(limit >> 24)})
+		if _, err := c.env.WAL.Insert(nil, rec); err != nil {
+			return 0, err
+		}
+		c.oidLimit = limit
+	}
+	o := c.nextOid
+	c.nextOid++
+	return o, nil
+}
+
+// Invalidate is called when a transaction that changed catalogs ends.
+func (c *Catalog) Invalidate() {
+	c.version.Add(1)
+}
+
+func (c *Catalog) flushCache() {
+	c.byName = map[string]*Relation{}
+	c.byOID = map[uint32]*Relation{}
+	c.cacheV = c.version.Load()
+}
+
+// Version identifies the committed catalog state.
+func (c *Catalog) Version() uint64 { return c.version.Load() }
+
+// HeapFor returns the storage handle of a table's relfilenode, shared by
+// every session so cached insertion targets persist.
+func (c *Catalog) HeapFor(relfilenode uint32, name string, ts []types.Type, ff int) *heap.Relation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.sysRels[relfilenode]; h != nil {
+		return h
+	}
+	h := c.heaps[relfilenode]
+	if h == nil || len(h.Types) != len(ts) || h.FillFactor != ff || h.Name != name {
+		h = heap.Open(c.env, smgr.RelFileNumber(relfilenode), name, ts, ff)
+		if old := c.heaps[relfilenode]; old != nil {
+			h.InheritTarget(old)
+		}
+		c.heaps[relfilenode] = h
+	}
+	return h
+}
+
+// ForgetHeap drops a storage handle (the relation's file is gone).
+func (c *Catalog) ForgetHeap(relfilenode uint32) {
+	c.mu.Lock()
+	delete(c.heaps, relfilenode)
+	c.mu.Unlock()
+}
+
+// Txn is the catalog's view of a transaction.
+type Txn struct {
+	Heap *heap.Txn
+	U    *stats.Usage
+	// Dirty is set once the transaction changed a catalog: from then on
+	// it reads the catalogs itself instead of the shared cache.
+	Dirty bool
+	// Created and Dropped relation files, for commit/abort handling.
+	Created []uint32
+	Dropped []uint32
+}
+
+// scan calls fn for every row of a catalog table visible to tx.
+func (c *Catalog) scan(tx *Txn, def *TableDef, fn func(vals []types.Datum, tid page.ItemPointer) (bool, error)) error {
+	h := c.sysRels[def.OID]
+	s, err := h.BeginScan(tx.U, tx.Heap)
+	if err != nil {
+		return err
+	}
+	d := heap.NewDeformer(def.Types())
+	vals := make([]types.Datum, len(def.Columns))
+	for {
+		t, tid, ok, err := s.Next()
+		if err != nil || !ok {
+			return err
+		}
+		if err := d.Deform(t, vals); err != nil {
+			return err
+		}
+		more, err := fn(vals, tid)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+func (c *Catalog) insert(tx *Txn, def *TableDef, vals []types.Datum) (page.ItemPointer, error) {
+	tx.Dirty = true
+	t := heap.Form(def.Types(), vals)
+	return c.sysRels[def.OID].Insert(tx.U, tx.Heap, t, nil)
+}
+
+func (c *Catalog) delete(tx *Txn, def *TableDef, tid page.ItemPointer) error {
+	tx.Dirty = true
+	oc, err := c.sysRels[def.OID].Delete(context.Background(), tx.U, tx.Heap, tid)
+	if err != nil {
+		return err
+	}
+	if oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+	}
+	return nil
+}
+
+// NamespaceOID resolves a schema name.
+func (c *Catalog) NamespaceOID(tx *Txn, name string) (uint32, error) {
+	var found uint32
+	err := c.scan(tx, PgNamespace, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if v[1].Str() == name {
+			found = uint32(v[0].Int())
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if found == 0 {
+		return 0, pgerr.Errorf(pgerr.UndefinedObject, "schema \"%s\" does not exist", name)
+	}
+	return found, nil
+}
+
+// SearchPath is the namespaces searched for unqualified names.
+var SearchPath = []uint32{PgCatalogNamespace, PublicNamespace}
+
+// Lookup finds a relation by (optionally schema-qualified) name. It
+// returns nil, nil when there is none.
+func (c *Catalog) Lookup(tx *Txn, schema, name string) (*Relation, error) {
+	nsps := SearchPath
+	if schema != "" {
+		o, err := c.NamespaceOID(tx, schema)
+		if err != nil {
+			return nil, err
+		}
+		nsps = []uint32{o}
+	}
+	for _, nsp := range nsps {
+		r, err := c.lookupIn(tx, nsp, name)
+		if err != nil || r != nil {
+			return r, err
+		}
+	}
+	return nil, nil
+}
+
+func (c *Catalog) lookupIn(tx *Txn, nsp uint32, name string) (*Relation, error) {
+	key := fmt.Sprintf("%d.%s", nsp, name)
+	if !tx.Dirty {
+		c.mu.Lock()
+		if c.cacheV != c.version.Load() {
+			c.flushCache()
+		}
+		r, ok := c.byName[key]
+		c.mu.Unlock()
+		if ok {
+			return r, nil
+		}
+	}
+	v := c.version.Load()
+	var oid uint32
+	err := c.scan(tx, PgClass, func(vals []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(vals[2].Int()) == nsp && vals[1].Str() == name {
+			oid = uint32(vals[0].Int())
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || oid == 0 {
+		return nil, err
+	}
+	r, err := c.ByOID(tx, oid)
+	if err != nil || r == nil {
+		return r, err
+	}
+	if !tx.Dirty {
+		c.mu.Lock()
+		if c.version.Load() == v && c.cacheV == v {
+			c.byName[key] = r
+		}
+		c.mu.Unlock()
+	}
+	return r, nil
+}
+
+// ByOID builds (or finds cached) the description of relation oid.
+func (c *Catalog) ByOID(tx *Txn, oid uint32) (*Relation, error) {
+	if !tx.Dirty {
+		c.mu.Lock()
+		if c.cacheV != c.version.Load() {
+			c.flushCache()
+		}
+		r, ok := c.byOID[oid]
+		c.mu.Unlock()
+		if ok {
+			return r, nil
+		}
+	}
+	v := c.version.Load()
+	r, err := c.build(tx, oid)
+	if err != nil || r == nil {
+		return r, err
+	}
+	if !tx.Dirty {
+		c.mu.Lock()
+		if c.version.Load() == v && c.cacheV == v {
+			c.byOID[oid] = r
+		}
+		c.mu.Unlock()
+	}
+	return r, nil
+}
+
+var (
+	cOid         = PgClass.ColumnIndex("oid")
+	cRelname     = PgClass.ColumnIndex("relname")
+	cRelnsp      = PgClass.ColumnIndex("relnamespace")
+	cRelkind     = PgClass.ColumnIndex("relkind")
+	cRelfilenode = PgClass.ColumnIndex("relfilenode")
+	cRelpages    = PgClass.ColumnIndex("relpages")
+	cReltuples   = PgClass.ColumnIndex("reltuples")
+	cRelhasindex = PgClass.ColumnIndex("relhasindex")
+	cReloptions  = PgClass.ColumnIndex("reloptions")
+	cRelnatts    = PgClass.ColumnIndex("relnatts")
+)
+
+func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
+	var r *Relation
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) != oid {
+			return true, nil
+		}
+		r = &Relation{
+			OID: oid, Name: v[cRelname].Str(), Namespace: uint32(v[cRelnsp].Int()),
+			Kind: byte(v[cRelkind].Int()), RelFileNode: uint32(v[cRelfilenode].Int()),
+			Pages: int32(v[cRelpages].Int()), Tuples: float32(v[cReltuples].Float()),
+			HasIndex: v[cRelhasindex].Bool(), Options: parseOptions(v[cReloptions]), tid: tid,
+		}
+		return false, nil
+	})
+	if err != nil || r == nil {
+		return nil, err
+	}
+	err = c.scan(tx, PgAttribute, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) != oid || v[4].Int() <= 0 || v[17].Bool() {
+			return true, nil
+		}
+		t, ok := types.TypeByOID(uint32(v[2].Int()))
+		if !ok {
+			return false, fmt.Errorf("catalog: column %s has unknown type %d", v[1].Str(), v[2].Int())
+		}
+		t.Typmod = int32(v[6].Int())
+		r.Attrs = append(r.Attrs, Attr{Name: v[1].Str(), Type: t, Num: int16(v[4].Int()), NotNull: v[12].Bool(), HasDefault: v[13].Bool()})
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(r.Attrs, func(i, j int) bool { return r.Attrs[i].Num < r.Attrs[j].Num })
+	if r.Kind == KindIndex {
+		err = c.scan(tx, PgIndex, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+			if uint32(v[0].Int()) != oid {
+				return true, nil
+			}
+			r.Index = &IndexInfo{RelID: uint32(v[1].Int()), Unique: v[4].Bool(), Primary: v[6].Bool(), Keys: v[15].Int2Vector()}
+			return false, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	// Defaults.
+	err = c.scan(tx, PgAttrdef, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[1].Int()) != oid {
+			return true, nil
+		}
+		for i := range r.Attrs {
+			if r.Attrs[i].Num == int16(v[2].Int()) {
+				r.Attrs[i].Default = v[3].Str()
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Indexes of a table.
+	var idx []uint32
+	err = c.scan(tx, PgIndex, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[1].Int()) == oid {
+			idx = append(idx, uint32(v[0].Int()))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
+	for _, io := range idx {
+		ir, err := c.build(tx, io)
+		if err != nil {
+			return nil, err
+		}
+		if ir != nil {
+			r.Indexes = append(r.Indexes, ir)
+		}
+	}
+	if r.Kind == KindTable {
+		r.Heap = c.HeapFor(r.RelFileNode, r.Name, r.Types(), r.FillFactor())
+	}
+	return r, nil
+}
+
+func parseOptions(d types.Datum) map[string]string {
+	if d.IsNull() {
+		return nil
+	}
+	s := strings.Trim(d.Str(), "{}")
+	m := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func formatOptions(m map[string]string) types.Datum {
+	if len(m) == 0 {
+		return types.Null()
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return types.Str("{" + strings.Join(parts, ",") + "}")
+}
+
+// Ensure xact is referenced for documentation of Txn ids.
+var _ = xact.InvalidXid
+
+// UserTables lists the tables outside pg_catalog.
+func (c *Catalog) UserTables(tx *Txn) ([]*Relation, error) {
+	var oids []uint32
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if byte(v[cRelkind].Int()) == KindTable && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
+			oids = append(oids, uint32(v[cOid].Int()))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Relation
+	for _, o := range oids {
+		r, err := c.ByOID(tx, o)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

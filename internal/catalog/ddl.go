@@ -1,0 +1,330 @@
+package catalog
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/wal"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// CreateStorage makes a relation's main fork file, WAL-logged so redo
+// recreates it.
+func (c *Catalog) CreateStorage(tx *Txn, relfilenode uint32) error {
+	sm := c.env.Pool.Smgr()
+	if err := sm.Create(smgr.RelFileNumber(relfilenode), smgr.MainFork); err != nil {
+		return err
+	}
+	rec := wal.NewRecord(wal.RmSmgr, InfoSmgrCreate, tx.Heap.Xid)
+	rec.SetMain(binary.LittleEndian.AppendUint32(nil, relfilenode))
+	if _, err := c.env.WAL.Insert(tx.U, rec); err != nil {
+		return err
+	}
+	tx.Created = append(tx.Created, relfilenode)
+	return nil
+}
+
+func bv(b bool) types.Datum   { return types.Bool(b) }
+func ov(o uint32) types.Datum { return types.Int(int64(o)) }
+func cv(c byte) types.Datum   { return types.Int(int64(c)) }
+func iv(i int64) types.Datum  { return types.Int(i) }
+
+func classRow(oid uint32, name string, nsp uint32, kind byte, relfilenode uint32, natts int, am uint32, hasIndex bool, options map[string]string) []types.Datum {
+	v := make([]types.Datum, len(PgClass.Columns))
+	set := func(col string, d types.Datum) { v[PgClass.ColumnIndex(col)] = d }
+	set("oid", ov(oid))
+	set("relname", types.Str(name))
+	set("relnamespace", ov(nsp))
+	set("reltype", ov(0))
+	set("reloftype", ov(0))
+	set("relowner", ov(BootstrapSuperuserID))
+	set("relam", ov(am))
+	set("relfilenode", ov(relfilenode))
+	set("reltablespace", ov(0))
+	set("relpages", iv(0))
+	set("reltuples", types.Float(-1))
+	set("relallvisible", iv(0))
+	set("reltoastrelid", ov(0))
+	set("relhasindex", bv(hasIndex))
+	set("relisshared", bv(false))
+	set("relpersistence", cv('p'))
+	set("relkind", cv(kind))
+	set("relnatts", iv(int64(natts)))
+	set("relchecks", iv(0))
+	for _, b := range []string{"relhasrules", "relhastriggers", "relhassubclass", "relrowsecurity", "relforcerowsecurity", "relispartition"} {
+		set(b, bv(false))
+	}
+	set("relispopulated", bv(true))
+	set("relreplident", cv('d'))
+	set("relrewrite", ov(0))
+	set("relfrozenxid", ov(0))
+	set("relminmxid", ov(0))
+	set("relacl", types.Null())
+	set("reloptions", formatOptions(options))
+	set("relpartbound", types.Null())
+	return v
+}
+
+func attrRow(rel uint32, a Attr) []types.Datum {
+	l := a.Type.Layout()
+	align := l.Align
+	return []types.Datum{
+		ov(rel), types.Str(a.Name), ov(a.Type.OID), iv(int64(l.Len)),
+		iv(int64(a.Num)), iv(-1), iv(int64(a.Type.Typmod)), iv(0),
+		bv(l.ByVal), cv(align), cv(l.Storage), cv(0),
+		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(0),
+		cv(0), bv(false), bv(true), iv(0),
+		ov(0),
+	}
+}
+
+// CreateTable adds a table (or, with kind 'i', the pg_class part of an
+// index) and its columns, and creates its file. The OID doubles as the
+// relfilenode, as PostgreSQL does for new relations.
+func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, options map[string]string) (uint32, error) {
+	if existing, err := c.lookupIn(tx, nsp, name); err != nil {
+		return 0, err
+	} else if existing != nil {
+		return 0, pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	oid, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.insert(tx, PgClass, classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)); err != nil {
+		return 0, err
+	}
+	for i := range attrs {
+		attrs[i].Num = int16(i + 1)
+		if _, err := c.insert(tx, PgAttribute, attrRow(oid, attrs[i])); err != nil {
+			return 0, err
+		}
+		if attrs[i].Default != "" {
+			doid, err := c.NewOid()
+			if err != nil {
+				return 0, err
+			}
+			if _, err := c.insert(tx, PgAttrdef, []types.Datum{ov(doid), ov(oid), iv(int64(i + 1)), types.Str(attrs[i].Default)}); err != nil {
+				return 0, err
+			}
+		}
+	}
+	tx.Heap.Cid++ // CommandCounterIncrement: later steps see the new rows
+	return oid, c.CreateStorage(tx, oid)
+}
+
+// CreateIndex adds an index on table over the given columns.
+func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int16, unique, primary bool) (uint32, error) {
+	if existing, err := c.lookupIn(tx, table.Namespace, name); err != nil {
+		return 0, err
+	} else if existing != nil {
+		return 0, pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	oid, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.insert(tx, PgClass, classRow(oid, name, table.Namespace, KindIndex, oid, len(keys), BtreeAmOID, false, nil)); err != nil {
+		return 0, err
+	}
+	for i, k := range keys {
+		a := table.Attrs[k-1]
+		a.Num = int16(i + 1)
+		a.HasDefault = false
+		if _, err := c.insert(tx, PgAttribute, attrRow(oid, a)); err != nil {
+			return 0, err
+		}
+	}
+	row := []types.Datum{
+		ov(oid), ov(table.OID), iv(int64(len(keys))), iv(int64(len(keys))),
+		bv(unique), bv(false), bv(primary), bv(false),
+		bv(true), bv(false), bv(true), bv(false),
+		bv(true), bv(true), bv(false), types.Int2Vector(keys),
+		types.Null(), types.Null(),
+	}
+	if _, err := c.insert(tx, PgIndex, row); err != nil {
+		return 0, err
+	}
+	if !table.HasIndex {
+		if err := c.setClassFields(tx, table.OID, map[int]types.Datum{cRelhasindex: bv(true)}); err != nil {
+			return 0, err
+		}
+	}
+	if primary {
+		// A primary key makes its columns NOT NULL.
+		for _, k := range keys {
+			if err := c.setAttrNotNull(tx, table.OID, k); err != nil {
+				return 0, err
+			}
+		}
+	}
+	tx.Heap.Cid++
+	return oid, c.CreateStorage(tx, oid)
+}
+
+// DropRelation removes a relation, its columns and (for a table) its
+// indexes from the catalogs; the files go when the transaction commits.
+func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
+	for _, ix := range r.Indexes {
+		if err := c.DropRelation(tx, ix); err != nil {
+			return err
+		}
+	}
+	var tids []page.ItemPointer
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == r.OID {
+			tids = append(tids, tid)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range tids {
+		if err := c.delete(tx, PgClass, t); err != nil {
+			return err
+		}
+	}
+	for _, def := range []*TableDef{PgAttribute, PgIndex, PgAttrdef} {
+		col := 0
+		if def == PgAttrdef {
+			col = 1
+		}
+		var tids []page.ItemPointer
+		err := c.scan(tx, def, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+			if uint32(v[col].Int()) == r.OID {
+				tids = append(tids, tid)
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, t := range tids {
+			if err := c.delete(tx, def, t); err != nil {
+				return err
+			}
+		}
+	}
+	tx.Dropped = append(tx.Dropped, r.RelFileNode)
+	tx.Heap.Cid++
+	return nil
+}
+
+// setClassFields overwrites fixed-width pg_class fields in place
+// (heap_inplace_update): used for statistics and flags that PostgreSQL
+// also updates non-transactionally.
+func (c *Catalog) setClassFields(tx *Txn, oid uint32, fields map[int]types.Datum) error {
+	var target page.ItemPointer
+	var vals []types.Datum
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == oid {
+			target = tid
+			vals = append([]types.Datum(nil), v...)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !target.Valid() {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
+	}
+	for k, d := range fields {
+		vals[k] = d
+	}
+	tx.Dirty = true
+	return c.sysRels[PgClassRelID].InplaceUpdate(tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals))
+}
+
+// SetStats records relpages and reltuples (ANALYZE, VACUUM).
+func (c *Catalog) SetStats(tx *Txn, oid uint32, pages int32, tuples float32) error {
+	err := c.setClassFields(tx, oid, map[int]types.Datum{cRelpages: iv(int64(pages)), cReltuples: types.Float(float64(tuples))})
+	c.Invalidate()
+	return err
+}
+
+func (c *Catalog) setAttrNotNull(tx *Txn, rel uint32, num int16) error {
+	var target page.ItemPointer
+	var vals []types.Datum
+	err := c.scan(tx, PgAttribute, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) == rel && int16(v[4].Int()) == num {
+			target = tid
+			vals = append([]types.Datum(nil), v...)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || !target.Valid() || vals[12].Bool() {
+		return err
+	}
+	vals[12] = bv(true)
+	tx.Dirty = true
+	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
+	if err == nil && oc.Result != heap.Ok {
+		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+	}
+	return err
+}
+
+// builtinTypes are the pg_type rows initdb writes.
+var builtinTypes = []types.OID{
+	types.BoolOID, types.ByteaOID, types.CharOID, types.NameOID, types.Int8OID, types.Int2OID,
+	types.Int2VectorOID, types.Int4OID, types.TextOID, types.OidOID, types.Float4OID, types.Float8OID,
+	types.UnknownOID, types.BpcharOID, types.VarcharOID, types.TimestampOID, types.TimestamptzOID,
+}
+
+// Bootstrap writes the initial catalog contents of a new cluster (initdb),
+// as the bootstrap transaction.
+func (c *Catalog) Bootstrap(tx *Txn) error {
+	tx.Heap.Xid = xact.BootstrapXid
+	sm := c.env.Pool.Smgr()
+	for _, d := range SystemTables {
+		if err := sm.Create(smgr.RelFileNumber(d.OID), smgr.MainFork); err != nil {
+			return err
+		}
+	}
+	for _, ns := range []struct {
+		oid  uint32
+		name string
+	}{{PgCatalogNamespace, "pg_catalog"}, {PgToastNamespace, "pg_toast"}, {PublicNamespace, "public"}, {InfoSchemaNamespace, "information_schema"}} {
+		if _, err := c.insert(tx, PgNamespace, []types.Datum{ov(ns.oid), types.Str(ns.name), ov(BootstrapSuperuserID), types.Null()}); err != nil {
+			return err
+		}
+	}
+	for _, d := range SystemTables {
+		if _, err := c.insert(tx, PgClass, classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)); err != nil {
+			return err
+		}
+		for i, col := range d.Columns {
+			if _, err := c.insert(tx, PgAttribute, attrRow(d.OID, Attr{Name: col.Name, Type: col.Type, Num: int16(i + 1), NotNull: true})); err != nil {
+				return err
+			}
+		}
+	}
+	for _, o := range builtinTypes {
+		t, ok := types.TypeByOID(o)
+		if !ok {
+			continue
+		}
+		l := t.Layout()
+		row := []types.Datum{
+			ov(o), types.Str(t.TypName()), ov(PgCatalogNamespace), ov(BootstrapSuperuserID),
+			iv(int64(l.Len)), bv(l.ByVal), cv('b'), cv(types.Category(t)),
+			bv(types.IsPreferred(t)), bv(true), cv(','), ov(0),
+			ov(0), ov(0), cv(l.Align), cv(l.Storage),
+			bv(false), ov(0), iv(-1), iv(0),
+			ov(0),
+		}
+		if _, err := c.insert(tx, PgType, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}

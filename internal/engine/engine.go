@@ -1,0 +1,454 @@
+// Package engine opens a data directory and owns everything shared by the
+// sessions on it: storage manager, buffer pool, WAL, transaction manager,
+// catalog, checkpointer. It creates a new cluster (initdb) when the
+// directory is missing or empty, and runs crash recovery when the last
+// shutdown was not clean.
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/wal"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Config is the engine's start-up configuration.
+type Config struct {
+	DataDir           string
+	SharedBuffers     int // bytes (shared_buffers)
+	Fsync             bool
+	FullPageWrites    bool
+	CheckpointTimeout time.Duration
+	Logger            *log.Logger
+}
+
+// DefaultConfig returns PostgreSQL's defaults.
+func DefaultConfig(dir string) Config {
+	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, CheckpointTimeout: 5 * time.Minute}
+}
+
+// Engine is an open data directory.
+type Engine struct {
+	cfg  Config
+	log  *log.Logger
+	lock *os.File
+
+	Smgr    *smgr.Manager
+	Pool    *buffer.Pool
+	WAL     *wal.WAL
+	Xact    *xact.Manager
+	Catalog *catalog.Catalog
+	Heap    *heap.Env
+
+	control   *wal.Control
+	ckptMu    sync.Mutex
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closed    bool
+	closeMu   sync.Mutex
+	StartedAt time.Time
+}
+
+// VersionFile marks a tidal data directory (like PG_VERSION).
+const VersionFile = "TIDAL_VERSION"
+
+// Open opens (or creates) the data directory.
+func Open(cfg Config) (*Engine, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = log.New(os.Stderr, "", log.LstdFlags)
+	}
+	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now()}
+	dir := cfg.DataDir
+	fresh, err := isFresh(dir)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("could not create data directory %q: %w", dir, err)
+		}
+	} else if err := checkDataDir(dir); err != nil {
+		return nil, err
+	}
+	if err := e.lockDir(); err != nil {
+		return nil, err
+	}
+	for _, sub := range []string{"base", "global", "wal", "xact", "undo", "log"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			e.unlockDir()
+			return nil, err
+		}
+	}
+	if err := e.start(fresh); err != nil {
+		e.unlockDir()
+		return nil, err
+	}
+	e.wg.Add(1)
+	go e.checkpointer()
+	return e, nil
+}
+
+func isFresh(dir string) (bool, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("could not read data directory %q: %w", dir, err)
+	}
+	// A directory holding only a log folder or a prepared tidal.conf is
+	// still new.
+	for _, e := range ents {
+		if e.Name() != "log" && e.Name() != "tidal.conf" {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func checkDataDir(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, VersionFile))
+	if err != nil {
+		if _, perr := os.Stat(filepath.Join(dir, "PG_VERSION")); perr == nil {
+			return pgerr.Errorf(pgerr.DataCorrupted, "%q is a PostgreSQL data directory, not a tidal one", dir).
+				WithHint("Point tidal at an empty or new directory.")
+		}
+		return pgerr.Errorf(pgerr.DataCorrupted, "%q is not a tidal data directory: file %q is missing", dir, VersionFile).
+			WithHint("Point tidal at an empty or new directory, or restore the missing files.")
+	}
+	var v int
+	if _, err := fmt.Sscanf(string(b), "%d", &v); err != nil || v != wal.ControlVersion {
+		return pgerr.Errorf(pgerr.DataCorrupted, "database files are incompatible with server: data directory %q was initialized by tidal format version %q, which is not compatible with this version %d", dir, string(b), wal.ControlVersion)
+	}
+	for _, need := range []string{"global/pg_control", "base", "wal"} {
+		if _, err := os.Stat(filepath.Join(dir, need)); err != nil {
+			return pgerr.Errorf(pgerr.DataCorrupted, "data directory %q is missing %q", dir, need).
+				WithHint("The directory is damaged; restore it from a backup.")
+		}
+	}
+	return nil
+}
+
+func (e *Engine) lockDir() error {
+	f, err := os.OpenFile(filepath.Join(e.cfg.DataDir, "postmaster.pid"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "lock file \"postmaster.pid\" is held: is another tidal server running in data directory %q?", e.cfg.DataDir)
+	}
+	f.Truncate(0)
+	fmt.Fprintf(f, "%d\n%s\n", os.Getpid(), e.cfg.DataDir)
+	e.lock = f
+	return nil
+}
+
+func (e *Engine) unlockDir() {
+	if e.lock != nil {
+		syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+		e.lock.Close()
+		os.Remove(filepath.Join(e.cfg.DataDir, "postmaster.pid"))
+		e.lock = nil
+	}
+}
+
+// Logf writes a server log line.
+func (e *Engine) Logf(format string, args ...any) { e.log.Printf(format, args...) }
+
+func (e *Engine) start(fresh bool) error {
+	dir := e.cfg.DataDir
+	var err error
+	e.Smgr, err = smgr.Open(filepath.Join(dir, "base"))
+	if err != nil {
+		return err
+	}
+	nbuf := e.cfg.SharedBuffers / page.Size
+	e.Pool = buffer.New(e.Smgr, nbuf)
+	e.Pool.Checksums = true
+
+	ctl := &wal.Control{NextXid: uint32(xact.FirstNormalXid), NextOid: catalog.FirstNormalObjectID}
+	if !fresh {
+		ctl, err = wal.ReadControl(dir)
+		if err != nil {
+			return err
+		}
+	}
+	e.control = ctl
+	e.Xact, err = xact.Open(filepath.Join(dir, "xact"), nil, ctl.NextXid)
+	if err != nil {
+		return err
+	}
+	e.Heap = &heap.Env{Pool: e.Pool, Xact: e.Xact}
+	e.Catalog = catalog.Open(e.Heap, ctl.NextOid)
+	e.registerRmgrs()
+
+	walDir := filepath.Join(dir, "wal")
+	opts := wal.Options{Fsync: e.cfg.Fsync, FullPageWrites: e.cfg.FullPageWrites}
+	if fresh {
+		return e.initdb(walDir, opts)
+	}
+	// Recovery: replay from the last checkpoint's redo point. After a clean
+	// shutdown that is just the shutdown checkpoint record.
+	ck, err := wal.ReadAt(walDir, ctl.Checkpoint)
+	if err != nil || ck.Rmgr != wal.RmXLOG || (ck.Info != infoCheckpointShutdown && ck.Info != infoCheckpointOnline) {
+		return pgerr.Errorf(pgerr.DataCorrupted, "could not locate a valid checkpoint record at %s", wal.FormatLSN(ctl.Checkpoint)).
+			WithHint("The WAL in %q is missing or damaged.", walDir)
+	}
+	if ctl.State != wal.StateShutdown {
+		e.log.Printf("LOG:  database system was interrupted; last known up at %s", time.Unix(ctl.Time, 0).UTC().Format("2006-01-02 15:04:05 UTC"))
+		e.log.Printf("LOG:  database system was not properly shut down; automatic recovery in progress")
+		ctl.State = wal.StateRecovery
+		if err := wal.WriteControl(dir, ctl); err != nil {
+			return err
+		}
+	}
+	e.Pool.FlushWAL = func(page.LSN) error { return nil } // nothing new to flush during redo
+	start := time.Now()
+	res, err := wal.Replay(walDir, e.Pool, ctl.Redo)
+	if err != nil {
+		return fmt.Errorf("crash recovery failed: %w", err)
+	}
+	if res.MaxXid != 0 {
+		e.Xact.AdvanceNextXid(res.MaxXid)
+	}
+	if ctl.State == wal.StateRecovery {
+		e.log.Printf("LOG:  redo done at %s; %d records in %.3f s", wal.FormatLSN(res.Prev), res.Records, time.Since(start).Seconds())
+	}
+	e.WAL, err = wal.Open(walDir, res.End, res.Prev, opts)
+	if err != nil {
+		return err
+	}
+	e.WAL.SetRedoPtr(ctl.Redo)
+	e.attachWAL()
+	if ctl.State == wal.StateRecovery {
+		if err := e.Checkpoint(false); err != nil {
+			return fmt.Errorf("end-of-recovery checkpoint: %w", err)
+		}
+	}
+	ctl.State = wal.StateProduction
+	if err := wal.WriteControl(dir, ctl); err != nil {
+		return err
+	}
+	e.log.Printf("LOG:  database system is ready to accept connections")
+	return nil
+}
+
+func (e *Engine) attachWAL() {
+	e.Heap.WAL = e.WAL
+	e.Xact.SetWAL(e.WAL)
+	e.Pool.FlushWAL = e.WAL.Flush
+}
+
+func (e *Engine) initdb(walDir string, opts wal.Options) error {
+	e.log.Printf("LOG:  initializing new data directory %q", e.cfg.DataDir)
+	var err error
+	e.WAL, err = wal.Open(walDir, wal.FirstLSN, 0, opts)
+	if err != nil {
+		return err
+	}
+	e.attachWAL()
+	proc := e.Xact.NewProc()
+	defer e.Xact.ReleaseProc(proc)
+	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: &xact.Snapshot{Xmin: xact.FirstNormalXid, Xmax: xact.FirstNormalXid}, Combo: &heap.ComboCids{}}, U: &stats.Usage{}}
+	if err := e.Catalog.Bootstrap(tx); err != nil {
+		return fmt.Errorf("initdb: %w", err)
+	}
+	e.control.SystemID = rand.Uint64()
+	if err := e.Checkpoint(false); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(e.cfg.DataDir, VersionFile), []byte(fmt.Sprintf("%d\n", wal.ControlVersion)), 0o600); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(e.cfg.DataDir, "tidal.conf")); errors.Is(err, os.ErrNotExist) {
+		os.WriteFile(filepath.Join(e.cfg.DataDir, "tidal.conf"), []byte(defaultConf), 0o600)
+	}
+	e.control.State = wal.StateProduction
+	if err := wal.WriteControl(e.cfg.DataDir, e.control); err != nil {
+		return err
+	}
+	e.log.Printf("LOG:  database system is ready to accept connections")
+	return nil
+}
+
+const defaultConf = `# tidal configuration file (postgresql.conf syntax)
+#shared_buffers = 128MB
+#fsync = on
+#synchronous_commit = on
+#full_page_writes = on
+#checkpoint_timeout = 5min
+#maintenance_work_mem = 64MB
+`
+
+// XLOG record kinds.
+const (
+	infoCheckpointShutdown uint8 = 0x00
+	infoCheckpointOnline   uint8 = 0x10
+)
+
+func (e *Engine) registerRmgrs() {
+	wal.Register(wal.RmXLOG, wal.Rmgr{Name: "XLOG", Redo: func(d *wal.Decoded) error {
+		switch d.Info {
+		case catalog.InfoNextOid:
+			if len(d.Main) >= 4 {
+				e.Catalog.AdvanceNextOid(binary.LittleEndian.Uint32(d.Main))
+			}
+		case infoCheckpointOnline, infoCheckpointShutdown:
+			if len(d.Main) >= 16 {
+				e.Xact.AdvanceNextXid(binary.LittleEndian.Uint32(d.Main[8:]) - 1)
+				e.Catalog.AdvanceNextOid(binary.LittleEndian.Uint32(d.Main[12:]))
+			}
+		}
+		return nil
+	}})
+	wal.Register(wal.RmXact, wal.Rmgr{Name: "Transaction", Redo: func(d *wal.Decoded) error {
+		e.Xact.RedoXact(d)
+		if d.Info == xact.InfoCommit {
+			for _, rel := range xact.DecodeRels(d.Main) {
+				e.Pool.DropRelation(smgr.RelFileNumber(rel), 0, 0, true)
+				if err := e.Smgr.Unlink(smgr.RelFileNumber(rel)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}})
+	wal.Register(wal.RmSmgr, wal.Rmgr{Name: "Storage", Redo: func(d *wal.Decoded) error {
+		if d.Info == catalog.InfoSmgrCreate && len(d.Main) >= 4 {
+			return e.Smgr.Create(smgr.RelFileNumber(binary.LittleEndian.Uint32(d.Main)), smgr.MainFork)
+		}
+		if d.Info == catalog.InfoSmgrTrunc && len(d.Main) >= 8 {
+			rel := smgr.RelFileNumber(binary.LittleEndian.Uint32(d.Main))
+			n := binary.LittleEndian.Uint32(d.Main[4:])
+			e.Pool.DropRelation(rel, smgr.MainFork, n, true)
+			for f := smgr.ForkNumber(0); f < smgr.NumForks; f++ {
+				nb := n
+				if f != smgr.MainFork {
+					nb = 0
+				}
+				if e.Smgr.Exists(rel, f) {
+					if err := e.Smgr.Truncate(rel, f, nb); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}})
+	wal.Register(wal.RmHeap, wal.Rmgr{Name: "Heap"})
+	wal.Register(wal.RmHeap2, wal.Rmgr{Name: "Heap2"})
+	wal.Register(wal.RmBtree, wal.Rmgr{Name: "Btree"})
+}
+
+// Checkpoint writes every dirty buffer and a checkpoint record, then
+// moves the control file's checkpoint pointer (CreateCheckPoint).
+func (e *Engine) Checkpoint(shutdown bool) error {
+	e.ckptMu.Lock()
+	defer e.ckptMu.Unlock()
+	start := time.Now()
+	e.Xact.BlockCommits()
+	redo := e.WAL.BeginCheckpoint()
+	e.Xact.UnblockCommits()
+	written, err := e.Pool.FlushAll()
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := e.Xact.CLOG().Flush(); err != nil {
+		return fmt.Errorf("checkpoint: commit log: %w", err)
+	}
+	info := infoCheckpointOnline
+	if shutdown {
+		info = infoCheckpointShutdown
+	}
+	main := binary.LittleEndian.AppendUint64(nil, redo)
+	main = binary.LittleEndian.AppendUint32(main, e.Xact.NextXid())
+	main = binary.LittleEndian.AppendUint32(main, e.Catalog.NextOid())
+	rec := wal.NewRecord(wal.RmXLOG, info, 0)
+	rec.SetMain(main)
+	pos := e.WAL.InsertPos()
+	end, err := e.WAL.Insert(nil, rec)
+	if err != nil {
+		return err
+	}
+	if err := e.WAL.Flush(end); err != nil {
+		return err
+	}
+	e.control.Checkpoint = pos
+	e.control.Redo = redo
+	e.control.NextXid = e.Xact.NextXid()
+	e.control.NextOid = e.Catalog.NextOid()
+	e.control.Time = time.Now().Unix()
+	if shutdown {
+		e.control.State = wal.StateShutdown
+	} else if e.control.State != wal.StateRecovery {
+		e.control.State = wal.StateProduction
+	}
+	if err := wal.WriteControl(e.cfg.DataDir, e.control); err != nil {
+		return err
+	}
+	if err := e.WAL.RemoveSegmentsBefore(redo); err != nil {
+		return err
+	}
+	e.log.Printf("LOG:  checkpoint complete: wrote %d buffers (%.1f%%); write=%.3f s; lsn=%s, redo lsn=%s",
+		written, 100*float64(written)/float64(e.Pool.NBuffers()), time.Since(start).Seconds(), wal.FormatLSN(pos), wal.FormatLSN(redo))
+	return nil
+}
+
+func (e *Engine) checkpointer() {
+	defer e.wg.Done()
+	if e.cfg.CheckpointTimeout <= 0 {
+		return
+	}
+	t := time.NewTicker(e.cfg.CheckpointTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+			if err := e.Checkpoint(false); err != nil {
+				e.log.Printf("ERROR:  checkpoint failed: %v", err)
+			}
+		}
+	}
+}
+
+// Close shuts down cleanly: a shutdown checkpoint, then files closed.
+func (e *Engine) Close() error {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	close(e.stop)
+	e.wg.Wait()
+	err := e.Checkpoint(true)
+	e.WAL.Close()
+	e.Smgr.Close()
+	e.unlockDir()
+	if err == nil {
+		e.log.Printf("LOG:  database system is shut down")
+	}
+	return err
+}
+
+// DataDir is the data directory.
+func (e *Engine) DataDir() string { return e.cfg.DataDir }

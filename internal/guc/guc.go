@@ -1,0 +1,327 @@
+// Package guc holds configuration parameters with PostgreSQL's names,
+// units, defaults and SET/SHOW/RESET behaviour, and reads tidal.conf
+// (postgresql.conf syntax).
+package guc
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// Kind of a parameter's value.
+type Kind int
+
+const (
+	Bool Kind = iota
+	Int
+	Real
+	String
+	Enum
+)
+
+// Context says when a parameter can change (pg_settings.context).
+type Context string
+
+const (
+	Internal   Context = "internal"
+	Postmaster Context = "postmaster"
+	Sighup     Context = "sighup"
+	User       Context = "user"
+	Superuser  Context = "superuser"
+)
+
+// Def describes a parameter.
+type Def struct {
+	Name    string
+	Kind    Kind
+	Default string
+	Unit    string // "kB", "8kB", "ms", "s", "min" for Int parameters
+	Context Context
+	Enum    []string
+	Min     int64
+	Max     int64
+	Desc    string
+}
+
+// Defs lists the parameters tidal knows.
+var Defs = map[string]*Def{}
+
+func def(d Def) { Defs[strings.ToLower(d.Name)] = &d }
+
+func init() {
+	def(Def{Name: "server_version", Kind: String, Default: "17.0", Context: Internal, Desc: "Shows the server version."})
+	def(Def{Name: "server_version_num", Kind: Int, Default: "170000", Context: Internal, Min: 0, Max: 1 << 30})
+	def(Def{Name: "server_encoding", Kind: String, Default: "UTF8", Context: Internal})
+	def(Def{Name: "client_encoding", Kind: String, Default: "UTF8", Context: User})
+	def(Def{Name: "DateStyle", Kind: String, Default: "ISO, MDY", Context: User})
+	def(Def{Name: "IntervalStyle", Kind: Enum, Default: "postgres", Context: User, Enum: []string{"postgres", "postgres_verbose", "sql_standard", "iso_8601"}})
+	def(Def{Name: "TimeZone", Kind: String, Default: "UTC", Context: User})
+	def(Def{Name: "integer_datetimes", Kind: Bool, Default: "on", Context: Internal})
+	def(Def{Name: "standard_conforming_strings", Kind: Bool, Default: "on", Context: User})
+	def(Def{Name: "application_name", Kind: String, Default: "", Context: User})
+	def(Def{Name: "search_path", Kind: String, Default: "\"$user\", public", Context: User})
+	def(Def{Name: "is_superuser", Kind: Bool, Default: "on", Context: Internal})
+	def(Def{Name: "session_authorization", Kind: String, Default: "postgres", Context: Superuser})
+	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})
+	def(Def{Name: "transaction_read_only", Kind: Bool, Default: "off", Context: User})
+	def(Def{Name: "in_hot_standby", Kind: Bool, Default: "off", Context: Internal})
+	def(Def{Name: "default_transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
+	def(Def{Name: "transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
+	def(Def{Name: "shared_buffers", Kind: Int, Default: "16384", Unit: "8kB", Context: Postmaster, Min: 16, Max: 1 << 30})
+	def(Def{Name: "work_mem", Kind: Int, Default: "4096", Unit: "kB", Context: User, Min: 64, Max: 1 << 31})
+	def(Def{Name: "maintenance_work_mem", Kind: Int, Default: "65536", Unit: "kB", Context: User, Min: 64, Max: 1 << 31})
+	def(Def{Name: "autovacuum_work_mem", Kind: Int, Default: "-1", Unit: "kB", Context: Sighup, Min: -1, Max: 1 << 31})
+	def(Def{Name: "vacuum_buffer_usage_limit", Kind: Int, Default: "2048", Unit: "kB", Context: User, Min: 0, Max: 16 << 20})
+	def(Def{Name: "max_connections", Kind: Int, Default: "100", Context: Postmaster, Min: 1, Max: 262143})
+	def(Def{Name: "fsync", Kind: Bool, Default: "on", Context: Sighup})
+	def(Def{Name: "full_page_writes", Kind: Bool, Default: "on", Context: Sighup})
+	def(Def{Name: "synchronous_commit", Kind: Enum, Default: "on", Context: User, Enum: []string{"local", "remote_write", "remote_apply", "on", "off"}})
+	def(Def{Name: "wal_compression", Kind: Enum, Default: "off", Context: Superuser, Enum: []string{"off", "pglz", "lz4", "zstd", "on"}})
+	def(Def{Name: "checkpoint_timeout", Kind: Int, Default: "300", Unit: "s", Context: Sighup, Min: 30, Max: 86400})
+	def(Def{Name: "statement_timeout", Kind: Int, Default: "0", Unit: "ms", Context: User, Min: 0, Max: 1<<31 - 1})
+	def(Def{Name: "idle_in_transaction_session_timeout", Kind: Int, Default: "0", Unit: "ms", Context: User, Min: 0, Max: 1<<31 - 1})
+	def(Def{Name: "lock_timeout", Kind: Int, Default: "0", Unit: "ms", Context: User, Min: 0, Max: 1<<31 - 1})
+	def(Def{Name: "deadlock_timeout", Kind: Int, Default: "1000", Unit: "ms", Context: Superuser, Min: 1, Max: 1<<31 - 1})
+	def(Def{Name: "max_parallel_workers", Kind: Int, Default: "8", Context: User, Min: 0, Max: 1024})
+	def(Def{Name: "max_parallel_maintenance_workers", Kind: Int, Default: "2", Context: User, Min: 0, Max: 1024})
+	def(Def{Name: "max_parallel_workers_per_gather", Kind: Int, Default: "2", Context: User, Min: 0, Max: 1024})
+	def(Def{Name: "effective_io_concurrency", Kind: Int, Default: "1", Context: User, Min: 0, Max: 1000})
+	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32})
+	def(Def{Name: "autovacuum", Kind: Bool, Default: "on", Context: Sighup})
+	def(Def{Name: "default_table_access_method", Kind: String, Default: "heap", Context: User})
+	def(Def{Name: "client_min_messages", Kind: Enum, Default: "notice", Context: User, Enum: []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}})
+	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
+	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})
+	def(Def{Name: "vacuum_freeze_min_age", Kind: Int, Default: "50000000", Context: User, Min: 0, Max: 1000000000})
+	def(Def{Name: "log_autovacuum_min_duration", Kind: Int, Default: "600000", Unit: "ms", Context: Sighup, Min: -1, Max: 1<<31 - 1})
+	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
+	def(Def{Name: "jit", Kind: Bool, Default: "off", Context: User})
+	def(Def{Name: "listen_addresses", Kind: String, Default: "127.0.0.1", Context: Postmaster})
+	def(Def{Name: "port", Kind: Int, Default: "5433", Context: Postmaster, Min: 1, Max: 65535})
+	def(Def{Name: "data_directory", Kind: String, Default: "", Context: Postmaster})
+	def(Def{Name: "block_size", Kind: Int, Default: "8192", Context: Internal, Min: 8192, Max: 8192})
+	def(Def{Name: "wal_segment_size", Kind: Int, Default: "16777216", Unit: "B", Context: Internal, Min: 0, Max: 1 << 30})
+	def(Def{Name: "row_security", Kind: Bool, Default: "on", Context: User})
+	def(Def{Name: "lc_messages", Kind: String, Default: "C", Context: Superuser})
+	def(Def{Name: "lc_monetary", Kind: String, Default: "C", Context: User})
+	def(Def{Name: "lc_numeric", Kind: String, Default: "C", Context: User})
+	def(Def{Name: "lc_time", Kind: String, Default: "C", Context: User})
+}
+
+// Lookup finds a parameter definition.
+func Lookup(name string) (*Def, error) {
+	d := Defs[strings.ToLower(name)]
+	if d == nil {
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	return d, nil
+}
+
+var unitMul = map[string]float64{"B": 1.0 / 1024, "kB": 1, "MB": 1024, "GB": 1024 * 1024, "TB": 1024 * 1024 * 1024,
+	"us": 0.001, "ms": 1, "s": 1000, "min": 60000, "h": 3600000, "d": 86400000}
+
+// Normalize checks and canonicalises a value for the parameter: integers
+// with units are converted to the parameter's base unit.
+func (d *Def) Normalize(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	bad := func() error {
+		if d.Kind == Int && d.Unit != "" {
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", d.Name, v).
+				WithHint("Valid units for this parameter are %s.", validUnits(d.Unit))
+		}
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", d.Name, v)
+	}
+	switch d.Kind {
+	case Bool:
+		switch strings.ToLower(v) {
+		case "on", "true", "yes", "1", "t", "y":
+			return "on", nil
+		case "off", "false", "no", "0", "f", "n":
+			return "off", nil
+		}
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", d.Name)
+	case Int:
+		num, unit := splitUnit(v)
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return "", bad()
+		}
+		if unit != "" {
+			base := d.Unit
+			bm := 1.0
+			if base == "8kB" {
+				bm = 8
+				base = "kB"
+			}
+			um, ok := unitMul[unit]
+			bu, ok2 := unitMul[base]
+			if !ok || !ok2 || (isMem(unit) != isMem(base)) {
+				return "", bad()
+			}
+			f = f * um / bu / bm
+		}
+		n := int64(f + 0.5)
+		if f < 0 {
+			n = int64(f - 0.5)
+		}
+		if n < d.Min || n > d.Max {
+			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%s %s is outside the valid range for parameter \"%s\" (%d .. %d)", num, unit, d.Name, d.Min, d.Max)
+		}
+		return strconv.FormatInt(n, 10), nil
+	case Enum:
+		lv := strings.ToLower(v)
+		for _, e := range d.Enum {
+			if e == lv {
+				return e, nil
+			}
+		}
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", d.Name, v).
+			WithHint("Available values: %s.", strings.Join(d.Enum, ", "))
+	}
+	return v, nil
+}
+
+func isMem(u string) bool { return u == "B" || u == "kB" || u == "MB" || u == "GB" || u == "TB" }
+
+func validUnits(u string) string {
+	if isMem(u) || u == "8kB" {
+		return "\"B\", \"kB\", \"MB\", \"GB\", and \"TB\""
+	}
+	return "\"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\""
+}
+
+func splitUnit(v string) (string, string) {
+	i := len(v)
+	for i > 0 && (v[i-1] < '0' || v[i-1] > '9') && v[i-1] != '.' {
+		i--
+	}
+	return strings.TrimSpace(v[:i]), strings.TrimSpace(v[i:])
+}
+
+// Display renders a stored value as SHOW does (memory and time with the
+// largest exact unit).
+func (d *Def) Display(v string) string {
+	if d.Kind != Int || d.Unit == "" {
+		return v
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return v
+	}
+	switch d.Unit {
+	case "kB", "8kB", "B":
+		kb := float64(n)
+		if d.Unit == "8kB" {
+			kb *= 8
+		}
+		if d.Unit == "B" {
+			if n%1024 != 0 {
+				return fmt.Sprintf("%dB", n)
+			}
+			kb = float64(n / 1024)
+		}
+		for _, u := range []struct {
+			s string
+			m float64
+		}{{"TB", 1 << 30}, {"GB", 1 << 20}, {"MB", 1 << 10}} {
+			if int64(kb)%int64(u.m) == 0 {
+				return fmt.Sprintf("%d%s", int64(kb/u.m), u.s)
+			}
+		}
+		return fmt.Sprintf("%dkB", int64(kb))
+	case "ms":
+		for _, u := range []struct {
+			s string
+			m int64
+		}{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}} {
+			if n%u.m == 0 {
+				return fmt.Sprintf("%d%s", n/u.m, u.s)
+			}
+		}
+		return fmt.Sprintf("%dms", n)
+	case "s":
+		for _, u := range []struct {
+			s string
+			m int64
+		}{{"d", 86400}, {"h", 3600}, {"min", 60}} {
+			if n%u.m == 0 {
+				return fmt.Sprintf("%d%s", n/u.m, u.s)
+			}
+		}
+		return fmt.Sprintf("%ds", n)
+	}
+	return v
+}
+
+// Bytes returns a memory parameter's value in bytes.
+func (d *Def) Bytes(v string) int64 {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	switch d.Unit {
+	case "kB":
+		return n * 1024
+	case "8kB":
+		return n * 8192
+	}
+	return n
+}
+
+// ReadConf reads name = value lines of a postgresql.conf-style file.
+func ReadConf(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return map[string]string{}, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := sc.Text()
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(s, "=")
+		if !ok {
+			k, v, ok = strings.Cut(s, " ")
+		}
+		if !ok {
+			return nil, pgerr.Errorf(pgerr.ConfigFileError, "syntax error in file \"%s\" line %d", path, line)
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		v = strings.Trim(strings.TrimSpace(v), "'")
+		d, err := Lookup(k)
+		if err != nil {
+			return nil, pgerr.Errorf(pgerr.ConfigFileError, "unrecognized configuration parameter \"%s\" in file \"%s\" line %d", k, path, line)
+		}
+		nv, err := d.Normalize(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		out[strings.ToLower(d.Name)] = nv
+	}
+	return out, sc.Err()
+}
+
+// Names returns every parameter name, sorted.
+func Names() []string {
+	var out []string
+	for _, d := range Defs {
+		out = append(out, d.Name)
+	}
+	sort.Strings(out)
+	return out
+}

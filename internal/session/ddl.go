@@ -1,0 +1,490 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+func smgrRel(n uint32) smgr.RelFileNumber { return smgr.RelFileNumber(n) }
+
+// deparseExpr renders an expression parse tree back to SQL text (column
+// defaults are stored as text).
+func deparseExpr(n *pg.Node) (string, error) {
+	tree := &pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
+	}}}}}}
+	s, err := pg.Deparse(tree)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(s, "SELECT "), nil
+}
+
+func (s *Session) namespaceFor(c *exec.Ctx, schema string) (uint32, error) {
+	if schema == "" {
+		return catalog.PublicNamespace, nil
+	}
+	return s.eng.Catalog.NamespaceOID(c.Tx, schema)
+}
+
+func (s *Session) lockRel(c *exec.Ctx, oid uint32, mode xact.LockMode) error {
+	return s.eng.Xact.Lock(c.Context, s.proc, xact.RelationTag(oid), mode, false)
+}
+
+func (s *Session) assignXid(c *exec.Ctx) {
+	c.Tx.Heap.Xid = s.eng.Xact.AssignXid(s.proc)
+}
+
+type indexSpec struct {
+	name    string
+	cols    []string
+	unique  bool
+	primary bool
+}
+
+func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWriter) error {
+	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "inheritance, partitioning and typed tables are not supported yet")
+	}
+	rv := cs.Relation
+	if rv.Relpersistence == "t" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "temporary tables are not supported yet")
+	}
+	nsp, err := s.namespaceFor(c, rv.Schemaname)
+	if err != nil {
+		return err
+	}
+	if existing, err := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname); err != nil {
+		return err
+	} else if existing != nil && existing.Namespace == nsp {
+		if cs.IfNotExists {
+			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.DuplicateTable, "relation \"%s\" already exists, skipping", rv.Relname))
+			return w.CommandComplete("CREATE TABLE")
+		}
+		return pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
+	}
+	var attrs []catalog.Attr
+	var idx []indexSpec
+	seen := map[string]bool{}
+	for _, el := range cs.TableElts {
+		if cd := el.GetColumnDef(); cd != nil {
+			if seen[cd.Colname] {
+				return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
+			}
+			seen[cd.Colname] = true
+			t, err := expr.TypeFromName(cd.TypeName)
+			if err != nil {
+				return err
+			}
+			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			for _, cn := range cd.Constraints {
+				con := cn.GetConstraint()
+				switch con.Contype {
+				case pg.ConstrType_CONSTR_NOTNULL:
+					a.NotNull = true
+				case pg.ConstrType_CONSTR_NULL:
+				case pg.ConstrType_CONSTR_DEFAULT:
+					txt, err := deparseExpr(con.RawExpr)
+					if err != nil {
+						return err
+					}
+					a.Default, a.HasDefault = txt, true
+				case pg.ConstrType_CONSTR_PRIMARY:
+					a.NotNull = true
+					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true})
+				case pg.ConstrType_CONSTR_UNIQUE:
+					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true})
+				default:
+					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
+				}
+			}
+			attrs = append(attrs, a)
+			continue
+		}
+		if con := el.GetConstraint(); con != nil {
+			spec, err := constraintIndex(con)
+			if err != nil {
+				return err
+			}
+			idx = append(idx, spec)
+			continue
+		}
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "this table element is not supported yet")
+	}
+	if len(attrs) > 1600 {
+		return pgerr.Errorf(pgerr.TooManyColumns, "tables can have at most 1600 columns")
+	}
+	opts := map[string]string{}
+	for _, o := range cs.Options {
+		de := o.GetDefElem()
+		switch de.Defname {
+		case "fillfactor":
+			v := defInt(de)
+			if v < 10 || v > 100 {
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "value %d out of bounds for option \"fillfactor\"", v).WithDetail("Valid values are between \"10\" and \"100\".")
+			}
+			opts["fillfactor"] = fmt.Sprint(v)
+		case "autovacuum_enabled", "toast.autovacuum_enabled":
+			opts[de.Defname] = "true"
+		default:
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", de.Defname)
+		}
+	}
+	if cs.AccessMethod != "" && cs.AccessMethod != "heap" {
+		return pgerr.Errorf(pgerr.UndefinedObject, "access method \"%s\" does not exist", cs.AccessMethod)
+	}
+	// Validate defaults now so a bad one fails CREATE TABLE, not INSERT.
+	s.assignXid(c)
+	oid, err := s.eng.Catalog.CreateTable(c.Tx, nsp, rv.Relname, attrs, opts)
+	if err != nil {
+		return err
+	}
+	for _, a := range attrs {
+		for _, sp := range idx {
+			for _, col := range sp.cols {
+				_ = col
+				_ = a
+			}
+		}
+	}
+	for _, sp := range idx {
+		if err := s.addIndex(c, oid, sp, false); err != nil {
+			return err
+		}
+	}
+	return w.CommandComplete("CREATE TABLE")
+}
+
+func defInt(de *pg.DefElem) int {
+	if de.Arg == nil {
+		return 0
+	}
+	if i := de.Arg.GetInteger(); i != nil {
+		return int(i.Ival)
+	}
+	if ac := de.Arg.GetAConst(); ac != nil && ac.GetIval() != nil {
+		return int(ac.GetIval().Ival)
+	}
+	if sv := de.Arg.GetString_(); sv != nil {
+		var n int
+		fmt.Sscanf(sv.Sval, "%d", &n)
+		return n
+	}
+	return 0
+}
+
+func constraintIndex(con *pg.Constraint) (indexSpec, error) {
+	var cols []string
+	for _, k := range con.Keys {
+		cols = append(cols, k.GetString_().Sval)
+	}
+	switch con.Contype {
+	case pg.ConstrType_CONSTR_PRIMARY:
+		return indexSpec{name: con.Conname, cols: cols, unique: true, primary: true}, nil
+	case pg.ConstrType_CONSTR_UNIQUE:
+		return indexSpec{name: con.Conname, cols: cols, unique: true}, nil
+	}
+	return indexSpec{}, pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", strings.TrimPrefix(con.Contype.String(), "CONSTR_"))
+}
+
+// addIndex creates and builds an index on table oid.
+func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExists bool) error {
+	rel, err := s.eng.Catalog.ByOID(c.Tx, tableOID)
+	if err != nil {
+		return err
+	}
+	if rel == nil {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", tableOID)
+	}
+	var keys []int16
+	for _, col := range sp.cols {
+		i := rel.AttrByName(col)
+		if i < 0 {
+			return pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", col)
+		}
+		keys = append(keys, int16(i+1))
+	}
+	if sp.primary {
+		for _, ix := range rel.Indexes {
+			if ix.Index.Primary {
+				return pgerr.Errorf(pgerr.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", rel.Name)
+			}
+		}
+	}
+	name := sp.name
+	if name == "" {
+		switch {
+		case sp.primary:
+			name = rel.Name + "_pkey"
+		case sp.unique:
+			name = rel.Name + "_" + strings.Join(sp.cols, "_") + "_key"
+		default:
+			name = rel.Name + "_" + strings.Join(sp.cols, "_") + "_idx"
+		}
+		name = s.uniqueName(c, rel.Namespace, name)
+	}
+	if existing, err := s.eng.Catalog.Lookup(c.Tx, "", name); err != nil {
+		return err
+	} else if existing != nil {
+		if ifNotExists {
+			c.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.DuplicateTable, "relation \"%s\" already exists, skipping", name))
+			return nil
+		}
+		return pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	if sp.primary {
+		// Existing rows must not hold NULLs in the key.
+		for _, k := range keys {
+			if !rel.Attrs[k-1].NotNull {
+				if err := s.checkNoNulls(c, rel, int(k-1)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	s.assignXid(c)
+	ioid, err := s.eng.Catalog.CreateIndex(c.Tx, rel, name, keys, sp.unique, sp.primary)
+	if err != nil {
+		return err
+	}
+	rel, err = s.eng.Catalog.ByOID(c.Tx, tableOID)
+	if err != nil {
+		return err
+	}
+	var ir *catalog.Relation
+	for _, x := range rel.Indexes {
+		if x.OID == ioid {
+			ir = x
+		}
+	}
+	if ir == nil {
+		return fmt.Errorf("index %q vanished after creation", name)
+	}
+	return exec.BuildIndex(c, rel, ir)
+}
+
+func (s *Session) checkNoNulls(c *exec.Ctx, rel *catalog.Relation, col int) error {
+	sc := &exec.SeqScan{Rel: rel}
+	found := false
+	err := exec.Run(c, sc, func(r exec.Row) error {
+		if r[col].IsNull() {
+			found = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if found {
+		return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", rel.Attrs[col].Name, rel.Name)
+	}
+	return nil
+}
+
+func (s *Session) uniqueName(c *exec.Ctx, nsp uint32, base string) string {
+	name := base
+	for i := 1; ; i++ {
+		r, err := s.eng.Catalog.Lookup(c.Tx, "", name)
+		if err != nil || r == nil {
+			return name
+		}
+		name = fmt.Sprintf("%s%d", base, i)
+	}
+}
+
+func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWriter) error {
+	if is.AccessMethod != "" && is.AccessMethod != "btree" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "access method \"%s\" is not supported yet", is.AccessMethod)
+	}
+	if is.WhereClause != nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "partial indexes are not supported yet")
+	}
+	if is.Concurrent {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE INDEX CONCURRENTLY is not supported yet")
+	}
+	p := &exec.Planner{C: c}
+	rel, err := p.OpenRelation(is.Relation, int(xact.ShareLock))
+	if err != nil {
+		return err
+	}
+	var cols []string
+	for _, e := range is.IndexParams {
+		ie := e.GetIndexElem()
+		if ie.Name == "" {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "expression indexes are not supported yet")
+		}
+		if ie.Ordering != pg.SortByDir_SORTBY_DEFAULT && ie.Ordering != pg.SortByDir_SORTBY_ASC {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "DESC index columns are not supported yet")
+		}
+		cols = append(cols, ie.Name)
+	}
+	if len(is.IndexIncludingParams) > 0 {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "INCLUDE columns are not supported yet")
+	}
+	if err := s.addIndex(c, rel.OID, indexSpec{name: is.Idxname, cols: cols, unique: is.Unique, primary: is.Primary}, is.IfNotExists); err != nil {
+		return err
+	}
+	return w.CommandComplete("CREATE INDEX")
+}
+
+func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) error {
+	var kind byte
+	var tag, what string
+	switch ds.RemoveType {
+	case pg.ObjectType_OBJECT_TABLE:
+		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"
+	case pg.ObjectType_OBJECT_INDEX:
+		kind, tag, what = catalog.KindIndex, "DROP INDEX", "index"
+	default:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
+	}
+	var rels []*catalog.Relation
+	for _, o := range ds.Objects {
+		var parts []string
+		for _, n := range o.GetList().Items {
+			parts = append(parts, n.GetString_().Sval)
+		}
+		schema, name := "", parts[len(parts)-1]
+		if len(parts) > 1 {
+			schema = parts[len(parts)-2]
+		}
+		rel, err := s.eng.Catalog.Lookup(c.Tx, schema, name)
+		if err != nil {
+			return err
+		}
+		if rel == nil {
+			if ds.MissingOk {
+				w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.UndefinedTable, "%s \"%s\" does not exist, skipping", what, name))
+				continue
+			}
+			return pgerr.Errorf(pgerr.UndefinedTable, "%s \"%s\" does not exist", what, qualName(schema, name))
+		}
+		if rel.Kind != kind {
+			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a%s %s", name, map[bool]string{true: "n", false: ""}[what == "index"], what).
+				WithHint("Use DROP %s to remove %s.", map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX"}[rel.Kind], map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index"}[rel.Kind])
+		}
+		if rel.Namespace == catalog.PgCatalogNamespace {
+			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", name)
+		}
+		rels = append(rels, rel)
+	}
+	for _, rel := range rels {
+		lockOID := rel.OID
+		if rel.Kind == catalog.KindIndex {
+			lockOID = rel.Index.RelID
+		}
+		if err := s.lockRel(c, lockOID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		s.assignXid(c)
+		if err := s.eng.Catalog.DropRelation(c.Tx, rel); err != nil {
+			return err
+		}
+	}
+	return w.CommandComplete(tag)
+}
+
+func qualName(schema, name string) string {
+	if schema != "" {
+		return schema + "." + name
+	}
+	return name
+}
+
+func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.ResultWriter) error {
+	p := &exec.Planner{C: c}
+	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
+	if err != nil {
+		if at.MissingOk && pgerr.Code(err) == pgerr.UndefinedTable {
+			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.UndefinedTable, "relation \"%s\" does not exist, skipping", at.Relation.Relname))
+			return w.CommandComplete("ALTER TABLE")
+		}
+		return err
+	}
+	for _, cmd := range at.Cmds {
+		ac := cmd.GetAlterTableCmd()
+		switch ac.Subtype {
+		case pg.AlterTableType_AT_AddConstraint, pg.AlterTableType_AT_AddIndex:
+			con := ac.Def.GetConstraint()
+			if con == nil {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
+			}
+			spec, err := constraintIndex(con)
+			if err != nil {
+				return err
+			}
+			if err := s.addIndex(c, rel.OID, spec, false); err != nil {
+				return err
+			}
+		default:
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER TABLE %s is not supported yet", strings.TrimPrefix(ac.Subtype.String(), "AT_"))
+		}
+	}
+	return w.CommandComplete("ALTER TABLE")
+}
+
+// vacuum handles VACUUM and ANALYZE. Until the real VACUUM exists, VACUUM
+// says so in a NOTICE and does only what is honest: the ANALYZE part.
+func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) error {
+	analyze := !vs.IsVacuumcmd
+	for _, o := range vs.Options {
+		de := o.GetDefElem()
+		switch de.Defname {
+		case "analyze":
+			b, err := defBool(de)
+			if err != nil {
+				return err
+			}
+			analyze = analyze || b
+		case "verbose", "freeze", "full", "disable_page_skipping", "skip_locked", "index_cleanup", "process_toast", "process_main", "truncate", "parallel", "buffer_usage_limit", "skip_database_stats", "only_database_stats":
+		default:
+			return pgerr.Errorf(pgerr.SyntaxError, "unrecognized %s option \"%s\"", map[bool]string{true: "VACUUM", false: "ANALYZE"}[vs.IsVacuumcmd], de.Defname)
+		}
+	}
+	var rels []*catalog.Relation
+	p := &exec.Planner{C: c}
+	for _, r := range vs.Rels {
+		vr := r.GetVacuumRelation()
+		rel, err := p.OpenRelation(vr.Relation, int(xact.ShareUpdateExclusiveLock))
+		if err != nil {
+			return err
+		}
+		rels = append(rels, rel)
+	}
+	if len(vs.Rels) == 0 {
+		all, err := s.userTables(c)
+		if err != nil {
+			return err
+		}
+		rels = all
+	}
+	if vs.IsVacuumcmd {
+		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.FeatureNotSupported, "VACUUM is not implemented yet: no dead tuples were removed and no space was reclaimed%s",
+			map[bool]string{true: "; only the ANALYZE part was done", false: ""}[analyze]))
+	}
+	if analyze {
+		for _, rel := range rels {
+			if err := s.analyzeRel(c, rel); err != nil {
+				return err
+			}
+		}
+	}
+	if vs.IsVacuumcmd {
+		return w.CommandComplete("VACUUM")
+	}
+	return w.CommandComplete("ANALYZE")
+}
+
+func (s *Session) userTables(c *exec.Ctx) ([]*catalog.Relation, error) {
+	return s.eng.Catalog.UserTables(c.Tx)
+}

@@ -1,0 +1,337 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/guc"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+)
+
+func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgwire.ResultWriter) error {
+	c := s.newCtx(ctx, w)
+	switch {
+	case stmt.GetSelectStmt() != nil:
+		p := &exec.Planner{C: c}
+		node, cols, err := p.PlanSelect(stmt.GetSelectStmt())
+		if err != nil {
+			return err
+		}
+		n, err := sendRows(w, cols, func(emit func(exec.Row) error) error { return exec.Run(c, node, emit) })
+		if err != nil {
+			return err
+		}
+		return w.CommandComplete(fmt.Sprintf("SELECT %d", n))
+	case stmt.GetInsertStmt() != nil, stmt.GetUpdateStmt() != nil, stmt.GetDeleteStmt() != nil:
+		mt, err := s.planModify(c, stmt)
+		if err != nil {
+			return err
+		}
+		if mt.Returning != nil {
+			if _, err := sendRows(w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {
+				return err
+			}
+		} else if err := exec.Run(c, mt, nil); err != nil {
+			return err
+		}
+		switch mt.Kind {
+		case "Insert":
+			return w.CommandComplete(fmt.Sprintf("INSERT 0 %d", mt.Count))
+		case "Update":
+			return w.CommandComplete(fmt.Sprintf("UPDATE %d", mt.Count))
+		default:
+			return w.CommandComplete(fmt.Sprintf("DELETE %d", mt.Count))
+		}
+	case stmt.GetExplainStmt() != nil:
+		return s.explain(c, stmt.GetExplainStmt(), w)
+	case stmt.GetCreateStmt() != nil:
+		return s.createTable(c, stmt.GetCreateStmt(), w)
+	case stmt.GetIndexStmt() != nil:
+		return s.createIndex(c, stmt.GetIndexStmt(), w)
+	case stmt.GetDropStmt() != nil:
+		return s.drop(c, stmt.GetDropStmt(), w)
+	case stmt.GetAlterTableStmt() != nil:
+		return s.alterTable(c, stmt.GetAlterTableStmt(), w)
+	case stmt.GetVacuumStmt() != nil:
+		return s.vacuum(c, stmt.GetVacuumStmt(), w)
+	case stmt.GetCheckPointStmt() != nil:
+		if err := s.eng.Checkpoint(false); err != nil {
+			return err
+		}
+		return w.CommandComplete("CHECKPOINT")
+	case stmt.GetVariableSetStmt() != nil:
+		return s.setStmt(stmt.GetVariableSetStmt(), w)
+	case stmt.GetVariableShowStmt() != nil:
+		return s.show(stmt.GetVariableShowStmt().Name, w)
+	}
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtKind(stmt))
+}
+
+func stmtKind(n *pg.Node) string {
+	s := n.String()
+	if i := strings.IndexByte(s, ':'); i > 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+func (s *Session) planModify(c *exec.Ctx, stmt *pg.Node) (*exec.ModifyTable, error) {
+	p := &exec.Planner{C: c}
+	switch {
+	case stmt.GetInsertStmt() != nil:
+		return p.PlanInsert(stmt.GetInsertStmt())
+	case stmt.GetUpdateStmt() != nil:
+		return p.PlanUpdate(stmt.GetUpdateStmt())
+	default:
+		return p.PlanDelete(stmt.GetDeleteStmt())
+	}
+}
+
+func defBool(de *pg.DefElem) (bool, error) {
+	if de.Arg == nil {
+		return true, nil
+	}
+	var v string
+	switch {
+	case de.Arg.GetString_() != nil:
+		v = de.Arg.GetString_().Sval
+	case de.Arg.GetAConst() != nil:
+		ac := de.Arg.GetAConst()
+		switch {
+		case ac.GetSval() != nil:
+			v = ac.GetSval().Sval
+		case ac.GetIval() != nil:
+			v = fmt.Sprint(ac.GetIval().Ival)
+		case ac.GetBoolval() != nil:
+			return ac.GetBoolval().Boolval, nil
+		}
+	case de.Arg.GetBoolean() != nil:
+		return de.Arg.GetBoolean().Boolval, nil
+	case de.Arg.GetInteger() != nil:
+		return de.Arg.GetInteger().Ival != 0, nil
+	}
+	switch strings.ToLower(v) {
+	case "true", "on", "1", "yes":
+		return true, nil
+	case "false", "off", "0", "no":
+		return false, nil
+	}
+	return false, pgerr.Errorf(pgerr.SyntaxError, "%s requires a Boolean value", de.Defname)
+}
+
+func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter) error {
+	opt := exec.ExplainOptions{Costs: true, Timing: true}
+	summarySet := false
+	for _, o := range es.Options {
+		de := o.GetDefElem()
+		switch de.Defname {
+		case "analyze", "buffers", "wal", "costs", "timing", "verbose", "summary", "settings", "generic_plan", "memory", "serialize":
+			b, err := defBool(de)
+			if err != nil {
+				return err
+			}
+			switch de.Defname {
+			case "analyze":
+				opt.Analyze = b
+			case "buffers":
+				opt.Buffers = b
+			case "wal":
+				opt.WAL = b
+			case "costs":
+				opt.Costs = b
+			case "timing":
+				opt.Timing = b
+			case "verbose":
+				opt.Verbose = b
+			case "summary":
+				opt.Summary, summarySet = b, true
+			}
+		case "format":
+			v := strings.ToLower(de.Arg.GetString_().GetSval())
+			if v != "text" {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "EXPLAIN format %s is not supported yet", v)
+			}
+		default:
+			return pgerr.Errorf(pgerr.SyntaxError, "unrecognized EXPLAIN option \"%s\"", de.Defname)
+		}
+	}
+	if !summarySet {
+		opt.Summary = opt.Analyze
+	}
+	if opt.WAL && !opt.Analyze {
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "EXPLAIN option WAL requires ANALYZE")
+	}
+	if !opt.Analyze {
+		opt.Timing = false
+	}
+	planStart := time.Now()
+	before := *c.U()
+	p := &exec.Planner{C: c}
+	var node exec.Node
+	var err error
+	q := es.Query
+	switch {
+	case q.GetSelectStmt() != nil:
+		node, _, err = p.PlanSelect(q.GetSelectStmt())
+	case q.GetInsertStmt() != nil, q.GetUpdateStmt() != nil, q.GetDeleteStmt() != nil:
+		node, err = s.planModify(c, q)
+	default:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "EXPLAIN of this statement is not supported")
+	}
+	if err != nil {
+		return err
+	}
+	planUsage := c.U().Sub(before)
+	planTime := time.Since(planStart)
+	var execTime time.Duration
+	if opt.Analyze {
+		c.Instrument = true
+		c.Timing = opt.Timing
+		start := time.Now()
+		if err := exec.Run(c, node, nil); err != nil {
+			return err
+		}
+		execTime = time.Since(start)
+	}
+	lines := exec.Explain(node, opt, planUsage, planTime, execTime)
+	fields := []pgwire.FieldDesc{{Name: "QUERY PLAN", TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
+	if err := w.RowDescription(fields); err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if err := w.DataRow([][]byte{[]byte(l)}); err != nil {
+			return err
+		}
+	}
+	return w.CommandComplete("EXPLAIN")
+}
+
+func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
+	switch vs.Kind {
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		var parts []string
+		for _, a := range vs.Args {
+			ac := a.GetAConst()
+			switch {
+			case ac == nil:
+				if tc := a.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil {
+					parts = append(parts, tc.Arg.GetAConst().GetSval().GetSval())
+				}
+			case ac.GetSval() != nil:
+				parts = append(parts, ac.GetSval().Sval)
+			case ac.GetIval() != nil:
+				parts = append(parts, fmt.Sprint(ac.GetIval().Ival))
+			case ac.GetFval() != nil:
+				parts = append(parts, ac.GetFval().Fval)
+			case ac.GetBoolval() != nil:
+				parts = append(parts, fmt.Sprint(ac.GetBoolval().Boolval))
+			}
+		}
+		if err := s.set(vs.Name, strings.Join(parts, ", "), vs.IsLocal); err != nil {
+			return err
+		}
+	case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+		d, err := guc.Lookup(vs.Name)
+		if err != nil {
+			return err
+		}
+		delete(s.settings, strings.ToLower(d.Name))
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		s.settings = map[string]string{}
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION ISOLATION LEVEL …
+		for _, a := range vs.Args {
+			de := a.GetDefElem()
+			if de != nil && de.Defname == "transaction_isolation" {
+				if err := s.set("transaction_isolation", de.Arg.GetAConst().GetSval().GetSval(), false); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "this form of SET is not supported yet")
+	}
+	if vs.Kind == pg.VariableSetKind_VAR_RESET || vs.Kind == pg.VariableSetKind_VAR_RESET_ALL {
+		return w.CommandComplete("RESET")
+	}
+	return w.CommandComplete("SET")
+}
+
+func (s *Session) show(name string, w pgwire.ResultWriter) error {
+	if strings.EqualFold(name, "all") {
+		fields := []pgwire.FieldDesc{{Name: "name", TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}, {Name: "setting", TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}, {Name: "description", TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
+		if err := w.RowDescription(fields); err != nil {
+			return err
+		}
+		names := guc.Names()
+		for _, n := range names {
+			d, _ := guc.Lookup(n)
+			w.DataRow([][]byte{[]byte(d.Name), []byte(s.Get(n)), []byte(d.Desc)})
+		}
+		return w.CommandComplete(fmt.Sprintf("SHOW %d", len(names)))
+	}
+	d, err := guc.Lookup(name)
+	if err != nil {
+		return err
+	}
+	val := s.Get(name)
+	if strings.EqualFold(d.Name, "transaction_isolation") {
+		val = s.Setting("transaction_isolation")
+	}
+	fields := []pgwire.FieldDesc{{Name: strings.ToLower(name), TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
+	if err := w.RowDescription(fields); err != nil {
+		return err
+	}
+	if err := w.DataRow([][]byte{[]byte(val)}); err != nil {
+		return err
+	}
+	return w.CommandComplete("SHOW")
+}
+
+// analyzeRel fills relpages and reltuples (ANALYZE) by counting the
+// table's live rows.
+func (s *Session) analyzeRel(c *exec.Ctx, rel *catalog.Relation) error {
+	nb, err := rel.Heap.NBlocks()
+	if err != nil {
+		return err
+	}
+	sc, err := rel.Heap.BeginScan(c.U(), c.Tx.Heap)
+	if err != nil {
+		return err
+	}
+	var n int64
+	for {
+		_, _, ok, err := sc.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		n++
+	}
+	if err := s.eng.Catalog.SetStats(c.Tx, rel.OID, int32(nb), float32(n)); err != nil {
+		return err
+	}
+	for _, ix := range rel.Indexes {
+		inb, err := s.eng.Smgr.NBlocks(smgrRel(ix.RelFileNode), 0)
+		if err != nil {
+			return err
+		}
+		if err := s.eng.Catalog.SetStats(c.Tx, ix.OID, int32(inb), float32(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ = stats.Usage{}

@@ -1,0 +1,630 @@
+// Package session is one backend: it turns query strings into statements,
+// runs each inside the right transaction (implicit or an explicit block,
+// with PostgreSQL's failed-block rules), keeps the session's settings, and
+// writes results through the wire layer's ResultWriter.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/guc"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Server opens sessions on an engine; it implements pgwire.Engine.
+type Server struct {
+	Eng  *engine.Engine
+	Conf map[string]string // tidal.conf and command-line settings
+
+	mu       sync.Mutex
+	sessions map[pgwire.CancelKey]*Session
+	count    atomic.Int32
+}
+
+// NewServer makes a session factory for eng.
+func NewServer(eng *engine.Engine, conf map[string]string) *Server {
+	if conf == nil {
+		conf = map[string]string{}
+	}
+	return &Server{Eng: eng, Conf: conf, sessions: map[pgwire.CancelKey]*Session{}}
+}
+
+// Open implements pgwire.Engine.
+func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.Session, error) {
+	user := startup["user"]
+	db := startup["database"]
+	if db == "" {
+		db = user
+	}
+	if user != "postgres" {
+		return nil, pgerr.Errorf(pgerr.InvalidAuthorizationSpec, "role \"%s\" does not exist", user)
+	}
+	if db != "postgres" {
+		return nil, pgerr.Errorf(pgerr.InvalidCatalogName, "database \"%s\" does not exist", db)
+	}
+	max := 100
+	if v, ok := s.Conf["max_connections"]; ok {
+		max, _ = strconv.Atoi(v)
+	}
+	if int(s.count.Add(1)) > max {
+		s.count.Add(-1)
+		return nil, pgerr.Errorf(pgerr.TooManyConnections, "sorry, too many clients already")
+	}
+	sess := New(s.Eng, s.Conf)
+	sess.srv, sess.key = s, key
+	for k, v := range startup {
+		switch k {
+		case "user", "database", "replication":
+			continue
+		case "options":
+			if err := sess.applyOptions(v); err != nil {
+				sess.Close()
+				return nil, err
+			}
+			continue
+		}
+		if d, err := guc.Lookup(k); err == nil && (d.Context == guc.User || d.Context == guc.Superuser) {
+			if nv, err := d.Normalize(v); err == nil {
+				sess.settings[strings.ToLower(d.Name)] = nv
+			}
+		}
+	}
+	s.mu.Lock()
+	s.sessions[key] = sess
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// Cancel implements pgwire.Engine.
+func (s *Server) Cancel(key pgwire.CancelKey) {
+	s.mu.Lock()
+	sess := s.sessions[key]
+	s.mu.Unlock()
+	if sess != nil {
+		sess.cancelRunning()
+	}
+}
+
+// ServerParams implements pgwire.Engine.
+func (s *Server) ServerParams(ps pgwire.Session) [][2]string {
+	sess := ps.(*Session)
+	var out [][2]string
+	for _, n := range []string{"application_name", "client_encoding", "DateStyle", "default_transaction_read_only", "in_hot_standby", "integer_datetimes", "IntervalStyle", "is_superuser", "server_encoding", "server_version", "session_authorization", "standard_conforming_strings", "TimeZone"} {
+		out = append(out, [2]string{n, sess.Get(n)})
+	}
+	return out
+}
+
+// Session is one backend.
+type Session struct {
+	eng *engine.Engine
+	srv *Server
+	key pgwire.CancelKey
+
+	proc     *xact.Proc
+	usage    stats.Usage
+	settings map[string]string
+	conf     map[string]string
+
+	// transaction state
+	inBlock   bool // explicit BEGIN … COMMIT
+	failed    bool // a statement failed inside the block
+	inTx      bool
+	txStart   time.Time
+	htx       heap.Txn
+	ctx       catalog.Txn
+	combo     heap.ComboCids
+	snapshot  *xact.Snapshot // repeatable read: the transaction's snapshot
+	isolation string
+	localSet  map[string]string // values before SET LOCAL, restored at end
+
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+	canceled atomic.Bool
+	closed   bool
+}
+
+// New makes a session (used by the server and by the embedded driver).
+func New(eng *engine.Engine, conf map[string]string) *Session {
+	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf}
+	return s
+}
+
+// Get returns a setting's current value as SHOW prints it.
+func (s *Session) Get(name string) string {
+	d, err := guc.Lookup(name)
+	if err != nil {
+		return ""
+	}
+	return d.Display(s.raw(d))
+}
+
+func (s *Session) raw(d *guc.Def) string {
+	k := strings.ToLower(d.Name)
+	if v, ok := s.settings[k]; ok {
+		return v
+	}
+	if v, ok := s.conf[k]; ok {
+		return v
+	}
+	return d.Default
+}
+
+// Setting returns a raw setting value (base units), for the executor.
+func (s *Session) Setting(name string) string {
+	d, err := guc.Lookup(name)
+	if err != nil {
+		return ""
+	}
+	if strings.EqualFold(name, "transaction_isolation") && s.inTx {
+		return s.isolation
+	}
+	return s.raw(d)
+}
+
+func (s *Session) applyOptions(opts string) error {
+	fields := strings.Fields(opts)
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		var kv string
+		switch {
+		case f == "-c" && i+1 < len(fields):
+			i++
+			kv = fields[i]
+		case strings.HasPrefix(f, "-c"):
+			kv = f[2:]
+		case strings.HasPrefix(f, "--"):
+			kv = f[2:]
+		default:
+			return pgerr.Errorf(pgerr.SyntaxError, "invalid command-line argument for server process: %s", f)
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return pgerr.Errorf(pgerr.SyntaxError, "invalid command-line argument for server process: %s", kv)
+		}
+		if err := s.set(strings.ReplaceAll(k, "-", "_"), v, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) set(name, value string, local bool) error {
+	d, err := guc.Lookup(name)
+	if err != nil {
+		return err
+	}
+	switch d.Context {
+	case guc.Internal:
+		return pgerr.Errorf(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", d.Name)
+	case guc.Postmaster:
+		return pgerr.Errorf(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed without restarting the server", d.Name)
+	case guc.Sighup:
+		return pgerr.Errorf(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed now", d.Name)
+	}
+	nv, err := d.Normalize(value)
+	if err != nil {
+		return err
+	}
+	k := strings.ToLower(d.Name)
+	if k == "transaction_isolation" {
+		if s.inTx && s.snapshot != nil {
+			return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+		}
+		if err := checkIsolation(nv); err != nil {
+			return err
+		}
+		if s.inTx {
+			s.isolation = nv
+		}
+		return nil
+	}
+	if k == "default_transaction_isolation" {
+		if err := checkIsolation(nv); err != nil {
+			return err
+		}
+	}
+	if local && s.inBlock {
+		if s.localSet == nil {
+			s.localSet = map[string]string{}
+		}
+		if _, saved := s.localSet[k]; !saved {
+			old, had := s.settings[k]
+			if !had {
+				old = "\x00"
+			}
+			s.localSet[k] = old
+		}
+	}
+	s.settings[k] = nv
+	return nil
+}
+
+func checkIsolation(v string) error {
+	if v == "serializable" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "SERIALIZABLE isolation is not supported yet").
+			WithHint("Use REPEATABLE READ or READ COMMITTED; tidal refuses rather than silently running a weaker level.")
+	}
+	return nil
+}
+
+// TxStatus implements pgwire.Session.
+func (s *Session) TxStatus() byte {
+	switch {
+	case s.failed:
+		return 'E'
+	case s.inBlock:
+		return 'T'
+	}
+	return 'I'
+}
+
+// Close implements pgwire.Session.
+func (s *Session) Close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if s.inTx {
+		s.abort()
+	}
+	s.eng.Xact.ReleaseProc(s.proc)
+	if s.srv != nil {
+		s.srv.mu.Lock()
+		delete(s.srv.sessions, s.key)
+		s.srv.mu.Unlock()
+		s.srv.count.Add(-1)
+	}
+}
+
+func (s *Session) cancelRunning() {
+	s.cancelMu.Lock()
+	defer s.cancelMu.Unlock()
+	if s.cancel != nil {
+		s.canceled.Store(true)
+		s.cancel()
+	}
+}
+
+// begin starts a transaction.
+func (s *Session) begin() {
+	s.inTx = true
+	s.txStart = time.Now()
+	s.combo.Reset()
+	s.htx = heap.Txn{Proc: s.proc, Combo: &s.combo}
+	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage}
+	s.snapshot = nil
+	s.isolation = s.Setting("default_transaction_isolation")
+}
+
+// commit ends the transaction as committed.
+func (s *Session) commit() error {
+	if !s.inTx {
+		return nil
+	}
+	sync := s.Setting("synchronous_commit") != "off"
+	var drops []uint32
+	drops = append(drops, s.ctx.Dropped...)
+	_, err := s.eng.Xact.Commit(&s.usage, s.proc, xact.CommitOptions{DropRels: drops, Sync: sync || len(drops) > 0})
+	if err != nil {
+		s.cleanupStorage(false)
+		s.endTx()
+		return err
+	}
+	s.cleanupStorage(true)
+	s.endTx()
+	return nil
+}
+
+func (s *Session) abort() {
+	if !s.inTx {
+		return
+	}
+	s.eng.Xact.Abort(s.proc)
+	s.cleanupStorage(false)
+	s.endTx()
+}
+
+// cleanupStorage removes the files of relations dropped by a committed
+// transaction, or created by an aborted one.
+func (s *Session) cleanupStorage(committed bool) {
+	rels := s.ctx.Created
+	if committed {
+		rels = s.ctx.Dropped
+	}
+	for _, r := range rels {
+		s.eng.Pool.DropRelation(smgr.RelFileNumber(r), 0, 0, true)
+		s.eng.Smgr.Unlink(smgr.RelFileNumber(r))
+		s.eng.Catalog.ForgetHeap(r)
+		exec.ForgetIndex(s.eng, r)
+	}
+	if s.ctx.Dirty {
+		s.eng.Catalog.Invalidate()
+	}
+}
+
+func (s *Session) endTx() {
+	s.inTx = false
+	s.inBlock = false
+	s.failed = false
+	s.snapshot = nil
+	for k, v := range s.localSet {
+		if v == "\x00" {
+			delete(s.settings, k)
+		} else {
+			s.settings[k] = v
+		}
+	}
+	s.localSet = nil
+	s.ctx = catalog.Txn{}
+}
+
+// statementSnapshot sets up the snapshot for the next statement.
+func (s *Session) statementSnapshot() {
+	if s.isolation == "repeatable read" {
+		if s.snapshot == nil {
+			s.snapshot = s.eng.Xact.GetSnapshot(s.proc)
+		}
+		snap := *s.snapshot
+		snap.Own = s.htx.Xid
+		s.htx.Snap = &snap
+		return
+	}
+	s.htx.Snap = s.eng.Xact.GetSnapshot(s.proc)
+}
+
+// SimpleQuery implements pgwire.Session.
+func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWriter) error {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return parseError(err)
+	}
+	if len(tree.Stmts) == 0 {
+		return w.EmptyQuery()
+	}
+	// Several statements in one Query message run in one implicit
+	// transaction unless they control transactions themselves.
+	implicitBlock := len(tree.Stmts) > 1 && !s.inBlock
+	for i, raw := range tree.Stmts {
+		text := stmtText(sql, raw)
+		last := i == len(tree.Stmts)-1
+		err := s.runStatement(ctx, raw.Stmt, text, w, implicitBlock && !last)
+		if err != nil {
+			if implicitBlock && s.inTx && !s.inBlock {
+				s.abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func stmtText(sql string, raw *pg.RawStmt) string {
+	start := int(raw.StmtLocation)
+	end := len(sql)
+	if raw.StmtLen > 0 {
+		end = start + int(raw.StmtLen)
+	}
+	if start < 0 || start > len(sql) || end > len(sql) {
+		return sql
+	}
+	return strings.TrimSpace(sql[start:end])
+}
+
+func parseError(err error) error {
+	var pe *pgparser.Error
+	if errors.As(err, &pe) {
+		e := pgerr.Errorf(pgerr.SyntaxError, "%s", pe.Message)
+		e.Position = int32(pe.Cursorpos)
+		if strings.Contains(pe.Message, "unterminated") {
+			e.Code = pgerr.SyntaxError
+		}
+		return e
+	}
+	return pgerr.Errorf(pgerr.SyntaxError, "%v", err)
+}
+
+// runStatement runs one statement in the right transaction context.
+// keepOpen: the statement is part of an implicit multi-statement block.
+func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, w pgwire.ResultWriter, keepOpen bool) error {
+	if ts := stmt.GetTransactionStmt(); ts != nil {
+		return s.transactionStmt(ts, w)
+	}
+	if s.failed {
+		return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	if isNonTransactional(stmt) && (s.inBlock || keepOpen) {
+		return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", nonTxName(stmt))
+	}
+	implicit := !s.inTx
+	if implicit {
+		s.begin()
+	}
+	s.statementSnapshot()
+	timeout := s.intSetting("statement_timeout")
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.canceled.Store(false)
+	s.cancelMu.Unlock()
+	err := s.execute(ctx, stmt, text, w)
+	s.cancelMu.Lock()
+	s.cancel = nil
+	s.cancelMu.Unlock()
+	cancel()
+	if err != nil && ctx.Err() != nil && pgerr.Code(err) == "" {
+		err = canceledError(ctx)
+	}
+	if err != nil {
+		if pgerr.Code(err) == pgerr.QueryCanceled || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			err = canceledError(ctx)
+		}
+		if s.inBlock {
+			s.eng.Xact.Abort(s.proc)
+			s.cleanupStorage(false)
+			s.failed = true
+		} else if !keepOpen {
+			s.abort()
+		}
+		return err
+	}
+	s.htx.Cid++
+	s.eng.Xact.ResetXmin(s.proc)
+	if implicit && !keepOpen && !s.inBlock {
+		return s.commit()
+	}
+	return nil
+}
+
+func canceledError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
+}
+
+func (s *Session) intSetting(name string) int64 {
+	v, _ := strconv.ParseInt(s.Setting(name), 10, 64)
+	return v
+}
+
+func isNonTransactional(n *pg.Node) bool {
+	return n.GetVacuumStmt() != nil && n.GetVacuumStmt().IsVacuumcmd
+}
+
+func nonTxName(n *pg.Node) string {
+	if n.GetVacuumStmt() != nil {
+		return "VACUUM"
+	}
+	return "this statement"
+}
+
+func (s *Session) transactionStmt(ts *pg.TransactionStmt, w pgwire.ResultWriter) error {
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+		if s.failed {
+			return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		}
+		if s.inBlock {
+			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.ActiveSQLTransaction, "there is already a transaction in progress"))
+			return w.CommandComplete("BEGIN")
+		}
+		if !s.inTx {
+			s.begin()
+		}
+		s.inBlock = true
+		for _, o := range ts.Options {
+			de := o.GetDefElem()
+			if de == nil {
+				continue
+			}
+			switch de.Defname {
+			case "transaction_isolation":
+				v := de.Arg.GetAConst().GetSval().GetSval()
+				if err := checkIsolation(v); err != nil {
+					s.abort()
+					return err
+				}
+				s.isolation = v
+			}
+		}
+		return w.CommandComplete("BEGIN")
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+		if !s.inBlock {
+			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "there is no transaction in progress"))
+			if s.inTx {
+				if err := s.commit(); err != nil {
+					return err
+				}
+			}
+			return w.CommandComplete("COMMIT")
+		}
+		if s.failed {
+			s.endTx()
+			return w.CommandComplete("ROLLBACK")
+		}
+		if err := s.commit(); err != nil {
+			return err
+		}
+		return w.CommandComplete("COMMIT")
+	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		if !s.inBlock {
+			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "there is no transaction in progress"))
+		}
+		if s.failed {
+			s.endTx()
+		} else {
+			s.abort()
+		}
+		return w.CommandComplete("ROLLBACK")
+	}
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported yet")
+}
+
+// newCtx builds the executor context for a statement.
+func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
+	return &exec.Ctx{
+		Context: ctx,
+		Eng:     s.eng,
+		Tx:      &s.ctx,
+		Env:     &expr.Env{TxnTime: types.TimestampFromTime(s.txStart.UTC()), StmtTime: types.NowMicros()},
+		Notice:  func(n *pgerr.Error) { w.Notice(n) },
+		Setting: s.Setting,
+		LockRel: func(oid uint32, mode int) error {
+			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)
+		},
+	}
+}
+
+// sendRows writes a result set.
+func sendRows(w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exec.Row) error) error) (int64, error) {
+	fields := make([]pgwire.FieldDesc, len(cols))
+	for i, c := range cols {
+		l := c.Type.Layout()
+		fields[i] = pgwire.FieldDesc{Name: c.Name, TableOID: c.Table, ColumnAttr: uint16(c.Attr), TypeOID: c.Type.OID, TypeLen: l.Len, TypeMod: c.Type.Typmod}
+	}
+	if err := w.RowDescription(fields); err != nil {
+		return 0, err
+	}
+	var n int64
+	vals := make([][]byte, len(cols))
+	err := rows(func(r exec.Row) error {
+		for i := range cols {
+			if r[i].IsNull() {
+				vals[i] = nil
+			} else {
+				vals[i] = types.AppendText(vals[i][:0], cols[i].Type, r[i])
+			}
+		}
+		n++
+		return w.DataRow(vals)
+	})
+	return n, err
+}
+
+var _ = fmt.Sprintf

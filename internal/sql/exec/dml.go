@@ -1,0 +1,260 @@
+package exec
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// defaultExpr compiles a column's default (NULL if none).
+func (p *Planner) defaultExpr(a catalog.Attr) (expr.Expr, error) {
+	if a.Default == "" {
+		return &expr.Const{Val: types.Null(), T: a.Type}, nil
+	}
+	tree, err := parser.Parse("SELECT " + a.Default)
+	if err != nil {
+		return nil, err
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	e, err := p.compiler(nil).Compile(sel.TargetList[0].GetResTarget().Val)
+	if err != nil {
+		return nil, err
+	}
+	return assignCoerce(e, a.Type)
+}
+
+func (p *Planner) returning(rel *catalog.Relation, list []*pg.Node) ([]expr.Expr, []Column, error) {
+	if len(list) == 0 {
+		return nil, nil, nil
+	}
+	sc := &scope{}
+	for i, a := range rel.Attrs {
+		sc.cols = append(sc.cols, scopeCol{rel: rel.Name, name: a.Name, t: a.Type, index: i})
+	}
+	comp := p.compiler(sc)
+	var exprs []expr.Expr
+	var cols []Column
+	for _, n := range list {
+		rt := n.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			for i, a := range rel.Attrs {
+				exprs = append(exprs, &expr.Var{Index: i, T: a.Type, Name: a.Name})
+				cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num})
+			}
+			continue
+		}
+		e, err := comp.Compile(rt.Val)
+		if err != nil {
+			return nil, nil, err
+		}
+		exprs = append(exprs, e)
+		cols = append(cols, Column{Name: targetName(rt, e), Type: e.Type()})
+	}
+	return exprs, cols, nil
+}
+
+// PlanInsert plans INSERT … VALUES / SELECT.
+func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
+	if s.WithClause != nil {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH is not supported in INSERT yet")
+	}
+	if s.OnConflictClause != nil {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet")
+	}
+	rel, err := p.OpenRelation(s.Relation, lockRowExclusive)
+	if err != nil {
+		return nil, err
+	}
+	// Target columns.
+	var targets []int
+	if len(s.Cols) == 0 {
+		for i := range rel.Attrs {
+			targets = append(targets, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range s.Cols {
+			rt := c.GetResTarget()
+			i := rel.AttrByName(rt.Name)
+			if i < 0 {
+				e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
+				e.Position = rt.Location + 1
+				return nil, e
+			}
+			if seen[i] {
+				return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name)
+			}
+			seen[i] = true
+			targets = append(targets, i)
+		}
+	}
+	want := make([]types.Type, len(targets))
+	for i, t := range targets {
+		want[i] = rel.Attrs[t].Type
+	}
+	var src Node
+	var srcCols []Column
+	sel := s.SelectStmt.GetSelectStmt()
+	if sel == nil {
+		// INSERT … DEFAULT VALUES
+		src = &Result{}
+		targets = nil
+	} else if len(sel.ValuesLists) > 0 {
+		src, srcCols, err = p.planValues(sel.ValuesLists, want)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range src.(*Values).Rows {
+			if len(r) > len(targets) {
+				return nil, pgerr.Errorf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			if len(r) < len(targets) && len(s.Cols) > 0 {
+				return nil, pgerr.Errorf(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			for i := range r {
+				if r[i] == nil {
+					if r[i], err = p.defaultExpr(rel.Attrs[targets[i]]); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	} else {
+		src, srcCols, err = p.PlanSelect(sel)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if sel != nil && len(srcCols) > len(targets) {
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+	}
+	if sel != nil && len(srcCols) < len(targets) {
+		targets = targets[:len(srcCols)]
+	}
+	// Map source columns to a full table row.
+	row := make([]expr.Expr, len(rel.Attrs))
+	for i, t := range targets {
+		var e expr.Expr = &expr.Var{Index: i, T: srcCols[i].Type, Name: srcCols[i].Name}
+		if e, err = assignCoerce(e, rel.Attrs[t].Type); err != nil {
+			return nil, err
+		}
+		row[t] = e
+	}
+	for i := range row {
+		if row[i] == nil {
+			if row[i], err = p.defaultExpr(rel.Attrs[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	identity := len(targets) == len(rel.Attrs)
+	for i, t := range targets {
+		if i != t {
+			identity = false
+		}
+		if v, ok := row[t].(*expr.Var); !ok || v.Index != i {
+			identity = false
+		}
+	}
+	if !identity {
+		cols := make([]Column, len(rel.Attrs))
+		for i, a := range rel.Attrs {
+			cols[i] = Column{Name: a.Name, Type: a.Type}
+		}
+		src = &Project{Input: src, Exprs: row, Cols: cols}
+	}
+	ret, retCols, err := p.returning(rel, s.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	return &ModifyTable{Kind: "Insert", Rel: rel, Input: src, Returning: ret, RetCols: retCols}, nil
+}
+
+// PlanUpdate plans UPDATE … SET … WHERE.
+func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
+	if len(s.FromClause) > 0 || s.WithClause != nil {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "UPDATE … FROM and WITH are not supported yet")
+	}
+	fi, err := p.planFrom([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: s.Relation}}}, true)
+	if err != nil {
+		return nil, err
+	}
+	rel := fi.rel
+	sc := &scope{cols: fi.cols}
+	comp := p.compiler(sc)
+	var qual expr.Expr
+	if s.WhereClause != nil {
+		if qual, err = comp.Compile(s.WhereClause); err != nil {
+			return nil, err
+		}
+		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
+			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		}
+	}
+	newRow := make([]expr.Expr, len(rel.Attrs))
+	for i, a := range rel.Attrs {
+		newRow[i] = &expr.Var{Index: i, T: a.Type, Name: a.Name}
+	}
+	set := map[int]bool{}
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		i := rel.AttrByName(rt.Name)
+		if i < 0 {
+			e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
+			e.Position = rt.Location + 1
+			return nil, e
+		}
+		if set[i] {
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
+		}
+		set[i] = true
+		var e expr.Expr
+		if rt.Val.GetSetToDefault() != nil {
+			e, err = p.defaultExpr(rel.Attrs[i])
+		} else {
+			e, err = comp.Compile(rt.Val)
+			if err == nil {
+				e, err = assignCoerce(e, rel.Attrs[i].Type)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		newRow[i] = e
+	}
+	ret, retCols, err := p.returning(rel, s.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	return &ModifyTable{Kind: "Update", Rel: rel, Input: p.scanFor(fi, qual, true), NewRow: newRow, Qual: qual, Returning: ret, RetCols: retCols}, nil
+}
+
+// PlanDelete plans DELETE … WHERE.
+func (p *Planner) PlanDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
+	if len(s.UsingClause) > 0 || s.WithClause != nil {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "DELETE … USING and WITH are not supported yet")
+	}
+	fi, err := p.planFrom([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: s.Relation}}}, true)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{cols: fi.cols}
+	var qual expr.Expr
+	if s.WhereClause != nil {
+		if qual, err = p.compiler(sc).Compile(s.WhereClause); err != nil {
+			return nil, err
+		}
+		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
+			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		}
+	}
+	ret, retCols, err := p.returning(fi.rel, s.ReturningList)
+	if err != nil {
+		return nil, err
+	}
+	return &ModifyTable{Kind: "Delete", Rel: fi.rel, Input: p.scanFor(fi, qual, true), Qual: qual, Returning: ret, RetCols: retCols}, nil
+}

@@ -1,0 +1,177 @@
+// Package exec is the executor: plan nodes that produce rows on demand
+// (the volcano model), with PostgreSQL's instrumentation so EXPLAIN
+// ANALYZE prints actual times, row counts and per-node buffer and WAL
+// usage, and the planner that builds them from parse trees.
+package exec
+
+import (
+	"context"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+)
+
+// Row is one row flowing between nodes.
+type Row = []types.Datum
+
+// Column describes an output column.
+type Column struct {
+	Name  string
+	Type  types.Type
+	Table uint32 // source table OID for RowDescription, 0 if none
+	Attr  int16
+}
+
+// Ctx is a statement's execution context.
+type Ctx struct {
+	Context context.Context
+	Eng     *engine.Engine
+	Tx      *catalog.Txn
+	Env     *expr.Env
+	// Notice sends a NOTICE/INFO/WARNING to the client.
+	Notice func(*pgerr.Error)
+	// Instrument turns on per-node timing and usage (EXPLAIN ANALYZE).
+	Instrument bool
+	Timing     bool
+	// Settings reads a configuration parameter's current value.
+	Setting func(name string) string
+	// LockRel takes a heavyweight lock on a relation for the transaction.
+	LockRel func(oid uint32, mode int) error
+}
+
+// U is the backend's usage counters.
+func (c *Ctx) U() *stats.Usage { return c.Tx.U }
+
+// checkCancel reports a cancelled statement.
+func (c *Ctx) checkCancel() error {
+	select {
+	case <-c.Context.Done():
+		if c.Context.Err() == context.DeadlineExceeded {
+			return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to statement timeout")
+		}
+		return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
+	default:
+		return nil
+	}
+}
+
+// Node is a plan node.
+type Node interface {
+	Open(c *Ctx) error
+	// Next returns the next row, or nil at the end.
+	Next(c *Ctx) (Row, error)
+	Close(c *Ctx)
+	Columns() []Column
+	base() *nodeBase
+}
+
+// nodeBase carries instrumentation and EXPLAIN details common to nodes.
+type nodeBase struct {
+	instr Instr
+}
+
+func (b *nodeBase) base() *nodeBase { return b }
+
+// Instr is a node's instrumentation (Instrumentation in PostgreSQL).
+type Instr struct {
+	Started   bool
+	StartTime time.Time
+	First     time.Duration // time to first row
+	Total     time.Duration
+	Rows      int64
+	Loops     int64
+	Usage     stats.Usage
+	Filtered  int64 // Rows Removed by Filter
+
+	running   bool
+	startU    stats.Usage
+	sawFirst  bool
+	loopStart time.Time
+}
+
+func (in *Instr) start(c *Ctx) {
+	if !c.Instrument {
+		return
+	}
+	in.startU = *c.U()
+	if c.Timing {
+		in.loopStart = time.Now()
+	}
+}
+
+func (in *Instr) stop(c *Ctx, gotRow bool) {
+	if !c.Instrument {
+		return
+	}
+	in.Usage.Add(c.U().Sub(in.startU))
+	if c.Timing {
+		d := time.Since(in.loopStart)
+		in.Total += d
+		if !in.sawFirst && gotRow {
+			in.First = in.Total
+			in.sawFirst = true
+		}
+	}
+	if gotRow {
+		in.Rows++
+	}
+}
+
+// Open, Next and Close wrap a node's methods with instrumentation.
+func Open(c *Ctx, n Node) error {
+	in := &n.base().instr
+	in.Loops++
+	in.start(c)
+	err := n.Open(c)
+	in.stop(c, false)
+	return err
+}
+
+func Next(c *Ctx, n Node) (Row, error) {
+	in := &n.base().instr
+	in.start(c)
+	r, err := n.Next(c)
+	in.stop(c, r != nil)
+	return r, err
+}
+
+func Close(c *Ctx, n Node) {
+	in := &n.base().instr
+	in.start(c)
+	n.Close(c)
+	in.stop(c, false)
+	if !in.sawFirst && c.Instrument {
+		in.First = in.Total
+	}
+}
+
+// Run executes a plan to completion, calling emit for each row.
+func Run(c *Ctx, n Node, emit func(Row) error) error {
+	if err := Open(c, n); err != nil {
+		Close(c, n)
+		return err
+	}
+	defer Close(c, n)
+	for {
+		if err := c.checkCancel(); err != nil {
+			return err
+		}
+		r, err := Next(c, n)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			return nil
+		}
+		if emit != nil {
+			if err := emit(r); err != nil {
+				return err
+			}
+		}
+	}
+}

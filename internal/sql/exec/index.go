@@ -1,0 +1,257 @@
+package exec
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/tidal-db/tidal/internal/access/btree"
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+var (
+	indexMu    sync.Mutex
+	indexCache = map[*engine.Engine]map[uint32]*btree.Index{}
+)
+
+// IndexOptions describes index ir of table rel for the btree.
+func IndexOptions(rel, ir *catalog.Relation) btree.Options {
+	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor()}
+	for _, k := range ir.Index.Keys {
+		a := rel.Attrs[k-1]
+		opt.KeyTypes = append(opt.KeyTypes, a.Type)
+		opt.ColumnNames = append(opt.ColumnNames, a.Name)
+	}
+	return opt
+}
+
+// IndexHandle returns the shared btree handle of an index.
+func IndexHandle(e *engine.Engine, rel, ir *catalog.Relation) *btree.Index {
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	m := indexCache[e]
+	if m == nil {
+		m = map[uint32]*btree.Index{}
+		indexCache[e] = m
+	}
+	ix := m[ir.RelFileNode]
+	if ix == nil || ix.Name() != ir.Name {
+		ix = btree.Open(&btree.Env{Pool: e.Pool, WAL: e.WAL}, smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
+		m[ir.RelFileNode] = ix
+	}
+	return ix
+}
+
+// ForgetIndex drops a cached handle (the index was dropped or rebuilt).
+func ForgetIndex(e *engine.Engine, relfilenode uint32) {
+	indexMu.Lock()
+	delete(indexCache[e], relfilenode)
+	indexMu.Unlock()
+}
+
+func indexKey(ir *catalog.Relation, row Row) []types.Datum {
+	k := make([]types.Datum, len(ir.Index.Keys))
+	for i, a := range ir.Index.Keys {
+		k[i] = row[a-1]
+	}
+	return k
+}
+
+// insertIndexEntries adds row's entries to every index of rel, checking
+// uniqueness (and waiting for in-progress inserters as PostgreSQL does).
+func insertIndexEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer) error {
+	for _, ir := range rel.Indexes {
+		ix := IndexHandle(c.Eng, rel, ir)
+		key := indexKey(ir, row)
+		var check btree.UniqueCheck
+		if ir.Index.Unique {
+			check = func(t page.ItemPointer) (btree.UniqueVerdict, error) {
+				st, xid, err := rel.Heap.CheckUnique(c.U(), c.Tx.Heap, t)
+				if err != nil {
+					return btree.UniqueVerdict{}, err
+				}
+				switch st {
+				case heap.RowLive:
+					return btree.UniqueVerdict{Kind: btree.VerdictConflict}, nil
+				case heap.RowInFlight:
+					return btree.UniqueVerdict{Kind: btree.VerdictWait, Xid: xid}, nil
+				}
+				return btree.UniqueVerdict{Kind: btree.VerdictDead}, nil
+			}
+		}
+		for {
+			err := ix.Insert(c.U(), c.Tx.Heap.Xid, key, tid, check)
+			var w *btree.WaitError
+			if errors.As(err, &w) {
+				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, w.Xid); err != nil {
+					return err
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// IndexScan reads the rows whose index keys fall in a range, in key order.
+type IndexScan struct {
+	nodeBase
+	Rel     *catalog.Relation
+	Index   *catalog.Relation
+	Lower   []expr.Expr // key prefix values, nil = unbounded
+	LowerIn bool
+	Upper   []expr.Expr
+	UpperIn bool
+	Cond    string // Index Cond as EXPLAIN prints it
+	Qual    expr.Expr
+	WithTID bool
+
+	cur   *btree.Cursor
+	def   *heap.Deformer
+	natts int
+}
+
+func (s *IndexScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
+
+func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
+	out := make([]types.Datum, len(es))
+	for i, e := range es {
+		d, err := e.Eval(c.Env, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		if d.IsNull() {
+			return nil, true, nil
+		}
+		out[i] = d
+	}
+	return out, false, nil
+}
+
+func (s *IndexScan) Open(c *Ctx) error {
+	s.def = heap.NewDeformer(s.Rel.Types())
+	s.natts = len(s.Rel.Attrs)
+	ix := IndexHandle(c.Eng, s.Rel, s.Index)
+	var lo, hi *btree.Bound
+	if s.Lower != nil {
+		k, null, err := evalKeys(c, s.Lower)
+		if err != nil {
+			return err
+		}
+		if null {
+			s.cur = nil
+			return nil
+		}
+		lo = &btree.Bound{Key: k, Inclusive: s.LowerIn}
+	}
+	if s.Upper != nil {
+		k, null, err := evalKeys(c, s.Upper)
+		if err != nil {
+			return err
+		}
+		if null {
+			s.cur = nil
+			return nil
+		}
+		hi = &btree.Bound{Key: k, Inclusive: s.UpperIn}
+	}
+	s.cur = ix.Scan(c.U(), lo, hi)
+	return nil
+}
+
+func (s *IndexScan) Next(c *Ctx) (Row, error) {
+	if s.cur == nil {
+		return nil, nil
+	}
+	for {
+		tid, _, ok, err := s.cur.Next()
+		if err != nil || !ok {
+			return nil, err
+		}
+		t, vtid, found, err := s.Rel.Heap.Fetch(c.U(), c.Tx.Heap, tid)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		n := s.natts
+		if s.WithTID {
+			n++
+		}
+		row := make(Row, n)
+		if err := s.def.Deform(t, row[:s.natts]); err != nil {
+			return nil, err
+		}
+		if s.WithTID {
+			row[s.natts] = TIDDatum(vtid)
+		}
+		if s.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, s.Qual, row)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				s.instr.Filtered++
+				continue
+			}
+		}
+		return row, nil
+	}
+}
+
+func (s *IndexScan) Close(c *Ctx) {
+	if s.cur != nil {
+		s.cur.Close()
+	}
+}
+
+// BuildIndex fills a new index from the table's rows visible to the
+// transaction (CREATE INDEX): a bulk, sorted, bottom-up build.
+func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
+	env := &btree.Env{Pool: c.Eng.Pool, WAL: c.Eng.WAL}
+	b := btree.NewBuilder(env, smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
+	scan := &SeqScan{Rel: rel}
+	if err := scan.Open(c); err != nil {
+		return err
+	}
+	row := make(Row, len(rel.Attrs))
+	for {
+		if err := c.checkCancel(); err != nil {
+			return err
+		}
+		t, tid, ok, err := scan.scan.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if err := scan.def.Deform(t, row); err != nil {
+			return err
+		}
+		if err := b.Add(indexKey(ir, row), tid); err != nil {
+			return err
+		}
+	}
+	ix, err := b.Finish(c.U(), c.Tx.Heap.Xid)
+	if err != nil {
+		return err
+	}
+	indexMu.Lock()
+	if indexCache[c.Eng] == nil {
+		indexCache[c.Eng] = map[uint32]*btree.Index{}
+	}
+	indexCache[c.Eng][ir.RelFileNode] = ix
+	indexMu.Unlock()
+	return nil
+}

@@ -1,0 +1,253 @@
+package exec
+
+import (
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// ModifyTable runs INSERT, UPDATE or DELETE over its input's rows.
+type ModifyTable struct {
+	nodeBase
+	Kind  string // "Insert", "Update", "Delete"
+	Rel   *catalog.Relation
+	Input Node
+	// Update: the new row's columns computed from an input row (which is
+	// the old row's columns followed by its TID).
+	NewRow []expr.Expr
+	// Qual is re-checked on a newer row version after a concurrent update
+	// (READ COMMITTED's EvalPlanQual).
+	Qual      expr.Expr
+	Returning []expr.Expr
+	RetCols   []Column
+
+	Count    int64
+	done     bool
+	retRows  []Row
+	retI     int
+	deformer *heap.Deformer
+}
+
+func (m *ModifyTable) Columns() []Column { return m.RetCols }
+
+func (m *ModifyTable) Open(c *Ctx) error {
+	m.done, m.Count, m.retRows, m.retI = false, 0, nil, 0
+	m.deformer = heap.NewDeformer(m.Rel.Types())
+	c.Tx.Heap.Xid = c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	return Open(c, m.Input)
+}
+
+func (m *ModifyTable) Close(c *Ctx) { Close(c, m.Input) }
+
+func (m *ModifyTable) Next(c *Ctx) (Row, error) {
+	if !m.done {
+		m.done = true
+		if err := m.run(c); err != nil {
+			return nil, err
+		}
+	}
+	if m.retI < len(m.retRows) {
+		m.retI++
+		return m.retRows[m.retI-1], nil
+	}
+	return nil, nil
+}
+
+func (m *ModifyTable) run(c *Ctx) error {
+	natts := len(m.Rel.Attrs)
+	for {
+		if err := c.checkCancel(); err != nil {
+			return err
+		}
+		in, err := Next(c, m.Input)
+		if err != nil {
+			return err
+		}
+		if in == nil {
+			return nil
+		}
+		var out Row
+		switch m.Kind {
+		case "Insert":
+			row := in[:natts]
+			if err := m.checkNotNull(row); err != nil {
+				return err
+			}
+			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, heap.Form(m.Rel.Types(), row), nil)
+			if err != nil {
+				return err
+			}
+			if err := insertIndexEntries(c, m.Rel, row, tid); err != nil {
+				return err
+			}
+			out = row
+		case "Update":
+			row, ok, err := m.update(c, in)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			out = row
+		case "Delete":
+			row, ok, err := m.delete(c, in)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			out = row
+		}
+		m.Count++
+		if m.Returning != nil {
+			r := make(Row, len(m.Returning))
+			for i, e := range m.Returning {
+				if r[i], err = e.Eval(c.Env, out); err != nil {
+					return err
+				}
+			}
+			m.retRows = append(m.retRows, r)
+		}
+	}
+}
+
+func (m *ModifyTable) checkNotNull(row Row) error {
+	for i, a := range m.Rel.Attrs {
+		if a.NotNull && row[i].IsNull() {
+			return pgerr.Errorf(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", a.Name, m.Rel.Name).
+				WithDetail("Failing row contains %s.", formatRow(m.Rel, row))
+		}
+	}
+	return nil
+}
+
+func formatRow(rel *catalog.Relation, row Row) string {
+	parts := make([]string, len(rel.Attrs))
+	for i, a := range rel.Attrs {
+		if row[i].IsNull() {
+			parts[i] = "null"
+		} else {
+			parts[i] = types.FormatText(a.Type, row[i])
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// latest follows a concurrently updated row to its newest version and
+// re-checks the statement's qual on it (EvalPlanQual). ok=false: the row is
+// gone or no longer qualifies.
+func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer) (Row, page.ItemPointer, bool, error) {
+	t, ntid, ok, err := m.Rel.Heap.FetchLatest(c.U(), tid)
+	if err != nil || !ok {
+		return nil, ntid, false, err
+	}
+	natts := len(m.Rel.Attrs)
+	row := make(Row, natts+1)
+	if err := m.deformer.Deform(t, row[:natts]); err != nil {
+		return nil, ntid, false, err
+	}
+	row[natts] = TIDDatum(ntid)
+	if m.Qual != nil {
+		ok, err := expr.IsTrue(c.Env, m.Qual, row)
+		if err != nil || !ok {
+			return nil, ntid, false, err
+		}
+	}
+	return row, ntid, true, nil
+}
+
+func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
+	natts := len(m.Rel.Attrs)
+	tid := DatumTID(in[len(in)-1])
+	old := in
+	for attempt := 0; attempt < 100; attempt++ {
+		newRow := make(Row, natts)
+		for i, e := range m.NewRow {
+			d, err := e.Eval(c.Env, old)
+			if err != nil {
+				return nil, false, err
+			}
+			newRow[i] = d
+		}
+		if err := m.checkNotNull(newRow); err != nil {
+			return nil, false, err
+		}
+		hotOK := true
+		for _, ix := range m.Rel.Indexes {
+			for _, k := range ix.Index.Keys {
+				a, b := old[k-1], newRow[k-1]
+				if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(m.Rel.Attrs[k-1].Type, a, b)) {
+					hotOK = false
+				}
+			}
+		}
+		ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, heap.Form(m.Rel.Types(), newRow), hotOK)
+		if err != nil {
+			return nil, false, err
+		}
+		switch oc.Result {
+		case heap.Ok:
+			if !hot {
+				if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
+					return nil, false, err
+				}
+			}
+			return newRow, true, nil
+		case heap.SelfModified, heap.Deleted, heap.Invisible:
+			return nil, false, nil
+		case heap.Updated:
+			if err := c.serializationCheck(); err != nil {
+				return nil, false, err
+			}
+			row, ntid, ok, err := m.latest(c, oc.Ctid)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			old, tid = row, ntid
+		}
+	}
+	return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+}
+
+func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
+	tid := DatumTID(in[len(in)-1])
+	old := in
+	for attempt := 0; attempt < 100; attempt++ {
+		oc, err := m.Rel.Heap.Delete(c.Context, c.U(), c.Tx.Heap, tid)
+		if err != nil {
+			return nil, false, err
+		}
+		switch oc.Result {
+		case heap.Ok:
+			return old, true, nil
+		case heap.SelfModified, heap.Deleted, heap.Invisible:
+			return nil, false, nil
+		case heap.Updated:
+			if err := c.serializationCheck(); err != nil {
+				return nil, false, err
+			}
+			row, ntid, ok, err := m.latest(c, oc.Ctid)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			old, tid = row, ntid
+		}
+	}
+	return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
+}
+
+// serializationCheck: REPEATABLE READ transactions may not modify a row
+// that was concurrently updated.
+func (c *Ctx) serializationCheck() error {
+	if c.Setting != nil && strings.HasPrefix(c.Setting("transaction_isolation"), "repeatable") {
+		return pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+	}
+	return nil
+}

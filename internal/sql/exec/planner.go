@@ -1,0 +1,859 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Lock modes the planner takes on relations (PostgreSQL's numbering).
+const (
+	lockAccessShare  = int(xact.AccessShareLock)
+	lockRowExclusive = int(xact.RowExclusiveLock)
+)
+
+// scopeCol is a column visible to expressions.
+type scopeCol struct {
+	rel   string // alias or table name
+	name  string
+	t     types.Type
+	index int
+}
+
+type scope struct {
+	cols []scopeCol
+	// qualify: print column names with their relation (joins).
+	qualify bool
+}
+
+func (s *scope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	found := -1
+	for i, c := range s.cols {
+		if c.name == name && (qual == "" || qual == c.rel) {
+			if found >= 0 {
+				return nil, pgerr.Errorf(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", name)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		if qual != "" {
+			known := false
+			for _, c := range s.cols {
+				if c.rel == qual {
+					known = true
+				}
+			}
+			if !known {
+				return nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
+			}
+			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
+		}
+		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
+	}
+	c := s.cols[found]
+	disp := c.name
+	if s.qualify {
+		disp = c.rel + "." + c.name
+	}
+	return &expr.Var{Index: c.index, T: c.t, Name: disp}, nil
+}
+
+// Planner builds plans for one statement.
+type Planner struct {
+	C *Ctx
+	// ParamTypes of $n ($1 first); Unknown entries are inferred.
+	ParamTypes []types.Type
+}
+
+func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
+	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes}}
+}
+
+func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }
+
+// OpenRelation looks a table up by name and locks it.
+func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation, error) {
+	schema, name := rangeVarName(rv)
+	rel, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name)
+	if err != nil {
+		return nil, err
+	}
+	if rel == nil {
+		e := pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(schema, name))
+		e.Position = rv.Location + 1
+		return nil, e
+	}
+	if p.C.LockRel != nil {
+		if err := p.C.LockRel(rel.OID, lockMode); err != nil {
+			return nil, err
+		}
+		// The relation may have changed while we waited for the lock.
+		if r2, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name); err == nil && r2 != nil {
+			rel = r2
+		}
+	}
+	if rel.Kind != catalog.KindTable {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
+	}
+	return rel, nil
+}
+
+func qualName(schema, name string) string {
+	if schema != "" {
+		return schema + "." + name
+	}
+	return name
+}
+
+// fromItem is a planned FROM entry.
+type fromItem struct {
+	node  Node
+	rel   *catalog.Relation // for tables
+	alias string
+	cols  []scopeCol
+}
+
+func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
+	if len(from) == 0 {
+		return nil, nil
+	}
+	if len(from) > 1 {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "queries with more than one FROM item are not supported yet")
+	}
+	n := from[0]
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		mode := lockAccessShare
+		if withTID {
+			mode = lockRowExclusive
+		}
+		rel, err := p.OpenRelation(rv, mode)
+		if err != nil {
+			return nil, err
+		}
+		alias := rel.Name
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		fi := &fromItem{rel: rel, alias: alias}
+		for i, a := range rel.Attrs {
+			fi.cols = append(fi.cols, scopeCol{rel: alias, name: a.Name, t: a.Type, index: i})
+		}
+		return fi, nil
+	case n.GetRangeFunction() != nil:
+		rf := n.GetRangeFunction()
+		if len(rf.Functions) != 1 {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
+		}
+		fc := rf.Functions[0].GetList().Items[0].GetFuncCall()
+		if fc == nil {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this FROM function is not supported")
+		}
+		name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+		var args []expr.Expr
+		var ts []types.Type
+		comp := p.compiler(nil)
+		for _, a := range fc.Args {
+			e, err := comp.Compile(a)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			ts = append(ts, e.Type())
+		}
+		srf, err := types.LookupSRF(name, ts)
+		if err != nil {
+			return nil, err
+		}
+		for i := range args {
+			if args[i], err = expr.Coerce(args[i], srf.Args[i], types.CastImplicit); err != nil {
+				return nil, err
+			}
+		}
+		alias, col := name, name
+		if rf.Alias != nil {
+			alias = rf.Alias.Aliasname
+			col = alias
+			if len(rf.Alias.Colnames) > 0 {
+				col = rf.Alias.Colnames[0].GetString_().Sval
+			}
+		}
+		fs := &FunctionScan{SRF: srf, Args: args, Alias: alias, Col: col}
+		return &fromItem{node: fs, alias: alias, cols: []scopeCol{{rel: alias, name: col, t: srf.Ret, index: 0}}}, nil
+	}
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of FROM item is not supported yet")
+}
+
+// conjuncts splits an AND tree.
+func conjuncts(e expr.Expr) []expr.Expr {
+	if b, ok := e.(*expr.BoolOp); ok && b.Op == "AND" {
+		var out []expr.Expr
+		for _, a := range b.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+func andOf(es []expr.Expr) expr.Expr {
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	return &expr.BoolOp{Op: "AND", Args: es}
+}
+
+func isConstant(e expr.Expr) bool {
+	switch x := e.(type) {
+	case *expr.Const, *expr.Param:
+		return true
+	case *expr.Cast:
+		return isConstant(x.Arg)
+	case *expr.Func:
+		if x.Fn.Volatile {
+			return false
+		}
+		for _, a := range x.Args {
+			if !isConstant(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var commute = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// indexable reports a conjunct "col op constant" on column index col.
+func indexable(e expr.Expr) (col int, op string, val expr.Expr, ok bool) {
+	f, isF := e.(*expr.Func)
+	if !isF || len(f.Args) != 2 {
+		return 0, "", nil, false
+	}
+	if _, known := commute[f.Op]; !known {
+		return 0, "", nil, false
+	}
+	if v, isV := f.Args[0].(*expr.Var); isV && isConstant(f.Args[1]) && v.T.OID == f.Fn.Args[0].OID {
+		return v.Index, f.Op, f.Args[1], true
+	}
+	if v, isV := f.Args[1].(*expr.Var); isV && isConstant(f.Args[0]) && v.T.OID == f.Fn.Args[1].OID {
+		return v.Index, commute[f.Op], f.Args[0], true
+	}
+	return 0, "", nil, false
+}
+
+// scanFor picks a sequential or index scan for a table and qual.
+func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
+	rel := fi.rel
+	if qual != nil {
+		cs := conjuncts(qual)
+		var best *IndexScan
+		bestScore := 0
+		for _, ir := range rel.Indexes {
+			keys := ir.Index.Keys
+			used := map[int]bool{}
+			var lower, upper []expr.Expr
+			lowerIn, upperIn := true, true
+			var conds []string
+			score := 0
+			for ki, k := range keys {
+				eqFound := false
+				for ci, cj := range cs {
+					col, op, val, ok := indexable(cj)
+					if !ok || col != int(k-1) || used[ci] {
+						continue
+					}
+					if op == "=" {
+						lower = append(lower, val)
+						upper = append(upper, val)
+						used[ci] = true
+						conds = append(conds, cj.String())
+						eqFound = true
+						score += 10
+						break
+					}
+				}
+				if eqFound {
+					continue
+				}
+				// A range on this column ends the usable prefix.
+				for ci, cj := range cs {
+					col, op, val, ok := indexable(cj)
+					if !ok || col != int(k-1) || used[ci] {
+						continue
+					}
+					switch op {
+					case ">", ">=":
+						if len(lower) == ki {
+							lower = append(lower, val)
+							lowerIn = op == ">="
+							used[ci] = true
+							conds = append(conds, cj.String())
+							score += 3
+						}
+					case "<", "<=":
+						if len(upper) == ki {
+							upper = append(upper, val)
+							upperIn = op == "<="
+							used[ci] = true
+							conds = append(conds, cj.String())
+							score += 3
+						}
+					}
+				}
+				break
+			}
+			if score > bestScore {
+				var rest []expr.Expr
+				for ci, cj := range cs {
+					if !used[ci] {
+						rest = append(rest, cj)
+					}
+				}
+				cond := strings.Join(conds, " AND ")
+				if len(conds) > 1 {
+					cond = "(" + cond + ")"
+				}
+				is := &IndexScan{Rel: rel, Index: ir, Cond: cond, Qual: andOf(rest), WithTID: withTID, LowerIn: lowerIn, UpperIn: upperIn}
+				if len(lower) > 0 {
+					is.Lower = lower
+				}
+				if len(upper) > 0 {
+					is.Upper = upper
+				}
+				best, bestScore = is, score
+			}
+		}
+		if best != nil {
+			return best
+		}
+	}
+	return &SeqScan{Rel: rel, Alias: fi.alias, Qual: qual, WithTID: withTID}
+}
+
+var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true}
+
+// hasAggregates reports whether the target list or HAVING uses aggregates.
+func hasAggregates(nodes ...*pg.Node) bool {
+	found := false
+	var walk func(n *pg.Node)
+	walk = func(n *pg.Node) {
+		if n == nil || found {
+			return
+		}
+		if fc := n.GetFuncCall(); fc != nil {
+			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+			if aggNames[name] || fc.AggStar {
+				found = true
+				return
+			}
+			for _, a := range fc.Args {
+				walk(a)
+			}
+			return
+		}
+		switch {
+		case n.GetResTarget() != nil:
+			walk(n.GetResTarget().Val)
+		case n.GetAExpr() != nil:
+			walk(n.GetAExpr().Lexpr)
+			walk(n.GetAExpr().Rexpr)
+		case n.GetBoolExpr() != nil:
+			for _, a := range n.GetBoolExpr().Args {
+				walk(a)
+			}
+		case n.GetTypeCast() != nil:
+			walk(n.GetTypeCast().Arg)
+		case n.GetCaseExpr() != nil:
+			for _, w := range n.GetCaseExpr().Args {
+				walk(w.GetCaseWhen().Expr)
+				walk(w.GetCaseWhen().Result)
+			}
+			walk(n.GetCaseExpr().Defresult)
+		case n.GetCoalesceExpr() != nil:
+			for _, a := range n.GetCoalesceExpr().Args {
+				walk(a)
+			}
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	return found
+}
+
+// aggScope resolves columns above an Agg node: only grouped expressions.
+type aggScope struct {
+	input  *scope
+	groups []expr.Expr
+}
+
+func (a *aggScope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	e, err := a.input.Resolve(qual, name, loc)
+	if err != nil {
+		return nil, err
+	}
+	for i, g := range a.groups {
+		if g.String() == e.String() {
+			return &expr.Var{Index: i, T: g.Type(), Name: e.String()}, nil
+		}
+	}
+	v := e.(*expr.Var)
+	rel := ""
+	for _, c := range a.input.cols {
+		if c.index == v.Index {
+			rel = c.rel
+		}
+	}
+	return nil, pgerr.Errorf(pgerr.GroupingError, "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function", rel, name)
+}
+
+func targetName(rt *pg.ResTarget, e expr.Expr) string {
+	if rt.Name != "" {
+		return rt.Name
+	}
+	if cr := rt.Val.GetColumnRef(); cr != nil {
+		f := cr.Fields[len(cr.Fields)-1]
+		if s := f.GetString_(); s != nil {
+			return s.Sval
+		}
+	}
+	if fc := rt.Val.GetFuncCall(); fc != nil {
+		return fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+	}
+	if tc := rt.Val.GetTypeCast(); tc != nil {
+		if cr := tc.Arg.GetColumnRef(); cr != nil {
+			return cr.Fields[len(cr.Fields)-1].GetString_().Sval
+		}
+		tn := tc.TypeName.Names
+		return tn[len(tn)-1].GetString_().Sval
+	}
+	if ce := rt.Val.GetCaseExpr(); ce != nil {
+		return "case"
+	}
+	if rt.Val.GetCoalesceExpr() != nil {
+		return "coalesce"
+	}
+	if sv := rt.Val.GetSqlvalueFunction(); sv != nil {
+		return strings.ToLower(strings.TrimPrefix(sv.Op.String(), "SVFOP_"))
+	}
+	return "?column?"
+}
+
+// PlanSelect plans a SELECT.
+func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
+	if s.Op != pg.SetOperation_SETOP_NONE {
+		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+	}
+	if s.WithClause != nil {
+		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
+	}
+	if len(s.ValuesLists) > 0 {
+		return p.planValues(s.ValuesLists, nil)
+	}
+	fi, err := p.planFrom(s.FromClause, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := &scope{}
+	if fi != nil {
+		sc.cols = fi.cols
+	}
+	comp := p.compiler(sc)
+	var qual expr.Expr
+	if s.WhereClause != nil {
+		if qual, err = comp.Compile(s.WhereClause); err != nil {
+			return nil, nil, err
+		}
+		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
+			return nil, nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		}
+	}
+	var input Node
+	switch {
+	case fi == nil:
+		input = nil
+	case fi.rel != nil:
+		input = p.scanFor(fi, qual, false)
+	default:
+		if fs, ok := fi.node.(*FunctionScan); ok {
+			fs.Qual = qual
+		}
+		input = fi.node
+	}
+
+	agg := len(s.GroupClause) > 0 || hasAggregates(append(append([]*pg.Node{}, s.TargetList...), s.HavingClause)...)
+	var targetScope expr.Scope = sc
+	var aggNode *Agg
+	if agg {
+		if input == nil {
+			input = &Result{}
+		}
+		aggNode = &Agg{Input: input}
+		for _, g := range s.GroupClause {
+			ge, err := p.groupExpr(comp, g, s.TargetList)
+			if err != nil {
+				return nil, nil, err
+			}
+			aggNode.GroupBy = append(aggNode.GroupBy, ge)
+		}
+		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy}
+	}
+	tcomp := p.compiler(targetScope)
+	if agg {
+		tcomp.Hooks.Func = func(fc *pg.FuncCall) (expr.Expr, bool, error) {
+			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+			if !aggNames[name] && !fc.AggStar {
+				return nil, false, nil
+			}
+			call := &AggCall{Name: name, Distinct: fc.AggDistinct}
+			argT := types.Type{}
+			if !fc.AggStar {
+				if len(fc.Args) != 1 {
+					return nil, true, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
+				}
+				a, err := comp.Compile(fc.Args[0])
+				if err != nil {
+					return nil, true, err
+				}
+				if a.Type().OID == types.UnknownOID {
+					a, _ = expr.Coerce(a, types.Text, types.CastImplicit)
+				}
+				call.Arg, argT = a, a.Type()
+			} else if name != "count" {
+				return nil, true, pgerr.Errorf(pgerr.WrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name)
+			}
+			t, err := AggResultType(name, argT)
+			if err != nil {
+				return nil, true, err
+			}
+			call.T = t
+			aggNode.Aggs = append(aggNode.Aggs, call)
+			return &expr.Var{Index: len(aggNode.GroupBy) + len(aggNode.Aggs) - 1, T: t, Name: call.String()}, true, nil
+		}
+	}
+	var exprs []expr.Expr
+	var cols []Column
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			if agg {
+				return nil, nil, pgerr.Errorf(pgerr.GroupingError, "SELECT * is not allowed with GROUP BY or aggregates")
+			}
+			qual := ""
+			if len(cr.Fields) > 1 {
+				qual = cr.Fields[0].GetString_().Sval
+			}
+			n := 0
+			for _, c := range sc.cols {
+				if qual == "" || c.rel == qual {
+					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: c.name})
+					col := Column{Name: c.name, Type: c.t}
+					if fi != nil && fi.rel != nil {
+						col.Table, col.Attr = fi.rel.OID, int16(c.index+1)
+					}
+					cols = append(cols, col)
+					n++
+				}
+			}
+			if n == 0 && qual != "" {
+				return nil, nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
+			}
+			if fi == nil {
+				return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "SELECT * with no tables specified is not valid")
+			}
+			continue
+		}
+		e, err := tcomp.Compile(rt.Val)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Type().OID == types.UnknownOID {
+			e, _ = expr.Coerce(e, types.Text, types.CastImplicit)
+		}
+		exprs = append(exprs, e)
+		col := Column{Name: targetName(rt, e), Type: e.Type()}
+		if v, ok := e.(*expr.Var); ok && fi != nil && fi.rel != nil && !agg {
+			col.Table, col.Attr = fi.rel.OID, int16(v.Index+1)
+		}
+		cols = append(cols, col)
+	}
+	var node Node
+	if agg {
+		for _, g := range aggNode.GroupBy {
+			aggNode.Cols = append(aggNode.Cols, Column{Name: g.String(), Type: g.Type()})
+		}
+		for _, a := range aggNode.Aggs {
+			aggNode.Cols = append(aggNode.Cols, Column{Name: a.Name, Type: a.T})
+		}
+		node = aggNode
+		if s.HavingClause != nil {
+			h, err := tcomp.Compile(s.HavingClause)
+			if err != nil {
+				return nil, nil, err
+			}
+			aggNode.Cols = nil
+			for _, g := range aggNode.GroupBy {
+				aggNode.Cols = append(aggNode.Cols, Column{Name: g.String(), Type: g.Type()})
+			}
+			for _, a := range aggNode.Aggs {
+				aggNode.Cols = append(aggNode.Cols, Column{Name: a.Name, Type: a.T})
+			}
+			node = &Filter{Input: aggNode, Qual: h}
+		}
+	} else if input == nil {
+		res := &Result{Exprs: exprs, Qual: qual}
+		for _, c := range cols {
+			res.Names = append(res.Names, c.Name)
+		}
+		node = res
+		exprs = nil
+	} else {
+		node = input
+	}
+
+	// ORDER BY: sort keys are computed as hidden columns of the projection.
+	var sortKeys []SortKey
+	hidden := 0
+	for _, sb := range s.SortClause {
+		by := sb.GetSortBy()
+		var ke expr.Expr
+		if ac := by.Node.GetAConst(); ac != nil && ac.GetIval() != nil {
+			pos := int(ac.GetIval().Ival)
+			if pos < 1 || pos > len(cols) {
+				e := pgerr.Errorf(pgerr.InvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+				e.Position = ac.Location + 1
+				return nil, nil, e
+			}
+			ke = &expr.Var{Index: pos - 1, T: cols[pos-1].Type, Name: cols[pos-1].Name}
+		} else if cr := by.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && matchTarget(cols, cr.Fields[0].GetString_().GetSval()) >= 0 {
+			i := matchTarget(cols, cr.Fields[0].GetString_().Sval)
+			ke = &expr.Var{Index: i, T: cols[i].Type, Name: exprName(exprs, i, cols)}
+		} else {
+			e, err := tcomp.Compile(by.Node)
+			if err != nil {
+				return nil, nil, err
+			}
+			if exprs == nil {
+				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ORDER BY on an expression without FROM is not supported")
+			}
+			exprs = append(exprs, e)
+			hidden++
+			ke = &expr.Var{Index: len(exprs) - 1, T: e.Type(), Name: e.String()}
+		}
+		k := SortKey{Expr: ke, Desc: by.SortbyDir == pg.SortByDir_SORTBY_DESC}
+		k.NullsFirst = k.Desc
+		switch by.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			k.NullsFirst = false
+		}
+		sortKeys = append(sortKeys, k)
+	}
+	if exprs != nil {
+		pcols := append([]Column{}, cols...)
+		for i := len(cols); i < len(exprs); i++ {
+			pcols = append(pcols, Column{Name: "?sort?", Type: exprs[i].Type()})
+		}
+		if !isIdentity(exprs, node) {
+			node = &Project{Input: node, Exprs: exprs, Cols: pcols}
+		}
+	}
+	if s.DistinctClause != nil {
+		var gb []expr.Expr
+		for i, c := range cols {
+			gb = append(gb, &expr.Var{Index: i, T: c.Type, Name: c.Name})
+		}
+		node = &Agg{Input: node, GroupBy: gb, Cols: cols, distinct: true}
+	}
+	if len(sortKeys) > 0 {
+		node = &Sort{Input: node, Keys: sortKeys}
+	}
+	if hidden > 0 {
+		var trim []expr.Expr
+		for i, c := range cols {
+			trim = append(trim, &expr.Var{Index: i, T: c.Type, Name: c.Name})
+		}
+		node = &Project{Input: node, Exprs: trim, Cols: cols}
+	}
+	if s.LimitCount != nil || s.LimitOffset != nil {
+		l := &Limit{Input: node}
+		c0 := p.compiler(nil)
+		if s.LimitCount != nil {
+			e, err := c0.Compile(s.LimitCount)
+			if err != nil {
+				return nil, nil, err
+			}
+			if l.Count, err = expr.Coerce(e, types.Int8, types.CastAssignment); err != nil {
+				return nil, nil, err
+			}
+		}
+		if s.LimitOffset != nil {
+			e, err := c0.Compile(s.LimitOffset)
+			if err != nil {
+				return nil, nil, err
+			}
+			if l.Offset, err = expr.Coerce(e, types.Int8, types.CastAssignment); err != nil {
+				return nil, nil, err
+			}
+		}
+		node = l
+	}
+	if s.LockingClause != nil {
+		// FOR UPDATE/SHARE: rows are not locked yet; refuse rather than
+		// silently run weaker.
+		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT FOR UPDATE/SHARE is not supported yet")
+	}
+	return node, cols, nil
+}
+
+func matchTarget(cols []Column, name string) int {
+	for i, c := range cols {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func exprName(exprs []expr.Expr, i int, cols []Column) string {
+	if exprs != nil && i < len(exprs) {
+		return exprs[i].String()
+	}
+	return cols[i].Name
+}
+
+// isIdentity: the projection would return the input row unchanged.
+func isIdentity(exprs []expr.Expr, input Node) bool {
+	in := input.Columns()
+	if len(exprs) != len(in) {
+		return false
+	}
+	for i, e := range exprs {
+		v, ok := e.(*expr.Var)
+		if !ok || v.Index != i {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Planner) groupExpr(comp *expr.Compiler, g *pg.Node, targets []*pg.Node) (expr.Expr, error) {
+	if ac := g.GetAConst(); ac != nil && ac.GetIval() != nil {
+		pos := int(ac.GetIval().Ival)
+		if pos < 1 || pos > len(targets) {
+			return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "GROUP BY position %d is not in select list", pos)
+		}
+		return comp.Compile(targets[pos-1].GetResTarget().Val)
+	}
+	if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+		name := cr.Fields[0].GetString_().GetSval()
+		if e, err := comp.Compile(g); err == nil {
+			return e, nil
+		}
+		for _, t := range targets {
+			if rt := t.GetResTarget(); rt.Name == name {
+				return comp.Compile(rt.Val)
+			}
+		}
+	}
+	return comp.Compile(g)
+}
+
+// planValues plans a VALUES list, coercing to want (column types) if given.
+func (p *Planner) planValues(lists []*pg.Node, want []types.Type) (Node, []Column, error) {
+	comp := p.compiler(nil)
+	v := &Values{}
+	ncol := -1
+	for _, l := range lists {
+		items := l.GetList().Items
+		if ncol >= 0 && len(items) != ncol {
+			return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		ncol = len(items)
+		var row []expr.Expr
+		for i, it := range items {
+			if it.GetSetToDefault() != nil {
+				row = append(row, nil)
+				continue
+			}
+			e, err := comp.Compile(it)
+			if err != nil {
+				return nil, nil, err
+			}
+			if want != nil && i < len(want) {
+				if e, err = assignCoerce(e, want[i]); err != nil {
+					return nil, nil, err
+				}
+			}
+			row = append(row, e)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	for i := 0; i < ncol; i++ {
+		t := types.Unknown
+		if want != nil && i < len(want) {
+			t = want[i]
+		} else {
+			for _, r := range v.Rows {
+				if r[i] != nil {
+					t = unifyTypes(t, r[i].Type())
+				}
+			}
+			if t.OID == types.UnknownOID {
+				t = types.Text
+			}
+			for _, r := range v.Rows {
+				if r[i] != nil {
+					var err error
+					if r[i], err = expr.Coerce(r[i], t, types.CastImplicit); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+		}
+		v.Cols = append(v.Cols, Column{Name: fmt.Sprintf("column%d", i+1), Type: t})
+	}
+	return v, v.Cols, nil
+}
+
+func unifyTypes(a, b types.Type) types.Type {
+	if a.OID == types.UnknownOID {
+		return b
+	}
+	if b.OID == types.UnknownOID {
+		return a
+	}
+	if t, ok := types.CommonType(a, b); ok {
+		return t
+	}
+	return a
+}
+
+// assignCoerce converts a value for storing in a column of type t.
+func assignCoerce(e expr.Expr, t types.Type) (expr.Expr, error) {
+	if p, ok := e.(*expr.Param); ok && p.T.OID == types.UnknownOID {
+		p.T = t
+		return p, nil
+	}
+	out, err := expr.Coerce(e, t, types.CastAssignment)
+	if err != nil && pgerr.Code(err) == pgerr.DatatypeMismatch {
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "column is of type %s but expression is of type %s", t, e.Type()).
+			WithHint("You will need to rewrite or cast the expression.")
+	}
+	return out, err
+}

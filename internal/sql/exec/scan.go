@@ -1,0 +1,266 @@
+package exec
+
+import (
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// TIDDatum packs a TID into a datum (the hidden ctid column scans add for
+// UPDATE and DELETE).
+func TIDDatum(t page.ItemPointer) types.Datum {
+	return types.Int(int64(t.Block)<<16 | int64(t.Offset))
+}
+
+// DatumTID unpacks TIDDatum.
+func DatumTID(d types.Datum) page.ItemPointer {
+	v := d.Int()
+	return page.ItemPointer{Block: page.BlockNumber(v >> 16), Offset: page.OffsetNumber(v & 0xFFFF)}
+}
+
+func tableColumns(rel *catalog.Relation, withTID bool) []Column {
+	cols := make([]Column, 0, len(rel.Attrs)+1)
+	for _, a := range rel.Attrs {
+		cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num})
+	}
+	if withTID {
+		cols = append(cols, Column{Name: "ctid", Type: types.Int8})
+	}
+	return cols
+}
+
+// SeqScan reads a table in physical order.
+type SeqScan struct {
+	nodeBase
+	Rel     *catalog.Relation
+	Alias   string
+	Qual    expr.Expr
+	WithTID bool
+
+	scan  *heap.Scan
+	def   *heap.Deformer
+	row   Row
+	natts int
+}
+
+func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
+
+func (s *SeqScan) Open(c *Ctx) error {
+	var err error
+	s.scan, err = s.Rel.Heap.BeginScan(c.U(), c.Tx.Heap)
+	if err != nil {
+		return err
+	}
+	s.def = heap.NewDeformer(s.Rel.Types())
+	s.natts = len(s.Rel.Attrs)
+	return nil
+}
+
+func (s *SeqScan) Next(c *Ctx) (Row, error) {
+	for {
+		t, tid, ok, err := s.scan.Next()
+		if err != nil || !ok {
+			return nil, err
+		}
+		n := s.natts
+		if s.WithTID {
+			n++
+		}
+		row := make(Row, n)
+		if err := s.def.Deform(t, row[:s.natts]); err != nil {
+			return nil, err
+		}
+		if s.WithTID {
+			row[s.natts] = TIDDatum(tid)
+		}
+		if s.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, s.Qual, row)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				s.instr.Filtered++
+				continue
+			}
+		}
+		return row, nil
+	}
+}
+
+func (s *SeqScan) Close(c *Ctx) {}
+
+// Result produces one row from expressions (SELECT without FROM).
+type Result struct {
+	nodeBase
+	Exprs []expr.Expr
+	Names []string
+	Qual  expr.Expr
+	done  bool
+}
+
+func (r *Result) Columns() []Column {
+	cols := make([]Column, len(r.Exprs))
+	for i, e := range r.Exprs {
+		cols[i] = Column{Name: r.Names[i], Type: e.Type()}
+	}
+	return cols
+}
+func (r *Result) Open(c *Ctx) error { r.done = false; return nil }
+func (r *Result) Next(c *Ctx) (Row, error) {
+	if r.done {
+		return nil, nil
+	}
+	r.done = true
+	if r.Qual != nil {
+		ok, err := expr.IsTrue(c.Env, r.Qual, nil)
+		if err != nil || !ok {
+			return nil, err
+		}
+	}
+	row := make(Row, len(r.Exprs))
+	for i, e := range r.Exprs {
+		d, err := e.Eval(c.Env, nil)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = d
+	}
+	return row, nil
+}
+func (r *Result) Close(c *Ctx) {}
+
+// Values produces the rows of a VALUES list.
+type Values struct {
+	nodeBase
+	Rows [][]expr.Expr
+	Cols []Column
+	i    int
+}
+
+func (v *Values) Columns() []Column { return v.Cols }
+func (v *Values) Open(c *Ctx) error { v.i = 0; return nil }
+func (v *Values) Close(c *Ctx)      {}
+func (v *Values) Next(c *Ctx) (Row, error) {
+	if v.i >= len(v.Rows) {
+		return nil, nil
+	}
+	exprs := v.Rows[v.i]
+	v.i++
+	row := make(Row, len(exprs))
+	for i, e := range exprs {
+		d, err := e.Eval(c.Env, nil)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = d
+	}
+	return row, nil
+}
+
+// FunctionScan runs a set-returning function (generate_series).
+type FunctionScan struct {
+	nodeBase
+	SRF   *types.SRF
+	Args  []expr.Expr
+	Alias string
+	Col   string
+	Qual  expr.Expr
+	iter  func() (types.Datum, bool, error)
+}
+
+func (f *FunctionScan) Columns() []Column { return []Column{{Name: f.Col, Type: f.SRF.Ret}} }
+func (f *FunctionScan) Open(c *Ctx) error {
+	args := make([]types.Datum, len(f.Args))
+	for i, a := range f.Args {
+		d, err := a.Eval(c.Env, nil)
+		if err != nil {
+			return err
+		}
+		args[i] = d
+	}
+	for _, a := range args {
+		if a.IsNull() {
+			f.iter = func() (types.Datum, bool, error) { return types.Null(), false, nil }
+			return nil
+		}
+	}
+	it, err := f.SRF.Fn(args)
+	f.iter = it
+	return err
+}
+func (f *FunctionScan) Next(c *Ctx) (Row, error) {
+	for {
+		d, ok, err := f.iter()
+		if err != nil || !ok {
+			return nil, err
+		}
+		row := Row{d}
+		if f.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, f.Qual, row)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				f.instr.Filtered++
+				continue
+			}
+		}
+		return row, nil
+	}
+}
+func (f *FunctionScan) Close(c *Ctx) {}
+
+// Project computes output expressions from its input's rows. EXPLAIN does
+// not show it: PostgreSQL folds projection into the node below.
+type Project struct {
+	nodeBase
+	Input Node
+	Exprs []expr.Expr
+	Cols  []Column
+}
+
+func (p *Project) Columns() []Column { return p.Cols }
+func (p *Project) Open(c *Ctx) error { return Open(c, p.Input) }
+func (p *Project) Close(c *Ctx)      { Close(c, p.Input) }
+func (p *Project) Next(c *Ctx) (Row, error) {
+	in, err := Next(c, p.Input)
+	if err != nil || in == nil {
+		return nil, err
+	}
+	out := make(Row, len(p.Exprs))
+	for i, e := range p.Exprs {
+		if out[i], err = e.Eval(c.Env, in); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Filter drops rows failing a qual (used above nodes that cannot filter).
+type Filter struct {
+	nodeBase
+	Input Node
+	Qual  expr.Expr
+}
+
+func (f *Filter) Columns() []Column { return f.Input.Columns() }
+func (f *Filter) Open(c *Ctx) error { return Open(c, f.Input) }
+func (f *Filter) Close(c *Ctx)      { Close(c, f.Input) }
+func (f *Filter) Next(c *Ctx) (Row, error) {
+	for {
+		in, err := Next(c, f.Input)
+		if err != nil || in == nil {
+			return nil, err
+		}
+		ok, err := expr.IsTrue(c.Env, f.Qual, in)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return in, nil
+		}
+		f.instr.Filtered++
+	}
+}

@@ -1,0 +1,413 @@
+package exec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// SortKey is one ORDER BY item.
+type SortKey struct {
+	Expr       expr.Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+func (k SortKey) String() string {
+	s := k.Expr.String()
+	if k.Desc {
+		s += " DESC"
+		if !k.NullsFirst {
+			s += " NULLS LAST"
+		}
+	} else if k.NullsFirst {
+		s += " NULLS FIRST"
+	}
+	return s
+}
+
+// Sort sorts all input rows in memory.
+type Sort struct {
+	nodeBase
+	Input Node
+	Keys  []SortKey
+	rows  []Row
+	i     int
+	bytes int64
+}
+
+func (s *Sort) Columns() []Column { return s.Input.Columns() }
+func (s *Sort) Open(c *Ctx) error {
+	if err := Open(c, s.Input); err != nil {
+		return err
+	}
+	s.rows, s.i, s.bytes = nil, 0, 0
+	for {
+		r, err := Next(c, s.Input)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		s.rows = append(s.rows, r)
+		s.bytes += int64(24 * len(r))
+	}
+	// Evaluate keys once per row.
+	keys := make([][]types.Datum, len(s.rows))
+	for i, r := range s.rows {
+		k := make([]types.Datum, len(s.Keys))
+		for j, sk := range s.Keys {
+			d, err := sk.Expr.Eval(c.Env, r)
+			if err != nil {
+				return err
+			}
+			k[j] = d
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(s.rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		return compareKeys(s.Keys, keys[idx[a]], keys[idx[b]]) < 0
+	})
+	sorted := make([]Row, len(s.rows))
+	for i, j := range idx {
+		sorted[i] = s.rows[j]
+	}
+	s.rows = sorted
+	return nil
+}
+
+func compareKeys(ks []SortKey, a, b []types.Datum) int {
+	for j, k := range ks {
+		x, y := a[j], b[j]
+		var c int
+		switch {
+		case x.IsNull() && y.IsNull():
+			c = 0
+		case x.IsNull():
+			c = 1
+			if k.NullsFirst {
+				c = -1
+			}
+			if k.Desc {
+				c = -c
+			}
+		case y.IsNull():
+			c = -1
+			if k.NullsFirst {
+				c = 1
+			}
+			if k.Desc {
+				c = -c
+			}
+		default:
+			c = types.Compare(k.Expr.Type(), x, y)
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func (s *Sort) Next(c *Ctx) (Row, error) {
+	if s.i >= len(s.rows) {
+		return nil, nil
+	}
+	r := s.rows[s.i]
+	s.i++
+	return r, nil
+}
+func (s *Sort) Close(c *Ctx) { s.rows = nil; Close(c, s.Input) }
+
+// Limit implements LIMIT/OFFSET.
+type Limit struct {
+	nodeBase
+	Input         Node
+	Count, Offset expr.Expr
+	n, off, seen  int64
+	hasCount      bool
+}
+
+func (l *Limit) Columns() []Column { return l.Input.Columns() }
+func (l *Limit) Open(c *Ctx) error {
+	l.seen, l.hasCount, l.off = 0, false, 0
+	if l.Count != nil {
+		d, err := l.Count.Eval(c.Env, nil)
+		if err != nil {
+			return err
+		}
+		if !d.IsNull() {
+			l.n, l.hasCount = d.Int(), true
+			if l.n < 0 {
+				return pgerr.Errorf("2201W", "LIMIT must not be negative")
+			}
+		}
+	}
+	if l.Offset != nil {
+		d, err := l.Offset.Eval(c.Env, nil)
+		if err != nil {
+			return err
+		}
+		if !d.IsNull() {
+			l.off = d.Int()
+			if l.off < 0 {
+				return pgerr.Errorf("2201X", "OFFSET must not be negative")
+			}
+		}
+	}
+	return Open(c, l.Input)
+}
+func (l *Limit) Next(c *Ctx) (Row, error) {
+	for {
+		if l.hasCount && l.seen >= l.off+l.n {
+			return nil, nil
+		}
+		r, err := Next(c, l.Input)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		l.seen++
+		if l.seen > l.off {
+			return r, nil
+		}
+	}
+}
+func (l *Limit) Close(c *Ctx) { Close(c, l.Input) }
+
+// AggCall is one aggregate in an Agg node.
+type AggCall struct {
+	Name     string    // count, sum, avg, min, max, bool_and, bool_or, string_agg
+	Arg      expr.Expr // nil for count(*)
+	Distinct bool
+	T        types.Type // result type
+}
+
+func (a *AggCall) String() string {
+	if a.Arg == nil {
+		return a.Name + "(*)"
+	}
+	d := ""
+	if a.Distinct {
+		d = "DISTINCT "
+	}
+	return a.Name + "(" + d + a.Arg.String() + ")"
+}
+
+// ResultType gives an aggregate's result type for its argument type.
+func AggResultType(name string, arg types.Type) (types.Type, error) {
+	switch name {
+	case "count":
+		return types.Int8, nil
+	case "sum":
+		switch arg.OID {
+		case types.Int2OID, types.Int4OID:
+			return types.Int8, nil
+		case types.Int8OID:
+			return types.Int8, nil // PostgreSQL: numeric
+		case types.Float4OID:
+			return types.Float4, nil
+		case types.Float8OID:
+			return types.Float8, nil
+		}
+	case "avg":
+		if types.IsInteger(arg) || types.IsFloat(arg) {
+			return types.Float8, nil // PostgreSQL: numeric for integers
+		}
+	case "min", "max":
+		return arg, nil
+	case "bool_and", "bool_or", "every":
+		return types.Boolean, nil
+	}
+	return types.Type{}, pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, arg)
+}
+
+type aggState struct {
+	count int64
+	sumI  int64
+	sumF  float64
+	val   types.Datum
+	set   bool
+	seen  map[string]bool
+}
+
+func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
+	if a.Arg == nil {
+		st.count++
+		return nil
+	}
+	d, err := a.Arg.Eval(c.Env, row)
+	if err != nil || d.IsNull() {
+		return err
+	}
+	if a.Distinct {
+		k := string(types.AppendText(nil, a.Arg.Type(), d))
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		if st.seen[k] {
+			return nil
+		}
+		st.seen[k] = true
+	}
+	st.count++
+	t := a.Arg.Type()
+	switch a.Name {
+	case "sum", "avg":
+		if types.IsInteger(t) {
+			s := st.sumI + d.Int()
+			if (d.Int() > 0 && s < st.sumI) || (d.Int() < 0 && s > st.sumI) {
+				return pgerr.Errorf(pgerr.NumericValueOutOfRange, "bigint out of range")
+			}
+			st.sumI = s
+			st.sumF += float64(d.Int())
+		} else {
+			st.sumF += d.Float()
+		}
+	case "min", "max":
+		if !st.set {
+			st.val, st.set = d, true
+			return nil
+		}
+		cmp := types.Compare(t, d, st.val)
+		if (a.Name == "min" && cmp < 0) || (a.Name == "max" && cmp > 0) {
+			st.val = d
+		}
+	case "bool_and", "every":
+		if !st.set {
+			st.val, st.set = d, true
+		} else if !d.Bool() {
+			st.val = d
+		}
+	case "bool_or":
+		if !st.set {
+			st.val, st.set = d, true
+		} else if d.Bool() {
+			st.val = d
+		}
+	}
+	return nil
+}
+
+func (a *AggCall) final(st *aggState) types.Datum {
+	switch a.Name {
+	case "count":
+		return types.Int(st.count)
+	case "sum":
+		if st.count == 0 {
+			return types.Null()
+		}
+		if types.IsInteger(a.Arg.Type()) {
+			return types.Int(st.sumI)
+		}
+		return types.Float(st.sumF)
+	case "avg":
+		if st.count == 0 {
+			return types.Null()
+		}
+		return types.Float(st.sumF / float64(st.count))
+	default:
+		if !st.set {
+			return types.Null()
+		}
+		return st.val
+	}
+}
+
+// Agg computes aggregates, grouped by GroupBy (hash aggregation) or over
+// all input (plain aggregation). Output: group keys, then aggregates.
+type Agg struct {
+	nodeBase
+	Input   Node
+	GroupBy []expr.Expr
+	Aggs    []*AggCall
+	Cols    []Column
+	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
+	distinct bool
+	out      []Row
+	i        int
+}
+
+func (a *Agg) Columns() []Column { return a.Cols }
+func (a *Agg) Open(c *Ctx) error {
+	if err := Open(c, a.Input); err != nil {
+		return err
+	}
+	type group struct {
+		keys   []types.Datum
+		states []aggState
+	}
+	groups := map[string]*group{}
+	var order []*group
+	var kb strings.Builder
+	for {
+		r, err := Next(c, a.Input)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		keys := make([]types.Datum, len(a.GroupBy))
+		kb.Reset()
+		for i, g := range a.GroupBy {
+			d, err := g.Eval(c.Env, r)
+			if err != nil {
+				return err
+			}
+			keys[i] = d
+			if d.IsNull() {
+				kb.WriteString("\x00N")
+			} else {
+				kb.Write(types.AppendText(nil, g.Type(), d))
+			}
+			kb.WriteByte(0)
+		}
+		g := groups[kb.String()]
+		if g == nil {
+			g = &group{keys: keys, states: make([]aggState, len(a.Aggs))}
+			groups[kb.String()] = g
+			order = append(order, g)
+		}
+		for i, ag := range a.Aggs {
+			if err := ag.step(c, &g.states[i], r); err != nil {
+				return err
+			}
+		}
+	}
+	if len(a.GroupBy) == 0 && len(order) == 0 {
+		order = append(order, &group{states: make([]aggState, len(a.Aggs))})
+	}
+	a.out = a.out[:0]
+	for _, g := range order {
+		row := make(Row, 0, len(g.keys)+len(a.Aggs))
+		row = append(row, g.keys...)
+		for i, ag := range a.Aggs {
+			row = append(row, ag.final(&g.states[i]))
+		}
+		a.out = append(a.out, row)
+	}
+	a.i = 0
+	return nil
+}
+func (a *Agg) Next(c *Ctx) (Row, error) {
+	if a.i >= len(a.out) {
+		return nil, nil
+	}
+	a.i++
+	return a.out[a.i-1], nil
+}
+func (a *Agg) Close(c *Ctx) { Close(c, a.Input) }
+
+var _ = fmt.Sprintf

@@ -1,0 +1,618 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// Scope resolves column references for the compiler.
+type Scope interface {
+	// Resolve finds a column; qualifier is the table name or alias (or
+	// empty). It returns a 42703 or 42702 error when there is none or more
+	// than one.
+	Resolve(qualifier, name string, location int32) (Expr, error)
+}
+
+// Hooks let the planner take over parts of the tree (aggregates,
+// subqueries) while the compiler does the rest.
+type Hooks struct {
+	// Func is offered every function call first; handled=false falls
+	// back to scalar functions.
+	Func func(fc *pg.FuncCall) (e Expr, handled bool, err error)
+	// ParamTypes are the declared or inferred types of $n.
+	ParamTypes []types.Type
+}
+
+// Compiler turns parse nodes into expressions.
+type Compiler struct {
+	Scope Scope
+	Hooks Hooks
+}
+
+func syntaxErrAt(loc int32, format string, args ...any) error {
+	e := pgerr.Errorf(pgerr.SyntaxError, format, args...)
+	if loc >= 0 {
+		e.Position = loc + 1
+	}
+	return e
+}
+
+func withPos(err error, loc int32) error {
+	if pe, ok := err.(*pgerr.Error); ok && pe.Position == 0 && loc >= 0 {
+		pe.Position = loc + 1
+	}
+	return err
+}
+
+// Compile compiles one expression.
+func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
+	switch {
+	case n.GetAConst() != nil:
+		return compileConst(n.GetAConst())
+	case n.GetColumnRef() != nil:
+		cr := n.GetColumnRef()
+		var parts []string
+		for _, f := range cr.Fields {
+			if f.GetAStar() != nil {
+				return nil, syntaxErrAt(cr.Location, "unexpected *")
+			}
+			parts = append(parts, f.GetString_().Sval)
+		}
+		qual := ""
+		if len(parts) > 1 {
+			qual = parts[len(parts)-2]
+		}
+		if c.Scope == nil {
+			return nil, withPos(pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", parts[len(parts)-1]), cr.Location)
+		}
+		e, err := c.Scope.Resolve(qual, parts[len(parts)-1], cr.Location)
+		return e, withPos(err, cr.Location)
+	case n.GetParamRef() != nil:
+		p := n.GetParamRef()
+		t := types.Unknown
+		if int(p.Number) <= len(c.Hooks.ParamTypes) {
+			t = c.Hooks.ParamTypes[p.Number-1]
+		}
+		return &Param{N: int(p.Number), T: t}, nil
+	case n.GetAExpr() != nil:
+		return c.compileAExpr(n.GetAExpr())
+	case n.GetBoolExpr() != nil:
+		b := n.GetBoolExpr()
+		op := map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND", pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[b.Boolop]
+		out := &BoolOp{Op: op}
+		for _, a := range b.Args {
+			e, err := c.Compile(a)
+			if err != nil {
+				return nil, err
+			}
+			e, err = Coerce(e, types.Boolean, types.CastAssignment)
+			if err != nil {
+				return nil, withPos(pgerr.Errorf(pgerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", op, e.Type()), b.Location)
+			}
+			out.Args = append(out.Args, e)
+		}
+		return out, nil
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		a, err := c.Compile(nt.Arg)
+		if err != nil {
+			return nil, err
+		}
+		return &NullTest{Arg: a, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		t, err := TypeFromName(tc.TypeName)
+		if err != nil {
+			return nil, withPos(err, tc.Location)
+		}
+		a, err := c.Compile(tc.Arg)
+		if err != nil {
+			return nil, err
+		}
+		return ExplicitCast(a, t, tc.Location)
+	case n.GetFuncCall() != nil:
+		return c.compileFunc(n.GetFuncCall())
+	case n.GetCaseExpr() != nil:
+		return c.compileCase(n.GetCaseExpr())
+	case n.GetCoalesceExpr() != nil:
+		ce := n.GetCoalesceExpr()
+		return c.compileVariadic("COALESCE", ce.Args, ce.Location)
+	case n.GetMinMaxExpr() != nil:
+		mm := n.GetMinMaxExpr()
+		name := "GREATEST"
+		if mm.Op == pg.MinMaxOp_IS_LEAST {
+			name = "LEAST"
+		}
+		return c.compileVariadic(name, mm.Args, mm.Location)
+	case n.GetSqlvalueFunction() != nil:
+		sv := n.GetSqlvalueFunction()
+		switch sv.Op {
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP,
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			fn, err := types.LookupFunction("now", nil)
+			if err != nil {
+				return nil, err
+			}
+			return &Func{Fn: fn, Name: "CURRENT_TIMESTAMP"}, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return &Const{Val: types.Str("postgres"), T: types.Name}, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+			return &Const{Val: types.Str("postgres"), T: types.Name}, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+			return &Const{Val: types.Str("public"), T: types.Name}, nil
+		}
+		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "this SQL value function is not supported yet"), sv.Location)
+	}
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "expression type %s is not supported yet", nodeName(n))
+}
+
+func nodeName(n *pg.Node) string {
+	s := strings.TrimPrefix(strings.SplitN(n.String(), ":", 2)[0], "node:")
+	return strings.TrimSpace(s)
+}
+
+func compileConst(ac *pg.A_Const) (Expr, error) {
+	if ac.Isnull {
+		return &Const{Val: types.Null(), T: types.Unknown}, nil
+	}
+	switch {
+	case ac.GetIval() != nil:
+		return &Const{Val: types.Int(int64(ac.GetIval().Ival)), T: types.Int4, Implicit: true}, nil
+	case ac.GetFval() != nil:
+		s := ac.GetFval().Fval
+		// PostgreSQL types such literals numeric; tidal has no numeric yet,
+		// so integers that overflow int4 become bigint and others float8.
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return &Const{Val: types.Int(i), T: types.Int8, Implicit: true}, nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, syntaxErrAt(ac.Location, "invalid number %q", s)
+		}
+		return &Const{Val: types.Float(f), T: types.Float8, Implicit: true}, nil
+	case ac.GetBoolval() != nil:
+		return &Const{Val: types.Bool(ac.GetBoolval().Boolval), T: types.Boolean, Implicit: true}, nil
+	case ac.GetSval() != nil:
+		return &Const{Val: types.Str(ac.GetSval().Sval), T: types.Unknown}, nil
+	case ac.GetBsval() != nil:
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "bit string literals are not supported yet")
+	}
+	return nil, syntaxErrAt(ac.Location, "bad constant")
+}
+
+// TypeFromName resolves a parse-tree type name.
+func TypeFromName(tn *pg.TypeName) (types.Type, error) {
+	var names []string
+	for _, n := range tn.Names {
+		names = append(names, n.GetString_().Sval)
+	}
+	var mods []int32
+	for _, m := range tn.Typmods {
+		if ac := m.GetAConst(); ac != nil && ac.GetIval() != nil {
+			mods = append(mods, ac.GetIval().Ival)
+		} else {
+			return types.Type{}, pgerr.Errorf(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers")
+		}
+	}
+	if len(tn.ArrayBounds) > 0 {
+		return types.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "array types are not supported yet")
+	}
+	t, err := types.LookupTypeName(names, mods)
+	if err != nil {
+		return t, withPos(err, tn.Location)
+	}
+	return t, nil
+}
+
+// Coerce converts e to type t if the cast is allowed in that context.
+func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
+	from := e.Type()
+	if from.OID == t.OID && (t.Typmod < 0 || from.Typmod == t.Typmod) {
+		return e, nil
+	}
+	if c, ok := e.(*Const); ok && from.OID == types.UnknownOID {
+		if c.Val.IsNull() {
+			return &Const{Val: c.Val, T: t}, nil
+		}
+		d, err := types.Parse(t, c.Val.Str())
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Val: d, T: t}, nil
+	}
+	if from.OID == t.OID {
+		// Same type, new typmod (varchar(n) length checks).
+		return &Cast{Arg: e, To: t, Ctx: ctx}, nil
+	}
+	if !types.CanCast(from, t, ctx) {
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot cast type %s to %s", from, t)
+	}
+	if c, ok := e.(*Const); ok {
+		// Fold casts of constants, so plans show the typed literal.
+		d, err := types.Cast(c.Val, from, t, ctx)
+		if err == nil {
+			return &Const{Val: d, T: t}, nil
+		}
+		return nil, err
+	}
+	return &Cast{Arg: e, To: t, Ctx: ctx}, nil
+}
+
+// ExplicitCast is a CAST or :: in the query.
+func ExplicitCast(e Expr, t types.Type, loc int32) (Expr, error) {
+	from := e.Type()
+	if from.OID != types.UnknownOID && !types.CanCast(from, t, types.CastExplicit) {
+		return nil, withPos(pgerr.Errorf(pgerr.DatatypeMismatch, "cannot cast type %s to %s", from, t), loc)
+	}
+	out, err := Coerce(e, t, types.CastExplicit)
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	if _, ok := out.(*Const); ok {
+		return out, nil
+	}
+	if cc, ok := out.(*Cast); ok {
+		cc.Ctx = types.CastExplicit
+		return cc, nil
+	}
+	if out == e {
+		return &Cast{Arg: e, To: t, Ctx: types.CastExplicit}, nil
+	}
+	return out, nil
+}
+
+func opName(names []*pg.Node) string {
+	s := names[len(names)-1].GetString_().Sval
+	return s
+}
+
+func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		op := opName(a.Name)
+		if a.Lexpr == nil {
+			r, err := c.Compile(a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			if op == "-" {
+				if k, ok := r.(*Const); ok && !k.Val.IsNull() {
+					switch {
+					case types.IsInteger(k.T):
+						return &Const{Val: types.Int(-k.Val.Int()), T: k.T, Implicit: true}, nil
+					case types.IsFloat(k.T):
+						return &Const{Val: types.Float(-k.Val.Float()), T: k.T, Implicit: true}, nil
+					}
+				}
+			}
+			return c.binary(op, nil, r, a.Location)
+		}
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.Compile(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		if op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*" {
+			return c.like(l, r, strings.HasPrefix(op, "!"), strings.Contains(op, "*"))
+		}
+		return c.binary(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.Compile(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		op := opName(a.Name)
+		return c.like(l, r, strings.HasPrefix(op, "!"), a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		not := opName(a.Name) == "<>"
+		in := &InList{Arg: l, Not: not}
+		var items []string
+		for _, it := range a.Rexpr.GetList().Items {
+			r, err := c.Compile(it)
+			if err != nil {
+				return nil, err
+			}
+			eq, err := c.binary("=", l, r, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			in.Eqs = append(in.Eqs, eq)
+			items = append(items, eq.(*Func).Args[1].String())
+		}
+		op := "= ANY"
+		if not {
+			op = "<> ALL"
+		}
+		in.Text = "(" + l.String() + " " + op + " ('{" + strings.Join(items, ",") + "}'))"
+		return in, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList().Items
+		lo, err := c.Compile(bounds[0])
+		if err != nil {
+			return nil, err
+		}
+		hi, err := c.Compile(bounds[1])
+		if err != nil {
+			return nil, err
+		}
+		ge, err := c.binary(">=", l, lo, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		le, err := c.binary("<=", l, hi, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		and := &BoolOp{Op: "AND", Args: []Expr{ge, le}}
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			return &BoolOp{Op: "NOT", Args: []Expr{and}}, nil
+		}
+		return and, nil
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		return c.compileVariadic("NULLIF", []*pg.Node{a.Lexpr, a.Rexpr}, a.Location)
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.Compile(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		eq, err := c.binary("=", l, r, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		return &distinctFrom{l: l, r: r, eq: eq, not: a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
+	}
+	return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "operator kind %s is not supported yet", a.Kind), a.Location)
+}
+
+type distinctFrom struct {
+	l, r, eq Expr
+	not      bool
+}
+
+func (d *distinctFrom) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	a, err := d.l.Eval(env, row)
+	if err != nil {
+		return a, err
+	}
+	b, err := d.r.Eval(env, row)
+	if err != nil {
+		return b, err
+	}
+	var distinct bool
+	switch {
+	case a.IsNull() && b.IsNull():
+		distinct = false
+	case a.IsNull() || b.IsNull():
+		distinct = true
+	default:
+		e, err := d.eq.Eval(env, row)
+		if err != nil {
+			return e, err
+		}
+		distinct = !e.Bool()
+	}
+	return types.Bool(distinct != d.not), nil
+}
+func (d *distinctFrom) Type() types.Type { return types.Boolean }
+func (d *distinctFrom) String() string {
+	if d.not {
+		return "(" + d.l.String() + " IS NOT DISTINCT FROM " + d.r.String() + ")"
+	}
+	return "(" + d.l.String() + " IS DISTINCT FROM " + d.r.String() + ")"
+}
+
+func (c *Compiler) like(l, r Expr, not, icase bool) (Expr, error) {
+	var err error
+	if l, err = Coerce(l, types.Text, types.CastAssignment); err != nil {
+		return nil, err
+	}
+	if r, err = Coerce(r, types.Text, types.CastAssignment); err != nil {
+		return nil, err
+	}
+	return &Like{Arg: l, Pattern: r, Not: not, ICase: icase}, nil
+}
+
+// Binary builds an operator application with PostgreSQL's resolution.
+func Binary(op string, l, r Expr) (Expr, error) {
+	var c Compiler
+	return c.binary(op, l, r, -1)
+}
+
+func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
+	lt := types.Type{}
+	if l != nil {
+		lt = l.Type()
+	}
+	if p, ok := r.(*Param); ok && p.T.OID == types.UnknownOID && l != nil && lt.OID != types.UnknownOID {
+		p.T = lt
+	}
+	if p, ok := l.(*Param); ok && p.T.OID == types.UnknownOID && r.Type().OID != types.UnknownOID {
+		p.T = r.Type()
+		lt = p.T
+	}
+	fn, err := types.LookupOperator(op, lt, r.Type())
+	if err != nil {
+		return nil, withPos(err, loc)
+	}
+	var args []Expr
+	if l != nil {
+		a, err := Coerce(l, fn.Args[0], types.CastImplicit)
+		if err != nil {
+			return nil, withPos(err, loc)
+		}
+		b, err := Coerce(r, fn.Args[1], types.CastImplicit)
+		if err != nil {
+			return nil, withPos(err, loc)
+		}
+		args = []Expr{a, b}
+	} else {
+		a, err := Coerce(r, fn.Args[len(fn.Args)-1], types.CastImplicit)
+		if err != nil {
+			return nil, withPos(err, loc)
+		}
+		args = []Expr{a}
+	}
+	return &Func{Fn: fn, Args: args, Op: op}, nil
+}
+
+func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
+	if c.Hooks.Func != nil {
+		e, handled, err := c.Hooks.Func(fc)
+		if err != nil || handled {
+			return e, err
+		}
+	}
+	name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+	if fc.AggStar || fc.AggDistinct || fc.Over != nil {
+		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here"), fc.Location)
+	}
+	var args []Expr
+	var ts []types.Type
+	for _, a := range fc.Args {
+		e, err := c.Compile(a)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+		ts = append(ts, e.Type())
+	}
+	fn, err := types.LookupFunction(name, ts)
+	if err != nil {
+		return nil, withPos(err, fc.Location)
+	}
+	for i := range args {
+		if i < len(fn.Args) {
+			if args[i], err = Coerce(args[i], fn.Args[i], types.CastImplicit); err != nil {
+				return nil, withPos(err, fc.Location)
+			}
+		}
+	}
+	return &Func{Fn: fn, Args: args, Name: name}, nil
+}
+
+func (c *Compiler) compileVariadic(name string, nodes []*pg.Node, loc int32) (Expr, error) {
+	var args []Expr
+	t := types.Unknown
+	for _, n := range nodes {
+		e, err := c.Compile(n)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+		if t.OID == types.UnknownOID {
+			t = e.Type()
+		} else if e.Type().OID != types.UnknownOID {
+			ct, ok := types.CommonType(t, e.Type())
+			if !ok {
+				return nil, withPos(pgerr.Errorf(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", name, t, e.Type()), loc)
+			}
+			t = ct
+		}
+	}
+	if t.OID == types.UnknownOID {
+		t = types.Text
+	}
+	for i := range args {
+		var err error
+		if args[i], err = Coerce(args[i], t, types.CastImplicit); err != nil {
+			return nil, withPos(err, loc)
+		}
+	}
+	return &Coalesce{Args: args, T: t, Name: name}, nil
+}
+
+func (c *Compiler) compileCase(ce *pg.CaseExpr) (Expr, error) {
+	out := &Case{}
+	var arg Expr
+	if ce.Arg != nil {
+		var err error
+		if arg, err = c.Compile(ce.Arg); err != nil {
+			return nil, err
+		}
+	}
+	t := types.Unknown
+	for _, w := range ce.Args {
+		cw := w.GetCaseWhen()
+		cond, err := c.Compile(cw.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if arg != nil {
+			if cond, err = c.binary("=", arg, cond, cw.Location); err != nil {
+				return nil, err
+			}
+		}
+		if cond, err = Coerce(cond, types.Boolean, types.CastAssignment); err != nil {
+			return nil, err
+		}
+		res, err := c.Compile(cw.Result)
+		if err != nil {
+			return nil, err
+		}
+		out.Whens = append(out.Whens, cond)
+		out.Thens = append(out.Thens, res)
+		t = unify(t, res.Type())
+	}
+	if ce.Defresult != nil {
+		e, err := c.Compile(ce.Defresult)
+		if err != nil {
+			return nil, err
+		}
+		out.Else = e
+		t = unify(t, e.Type())
+	}
+	if t.OID == types.UnknownOID {
+		t = types.Text
+	}
+	out.T = t
+	for i := range out.Thens {
+		var err error
+		if out.Thens[i], err = Coerce(out.Thens[i], t, types.CastImplicit); err != nil {
+			return nil, err
+		}
+	}
+	if out.Else != nil {
+		var err error
+		if out.Else, err = Coerce(out.Else, t, types.CastImplicit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func unify(a, b types.Type) types.Type {
+	if a.OID == types.UnknownOID {
+		return b
+	}
+	if b.OID == types.UnknownOID {
+		return a
+	}
+	if t, ok := types.CommonType(a, b); ok {
+		return t
+	}
+	return a
+}

@@ -1,0 +1,416 @@
+// Package expr is tidal's scalar expressions: a tree compiled from
+// PostgreSQL parse nodes, typed, evaluated against a row, and printed the
+// way PostgreSQL's EXPLAIN prints expressions.
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// Env is what evaluation needs besides the row.
+type Env struct {
+	Params   []types.Datum
+	TxnTime  int64 // transaction start, µs since 2000-01-01 (now())
+	StmtTime int64
+}
+
+// Expr is a typed scalar expression.
+type Expr interface {
+	Eval(env *Env, row []types.Datum) (types.Datum, error)
+	Type() types.Type
+	// String prints the expression as EXPLAIN does.
+	String() string
+}
+
+// Const is a literal.
+type Const struct {
+	Val types.Datum
+	T   types.Type
+	// Implicit: print without a cast (integer literals, booleans).
+	Implicit bool
+}
+
+func (c *Const) Eval(*Env, []types.Datum) (types.Datum, error) { return c.Val, nil }
+func (c *Const) Type() types.Type                              { return c.T }
+func (c *Const) String() string {
+	if c.Val.IsNull() {
+		return "NULL::" + c.T.String()
+	}
+	s := types.FormatText(c.T, c.Val)
+	switch c.T.OID {
+	case types.Int4OID, types.BoolOID:
+		if c.T.OID == types.BoolOID {
+			if c.Val.Bool() {
+				return "true"
+			}
+			return "false"
+		}
+		if c.Val.Int() < 0 {
+			return "'" + s + "'::integer"
+		}
+		return s
+	case types.UnknownOID:
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + c.T.String()
+}
+
+// Var reads a column of the input row.
+type Var struct {
+	Index int
+	T     types.Type
+	Name  string // as EXPLAIN prints it
+}
+
+func (v *Var) Eval(_ *Env, row []types.Datum) (types.Datum, error) { return row[v.Index], nil }
+func (v *Var) Type() types.Type                                    { return v.T }
+func (v *Var) String() string                                      { return v.Name }
+
+// Param is $n of a prepared statement.
+type Param struct {
+	N int // 1-based
+	T types.Type
+}
+
+func (p *Param) Eval(env *Env, _ []types.Datum) (types.Datum, error) {
+	if env == nil || p.N > len(env.Params) {
+		return types.Null(), pgerr.Errorf(pgerr.UndefinedParameter, "there is no parameter $%d", p.N)
+	}
+	return env.Params[p.N-1], nil
+}
+func (p *Param) Type() types.Type { return p.T }
+func (p *Param) String() string   { return fmt.Sprintf("$%d", p.N) }
+
+// Func applies a function or operator.
+type Func struct {
+	Fn   *types.Func
+	Args []Expr
+	Op   string // operator symbol, "" for a function call
+	Name string // function name as printed
+	buf  []types.Datum
+}
+
+func (f *Func) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	n := len(f.Args)
+	if f.Fn.NeedsTxnTime {
+		n++
+	}
+	args := make([]types.Datum, n)
+	for i, a := range f.Args {
+		d, err := a.Eval(env, row)
+		if err != nil {
+			return types.Null(), err
+		}
+		if d.IsNull() && f.Fn.Strict {
+			return types.Null(), nil
+		}
+		args[i] = d
+	}
+	if f.Fn.NeedsTxnTime {
+		t := int64(0)
+		if env != nil {
+			t = env.TxnTime
+		}
+		args[len(f.Args)] = types.TimestampMicros(t)
+	}
+	return f.Fn.Fn(args)
+}
+func (f *Func) Type() types.Type { return f.Fn.Ret }
+func (f *Func) String() string {
+	if f.Op != "" {
+		if len(f.Args) == 1 {
+			return "(" + f.Op + " " + f.Args[0].String() + ")"
+		}
+		return "(" + f.Args[0].String() + " " + f.Op + " " + f.Args[1].String() + ")"
+	}
+	parts := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		parts[i] = a.String()
+	}
+	return f.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// BoolOp is AND, OR or NOT with SQL's three-valued logic.
+type BoolOp struct {
+	Op   string // "AND", "OR", "NOT"
+	Args []Expr
+}
+
+func (b *BoolOp) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	switch b.Op {
+	case "NOT":
+		d, err := b.Args[0].Eval(env, row)
+		if err != nil || d.IsNull() {
+			return d, err
+		}
+		return types.Bool(!d.Bool()), nil
+	case "AND":
+		sawNull := false
+		for _, a := range b.Args {
+			d, err := a.Eval(env, row)
+			if err != nil {
+				return d, err
+			}
+			if d.IsNull() {
+				sawNull = true
+			} else if !d.Bool() {
+				return types.Bool(false), nil
+			}
+		}
+		if sawNull {
+			return types.Null(), nil
+		}
+		return types.Bool(true), nil
+	default:
+		sawNull := false
+		for _, a := range b.Args {
+			d, err := a.Eval(env, row)
+			if err != nil {
+				return d, err
+			}
+			if d.IsNull() {
+				sawNull = true
+			} else if d.Bool() {
+				return types.Bool(true), nil
+			}
+		}
+		if sawNull {
+			return types.Null(), nil
+		}
+		return types.Bool(false), nil
+	}
+}
+func (b *BoolOp) Type() types.Type { return types.Boolean }
+func (b *BoolOp) String() string {
+	if b.Op == "NOT" {
+		return "(NOT " + b.Args[0].String() + ")"
+	}
+	parts := make([]string, len(b.Args))
+	for i, a := range b.Args {
+		parts[i] = a.String()
+	}
+	return "(" + strings.Join(parts, " "+b.Op+" ") + ")"
+}
+
+// NullTest is IS [NOT] NULL.
+type NullTest struct {
+	Arg Expr
+	Not bool
+}
+
+func (n *NullTest) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	d, err := n.Arg.Eval(env, row)
+	if err != nil {
+		return d, err
+	}
+	return types.Bool(d.IsNull() != n.Not), nil
+}
+func (n *NullTest) Type() types.Type { return types.Boolean }
+func (n *NullTest) String() string {
+	if n.Not {
+		return "(" + n.Arg.String() + " IS NOT NULL)"
+	}
+	return "(" + n.Arg.String() + " IS NULL)"
+}
+
+// Cast converts a value to another type.
+type Cast struct {
+	Arg Expr
+	To  types.Type
+	Ctx types.CastContext
+}
+
+func (c *Cast) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	d, err := c.Arg.Eval(env, row)
+	if err != nil || d.IsNull() {
+		return d, err
+	}
+	return types.Cast(d, c.Arg.Type(), c.To, c.Ctx)
+}
+func (c *Cast) Type() types.Type { return c.To }
+func (c *Cast) String() string {
+	if c.Ctx == types.CastImplicit {
+		// PostgreSQL prints implicit numeric promotions as a cast too.
+		return "(" + c.Arg.String() + ")::" + c.To.String()
+	}
+	return "(" + c.Arg.String() + ")::" + c.To.String()
+}
+
+// Like is [NOT] LIKE / ILIKE.
+type Like struct {
+	Arg, Pattern Expr
+	Not, ICase   bool
+}
+
+func (l *Like) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	a, err := l.Arg.Eval(env, row)
+	if err != nil || a.IsNull() {
+		return a, err
+	}
+	p, err := l.Pattern.Eval(env, row)
+	if err != nil || p.IsNull() {
+		return p, err
+	}
+	s, pat := a.Str(), p.Str()
+	if l.ICase {
+		s, pat = strings.ToLower(s), strings.ToLower(pat)
+	}
+	ok, err := types.Like(s, pat)
+	if err != nil {
+		return types.Null(), err
+	}
+	return types.Bool(ok != l.Not), nil
+}
+func (l *Like) Type() types.Type { return types.Boolean }
+func (l *Like) String() string {
+	op := "~~"
+	if l.ICase {
+		op = "~~*"
+	}
+	if l.Not {
+		op = "!" + op
+	}
+	return "(" + l.Arg.String() + " " + op + " " + l.Pattern.String() + ")"
+}
+
+// InList is x [NOT] IN (a, b, …), as a chain of equality tests.
+type InList struct {
+	Arg  Expr
+	Eqs  []Expr // Arg = item_i, already typed
+	Not  bool
+	Text string
+}
+
+func (in *InList) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	sawNull := false
+	for _, e := range in.Eqs {
+		d, err := e.Eval(env, row)
+		if err != nil {
+			return d, err
+		}
+		if d.IsNull() {
+			sawNull = true
+		} else if d.Bool() {
+			return types.Bool(!in.Not), nil
+		}
+	}
+	if sawNull {
+		return types.Null(), nil
+	}
+	return types.Bool(in.Not), nil
+}
+func (in *InList) Type() types.Type { return types.Boolean }
+func (in *InList) String() string   { return in.Text }
+
+// Case is CASE WHEN … THEN … ELSE … END.
+type Case struct {
+	Whens []Expr
+	Thens []Expr
+	Else  Expr
+	T     types.Type
+}
+
+func (c *Case) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	for i, w := range c.Whens {
+		d, err := w.Eval(env, row)
+		if err != nil {
+			return d, err
+		}
+		if !d.IsNull() && d.Bool() {
+			return c.Thens[i].Eval(env, row)
+		}
+	}
+	if c.Else == nil {
+		return types.Null(), nil
+	}
+	return c.Else.Eval(env, row)
+}
+func (c *Case) Type() types.Type { return c.T }
+func (c *Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	for i := range c.Whens {
+		fmt.Fprintf(&b, " WHEN %s THEN %s", c.Whens[i], c.Thens[i])
+	}
+	if c.Else != nil {
+		fmt.Fprintf(&b, " ELSE %s", c.Else)
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
+// Coalesce returns its first non-NULL argument.
+type Coalesce struct {
+	Args []Expr
+	T    types.Type
+	Name string // COALESCE, GREATEST, LEAST, NULLIF
+}
+
+func (c *Coalesce) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	switch c.Name {
+	case "NULLIF":
+		a, err := c.Args[0].Eval(env, row)
+		if err != nil || a.IsNull() {
+			return a, err
+		}
+		b, err := c.Args[1].Eval(env, row)
+		if err != nil {
+			return b, err
+		}
+		if !b.IsNull() && types.Compare(c.T, a, b) == 0 {
+			return types.Null(), nil
+		}
+		return a, nil
+	case "GREATEST", "LEAST":
+		var best types.Datum
+		found := false
+		for _, a := range c.Args {
+			d, err := a.Eval(env, row)
+			if err != nil {
+				return d, err
+			}
+			if d.IsNull() {
+				continue
+			}
+			cmp := 0
+			if found {
+				cmp = types.Compare(c.T, d, best)
+			}
+			if !found || (c.Name == "GREATEST" && cmp > 0) || (c.Name == "LEAST" && cmp < 0) {
+				best, found = d, true
+			}
+		}
+		if !found {
+			return types.Null(), nil
+		}
+		return best, nil
+	}
+	for _, a := range c.Args {
+		d, err := a.Eval(env, row)
+		if err != nil || !d.IsNull() {
+			return d, err
+		}
+	}
+	return types.Null(), nil
+}
+func (c *Coalesce) Type() types.Type { return c.T }
+func (c *Coalesce) String() string {
+	parts := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		parts[i] = a.String()
+	}
+	return c.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// IsTrue evaluates a qual: NULL counts as false.
+func IsTrue(env *Env, e Expr, row []types.Datum) (bool, error) {
+	d, err := e.Eval(env, row)
+	if err != nil || d.IsNull() {
+		return false, err
+	}
+	return d.Bool(), nil
+}

@@ -1,0 +1,70 @@
+// Package types implements SQL types and values: datums, text I/O,
+// comparison, casts, operators and builtin functions, and PostgreSQL's
+// on-disk attribute layout.
+//
+// # Types
+//
+// A [Type] is a pg_type OID plus a typmod (-1 when absent; for varchar(n)
+// and char(n) the typmod is n+4 as in PostgreSQL; for timestamp(p) it is p).
+// [LookupTypeName] resolves the names pg_query puts in a TypeName node,
+// [TypeByOID] resolves catalog OIDs. Type.String gives format_type() output
+// and Type.Layout gives pg_type's typlen/typalign/typbyval/typstorage.
+//
+// Convenience Type values: Int2, Int4, Int8, Float4, Float8, Text, Name,
+// Oid, Bytea, Char ("char"), Timestamp, Timestamptz, Unknown, Boolean (not
+// Bool: that name is the Datum constructor), Int2VectorType, VarcharAny,
+// BpcharAny; Varchar(n) and Bpchar(n) build length-limited types.
+//
+// # Datums
+//
+// A [Datum] is a small value struct (no allocation for numbers, booleans and
+// timestamps). The zero Datum is SQL NULL. Every integer type (int2, int4,
+// int8, oid, "char") is held as an int64, float4 and float8 as a float64
+// (a float4 value is always exactly representable as float32), bool as a
+// bool, timestamp/timestamptz as int64 microseconds since 2000-01-01
+// 00:00:00, and text-like types (text, varchar, bpchar, name, bytea, unknown)
+// as a Go string holding the raw bytes (bpchar values are stored padded).
+// Datums do not carry their SQL type: the caller always knows it from the
+// plan or the tuple descriptor and passes it to the functions of this
+// package. Accessors (Int, Float, Str, ...) do not check the kind.
+//
+// Text I/O: [Parse] is the input function (with typmod enforcement),
+// [AppendText] / [FormatText] the output function (PostgreSQL 12+ float
+// output, ISO DateStyle, bytea hex). The session is assumed to use
+// DateStyle ISO, TimeZone UTC, extra_float_digits 1, and the C locale
+// (bytewise collation, ASCII-only upper/lower).
+//
+// # NULLs
+//
+// Compare, Equal and Hash never see NULLs: the caller applies SQL NULL
+// semantics (NULLs sort last ascending as in PostgreSQL, NULL = x is NULL,
+// etc.). Operators and functions with Func.Strict set must not be called with
+// a NULL argument: the caller returns NULL instead. Non-strict functions
+// (concat, concat_ws) handle NULLs themselves.
+//
+// # Operator and function resolution
+//
+// [LookupOperator], [LookupFunction] and [LookupSRF] follow PostgreSQL's
+// resolution rules (exact match, then implicit coercions, most exact
+// matches, preferred types, unknown-literal resolution by category). The
+// returned Func.Args are the declared parameter types of the chosen
+// operator/function: the caller must coerce every argument whose type differs
+// from Args[i] with [Cast](d, argType, Args[i], CastImplicit) (or skip it when
+// [BinaryCoercible] says the conversion is a no-op, e.g. int4 -> int8,
+// varchar -> text, float4 -> float8). Unknown-typed literals are coerced the
+// same way (through the input function). Fn then sees values of exactly the
+// declared types.
+//
+// Functions that read the transaction start time (now(), current_timestamp,
+// transaction_timestamp(), localtimestamp) have Func.NeedsTxnTime set: the
+// caller appends the transaction start time as one extra final argument
+// (a TimestampMicros datum) when calling Fn. Since timestamptz has no time
+// zone support yet (the session time zone is fixed to UTC), these return
+// timestamp without time zone.
+//
+// # On-disk layout
+//
+// DataSize, FillData, FillNullBitmap, DeformData and [Deformer] produce and
+// read exactly PostgreSQL's heap/index tuple data area (little-endian,
+// MAXALIGN 8), including 1-byte short varlena headers.
+package types

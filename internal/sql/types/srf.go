@@ -1,0 +1,81 @@
+package types
+
+import (
+	"math"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// SRF is a set-returning function. Fn is called once per call site
+// evaluation with arguments of the declared Args types (the caller coerces
+// as for Func; SRFs here are strict: NULL arguments give no rows) and returns
+// an iterator; the iterator returns (value, true, nil) per row and
+// (_, false, nil) when done.
+type SRF struct {
+	Name string
+	Args []Type
+	Ret  Type
+	Fn   func(args []Datum) (func() (Datum, bool, error), error)
+}
+
+var srfs = map[string][]*SRF{}
+
+func init() {
+	for _, t := range []Type{Int4, Int8} {
+		t := t
+		maxv := int64(math.MaxInt64)
+		minv := int64(math.MinInt64)
+		if t.OID == Int4OID {
+			maxv, minv = math.MaxInt32, math.MinInt32
+		}
+		gen := func(a []Datum) (func() (Datum, bool, error), error) {
+			cur, stop, step := a[0].i, a[1].i, int64(1)
+			if len(a) > 2 {
+				step = a[2].i
+			}
+			if step == 0 {
+				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
+			}
+			done := false
+			return func() (Datum, bool, error) {
+				if done || (step > 0 && cur > stop) || (step < 0 && cur < stop) {
+					done = true
+					return Datum{}, false, nil
+				}
+				v := cur
+				next := cur + step
+				if (step > 0 && (next < cur || next > maxv)) || (step < 0 && (next > cur || next < minv)) {
+					done = true // the next value would overflow
+				}
+				cur = next
+				return Datum{i: v, k: kInt}, true, nil
+			}, nil
+		}
+		srfs["generate_series"] = append(srfs["generate_series"],
+			&SRF{Name: "generate_series", Args: []Type{t, t}, Ret: t, Fn: gen},
+			&SRF{Name: "generate_series", Args: []Type{t, t, t}, Ret: t, Fn: gen})
+	}
+}
+
+// LookupSRF resolves a set-returning function (generate_series(int4, int4
+// [, int4]) and the int8 variants) like LookupFunction.
+func LookupSRF(name string, args []Type) (*SRF, error) {
+	lname := strings.ToLower(name)
+	list := srfs[lname]
+	// reuse the scalar resolver on shadow Funcs
+	shadow := make([]*Func, len(list))
+	for i, s := range list {
+		shadow[i] = &Func{Name: s.Name, Args: s.Args, Ret: s.Ret}
+	}
+	f, ambiguous := resolve(shadow, args, false)
+	if f == nil {
+		return nil, funcErr(name, args, ambiguous)
+	}
+	for i, s := range shadow {
+		if s == f {
+			return list[i], nil
+		}
+	}
+	return nil, funcErr(name, args, false)
+}

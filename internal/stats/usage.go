@@ -1,0 +1,61 @@
+// Package stats holds tidal's instrumentation counters: per-backend buffer
+// and WAL usage (what EXPLAIN (BUFFERS, WAL) and VACUUM VERBOSE print), with
+// PostgreSQL's meanings.
+package stats
+
+// BufferUsage counts shared-buffer activity, as PostgreSQL's BufferUsage.
+//
+//   - SharedHit: a block was found in shared buffers.
+//   - SharedRead: a block was read from disk into shared buffers.
+//   - SharedDirtied: a clean buffer was made dirty.
+//   - SharedWritten: a buffer was written out by this backend (eviction),
+//     or a new block was added to a relation (relation extension), as
+//     PostgreSQL 15 counts it.
+type BufferUsage struct {
+	SharedHit     int64
+	SharedRead    int64
+	SharedDirtied int64
+	SharedWritten int64
+}
+
+// WALUsage counts WAL generation, as PostgreSQL's WalUsage.
+type WALUsage struct {
+	Records int64 // WAL records inserted
+	FPI     int64 // full-page images among them
+	Bytes   int64 // total record bytes
+}
+
+// Usage is one backend's counters. A backend goroutine owns its Usage; it
+// is not safe for concurrent use.
+type Usage struct {
+	Buf BufferUsage
+	WAL WALUsage
+}
+
+// Sub returns u - o, for measuring an interval.
+func (u Usage) Sub(o Usage) Usage {
+	return Usage{
+		Buf: BufferUsage{
+			SharedHit:     u.Buf.SharedHit - o.Buf.SharedHit,
+			SharedRead:    u.Buf.SharedRead - o.Buf.SharedRead,
+			SharedDirtied: u.Buf.SharedDirtied - o.Buf.SharedDirtied,
+			SharedWritten: u.Buf.SharedWritten - o.Buf.SharedWritten,
+		},
+		WAL: WALUsage{
+			Records: u.WAL.Records - o.WAL.Records,
+			FPI:     u.WAL.FPI - o.WAL.FPI,
+			Bytes:   u.WAL.Bytes - o.WAL.Bytes,
+		},
+	}
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.Buf.SharedHit += o.Buf.SharedHit
+	u.Buf.SharedRead += o.Buf.SharedRead
+	u.Buf.SharedDirtied += o.Buf.SharedDirtied
+	u.Buf.SharedWritten += o.Buf.SharedWritten
+	u.WAL.Records += o.WAL.Records
+	u.WAL.FPI += o.WAL.FPI
+	u.WAL.Bytes += o.WAL.Bytes
+}

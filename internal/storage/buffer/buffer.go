@@ -1,0 +1,565 @@
+// Package buffer is the shared buffer pool: a fixed array of 8 KiB page
+// frames (shared_buffers), a partitioned mapping table from block tags to
+// frames, clock-sweep replacement with usage counts, pins, content locks,
+// dirty tracking, and ring-buffer access strategies for bulk reads, bulk
+// writes and VACUUM.
+//
+// See README.md for the rules; in short:
+//   - a pinned buffer is never evicted; a page may be read with a share
+//     content lock and changed only with an exclusive one;
+//   - before a dirty page is written, WAL is flushed up to the page's LSN
+//     (the WAL-before-data rule), through the FlushWAL hook;
+//   - counters follow PostgreSQL: hit, read, dirtied (clean→dirty
+//     transitions), written (evictions by this backend, and extensions).
+package buffer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+// Tag identifies a block of a relation fork (BufferTag).
+type Tag struct {
+	Rel   smgr.RelFileNumber
+	Fork  smgr.ForkNumber
+	Block page.BlockNumber
+}
+
+func (t Tag) String() string {
+	return fmt.Sprintf("rel %d fork %s blk %d", t.Rel, t.Fork, t.Block)
+}
+
+// Buffer is a 1-based frame number; 0 is InvalidBuffer.
+type Buffer int32
+
+// InvalidBuffer is no buffer.
+const InvalidBuffer Buffer = 0
+
+// MaxUsageCount is BM_MAX_USAGE_COUNT.
+const MaxUsageCount = 5
+
+const numPartitions = 128
+
+type desc struct {
+	hdr      sync.Mutex // guards tag, usage, valid, dirty, justDirtied
+	tag      Tag
+	refcount int32
+	usage    uint8
+	valid    bool
+	dirty    bool
+	// justDirtied is set by every MarkDirty; a writer clears it before
+	// writing and keeps the buffer dirty if it was set again meanwhile.
+	justDirtied bool
+
+	io      sync.Mutex   // held while the frame's contents are being read in
+	content sync.RWMutex // the content lock
+}
+
+type partition struct {
+	mu sync.Mutex
+	m  map[Tag]int32
+}
+
+// Pool is the shared buffer pool.
+type Pool struct {
+	smgr  *smgr.Manager
+	n     int
+	mem   []byte
+	descs []desc
+	parts [numPartitions]partition
+	seed  maphash.Seed
+
+	clock atomic.Uint64
+
+	// FlushWAL makes WAL durable up to lsn; set before any page is
+	// written. It enforces WAL-before-data.
+	FlushWAL func(lsn page.LSN) error
+	// Checksums turns on page checksums (computed on write, verified on read).
+	Checksums bool
+}
+
+// New allocates a pool of n frames over m.
+func New(m *smgr.Manager, n int) *Pool {
+	if n < 16 {
+		n = 16
+	}
+	p := &Pool{smgr: m, n: n, mem: make([]byte, n*page.Size), descs: make([]desc, n), seed: maphash.MakeSeed()}
+	for i := range p.parts {
+		p.parts[i].m = make(map[Tag]int32)
+	}
+	return p
+}
+
+// NBuffers is the number of frames.
+func (p *Pool) NBuffers() int { return p.n }
+
+// Smgr is the storage manager under the pool.
+func (p *Pool) Smgr() *smgr.Manager { return p.smgr }
+
+func (p *Pool) part(t Tag) *partition {
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	var b [9]byte
+	binary.LittleEndian.PutUint32(b[0:], uint32(t.Rel))
+	b[4] = byte(t.Fork)
+	binary.LittleEndian.PutUint32(b[5:], t.Block)
+	h.Write(b[:])
+	return &p.parts[h.Sum64()%numPartitions]
+}
+
+// Page returns the frame of a pinned buffer.
+func (p *Pool) Page(b Buffer) page.Page {
+	i := int(b - 1)
+	return page.Page(p.mem[i*page.Size : (i+1)*page.Size : (i+1)*page.Size])
+}
+
+// TagOf returns the tag of a pinned buffer.
+func (p *Pool) TagOf(b Buffer) Tag { return p.descs[b-1].tag }
+
+// Read returns block tag pinned (not locked), reading it if needed. A nil
+// strategy means normal replacement.
+func (p *Pool) Read(u *stats.Usage, tag Tag, s *Strategy) (Buffer, error) {
+	return p.read(u, tag, s, false)
+}
+
+// ReadZero returns block tag pinned with its frame zeroed instead of read
+// (RBM_ZERO: the caller will initialise the page, e.g. in redo).
+func (p *Pool) ReadZero(u *stats.Usage, tag Tag) (Buffer, error) {
+	return p.read(u, tag, nil, true)
+}
+
+func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, error) {
+	for {
+		pt := p.part(tag)
+		pt.mu.Lock()
+		if id, ok := pt.m[tag]; ok {
+			d := &p.descs[id]
+			d.hdr.Lock()
+			d.refcount++
+			if s == nil {
+				if d.usage < MaxUsageCount {
+					d.usage++
+				}
+			} else if d.usage == 0 {
+				d.usage = 1
+			}
+			valid := d.valid
+			d.hdr.Unlock()
+			pt.mu.Unlock()
+			if !valid {
+				// Someone is reading it in; wait for them.
+				d.io.Lock()
+				d.hdr.Lock()
+				valid = d.valid && d.tag == tag
+				d.hdr.Unlock()
+				d.io.Unlock()
+				if !valid {
+					p.unpin(id)
+					continue
+				}
+			}
+			if u != nil {
+				u.Buf.SharedHit++
+			}
+			return Buffer(id + 1), nil
+		}
+		pt.mu.Unlock()
+
+		// Miss: claim a victim frame, then install it under the new tag.
+		id, err := p.getVictim(u, s)
+		if err != nil {
+			return InvalidBuffer, err
+		}
+		d := &p.descs[id]
+		pt.mu.Lock()
+		if _, ok := pt.m[tag]; ok {
+			// Someone loaded it meanwhile: give the frame back.
+			pt.mu.Unlock()
+			p.unpin(id)
+			continue
+		}
+		d.io.Lock()
+		d.hdr.Lock()
+		d.tag = tag
+		d.valid = false
+		d.dirty = false
+		d.usage = 1
+		d.hdr.Unlock()
+		pt.m[tag] = id
+		pt.mu.Unlock()
+
+		buf := p.Page(Buffer(id + 1))
+		var rerr error
+		if zero {
+			clear(buf)
+		} else {
+			rerr = p.smgr.Read(tag.Rel, tag.Fork, tag.Block, buf)
+			if rerr == nil && p.Checksums {
+				rerr = verifyChecksum(buf, tag)
+			}
+		}
+		if rerr != nil {
+			pt.mu.Lock()
+			delete(pt.m, tag)
+			pt.mu.Unlock()
+			d.hdr.Lock()
+			d.valid = false
+			d.tag = Tag{}
+			d.hdr.Unlock()
+			d.io.Unlock()
+			p.unpin(id)
+			return InvalidBuffer, rerr
+		}
+		d.hdr.Lock()
+		d.valid = true
+		d.hdr.Unlock()
+		d.io.Unlock()
+		if u != nil && !zero {
+			u.Buf.SharedRead++
+		}
+		return Buffer(id + 1), nil
+	}
+}
+
+// getVictim returns a pinned, clean frame that is not in the mapping table.
+func (p *Pool) getVictim(u *stats.Usage, s *Strategy) (int32, error) {
+	for attempt := 0; ; attempt++ {
+		id, fromRing := int32(-1), false
+		if s != nil {
+			id = s.next(p)
+			fromRing = id >= 0
+		}
+		if id < 0 {
+			id = p.clockSweep()
+			if s != nil {
+				s.put(id)
+			}
+		}
+		d := &p.descs[id]
+		// id is pinned by us now (clockSweep/next pinned it).
+		d.hdr.Lock()
+		dirty := d.dirty && d.valid
+		d.hdr.Unlock()
+		if dirty {
+			if fromRing && s.kind == BulkRead && p.needsWALFlush(id) {
+				// As StrategyRejectBuffer: a bulk read does not flush WAL
+				// to recycle a ring slot; take a fresh frame instead.
+				s.forget()
+				p.unpin(id)
+				continue
+			}
+			if err := p.flushFrame(u, id); err != nil {
+				p.unpin(id)
+				return -1, err
+			}
+		}
+		// Unmap it, if nobody else pinned or dirtied it meanwhile.
+		d.hdr.Lock()
+		oldTag, valid := d.tag, d.valid
+		d.hdr.Unlock()
+		if valid || oldTag != (Tag{}) {
+			pt := p.part(oldTag)
+			pt.mu.Lock()
+			d.hdr.Lock()
+			if d.refcount != 1 || d.dirty {
+				d.hdr.Unlock()
+				pt.mu.Unlock()
+				p.unpin(id)
+				continue
+			}
+			if cur, ok := pt.m[oldTag]; ok && cur == id {
+				delete(pt.m, oldTag)
+			}
+			d.valid = false
+			d.tag = Tag{}
+			d.hdr.Unlock()
+			pt.mu.Unlock()
+		}
+		return id, nil
+	}
+}
+
+func (p *Pool) needsWALFlush(id int32) bool {
+	// Conservative: any dirty page may need it; the WAL layer makes
+	// already-flushed LSNs cheap, so only bulk-read rings care.
+	return true
+}
+
+// clockSweep finds an unpinned frame with usage count 0, decrementing usage
+// counts as it passes, and returns it pinned.
+func (p *Pool) clockSweep() int32 {
+	tries := 0
+	for {
+		id := int32(p.clock.Add(1) % uint64(p.n))
+		d := &p.descs[id]
+		d.hdr.Lock()
+		if d.refcount == 0 {
+			if d.usage == 0 {
+				d.refcount = 1
+				d.hdr.Unlock()
+				return id
+			}
+			d.usage--
+		}
+		d.hdr.Unlock()
+		tries++
+		if tries > p.n*(MaxUsageCount+2) {
+			// Every frame is pinned: wait a moment, as PostgreSQL would
+			// fail with "no unpinned buffers available" only after trying.
+			runtime.Gosched()
+			tries = 0
+		}
+	}
+}
+
+// flushFrame writes a pinned dirty frame out.
+func (p *Pool) flushFrame(u *stats.Usage, id int32) error {
+	d := &p.descs[id]
+	d.content.RLock()
+	err := p.writeLocked(id)
+	d.content.RUnlock()
+	if err == nil && u != nil {
+		u.Buf.SharedWritten++
+	}
+	return err
+}
+
+// writeLocked writes a frame whose content lock is held (share or
+// exclusive) and clears its dirty flag unless it was dirtied again.
+func (p *Pool) writeLocked(id int32) error {
+	d := &p.descs[id]
+	d.hdr.Lock()
+	if !d.dirty || !d.valid {
+		d.hdr.Unlock()
+		return nil
+	}
+	d.justDirtied = false
+	tag := d.tag
+	d.hdr.Unlock()
+	pg := p.Page(Buffer(id + 1))
+	if p.FlushWAL != nil {
+		if err := p.FlushWAL(pg.LSN()); err != nil {
+			return err
+		}
+	}
+	out := pg
+	if p.Checksums {
+		// Hint bits may change under a share lock: checksum a copy.
+		var tmp [page.Size]byte
+		copy(tmp[:], pg)
+		setChecksum(tmp[:], tag)
+		out = tmp[:]
+	}
+	if err := p.smgr.Write(tag.Rel, tag.Fork, tag.Block, out); err != nil {
+		return err
+	}
+	d.hdr.Lock()
+	if !d.justDirtied {
+		d.dirty = false
+	}
+	d.hdr.Unlock()
+	return nil
+}
+
+// Release unpins a buffer.
+func (p *Pool) Release(b Buffer) { p.unpin(int32(b - 1)) }
+
+func (p *Pool) unpin(id int32) {
+	d := &p.descs[id]
+	d.hdr.Lock()
+	if d.refcount <= 0 {
+		d.hdr.Unlock()
+		panic("buffer: unpin of unpinned buffer")
+	}
+	d.refcount--
+	d.hdr.Unlock()
+}
+
+// Pin adds a pin to an already pinned buffer.
+func (p *Pool) Pin(b Buffer) {
+	d := &p.descs[b-1]
+	d.hdr.Lock()
+	d.refcount++
+	d.hdr.Unlock()
+}
+
+// Lock modes.
+const (
+	Share     = false
+	Exclusive = true
+)
+
+// Lock takes the content lock.
+func (p *Pool) Lock(b Buffer, exclusive bool) {
+	d := &p.descs[b-1]
+	if exclusive {
+		d.content.Lock()
+	} else {
+		d.content.RLock()
+	}
+}
+
+// TryLockExclusive takes the exclusive content lock if it is free.
+func (p *Pool) TryLockExclusive(b Buffer) bool { return p.descs[b-1].content.TryLock() }
+
+// Unlock releases the content lock.
+func (p *Pool) Unlock(b Buffer, exclusive bool) {
+	d := &p.descs[b-1]
+	if exclusive {
+		d.content.Unlock()
+	} else {
+		d.content.RUnlock()
+	}
+}
+
+// UnlockRelease releases the content lock and the pin.
+func (p *Pool) UnlockRelease(b Buffer, exclusive bool) {
+	p.Unlock(b, exclusive)
+	p.Release(b)
+}
+
+// MarkDirty marks a pinned, exclusively locked buffer dirty.
+func (p *Pool) MarkDirty(u *stats.Usage, b Buffer) {
+	d := &p.descs[b-1]
+	d.hdr.Lock()
+	if !d.dirty && u != nil {
+		u.Buf.SharedDirtied++
+	}
+	d.dirty = true
+	d.justDirtied = true
+	d.hdr.Unlock()
+}
+
+// MarkDirtyHint marks a buffer dirty for a change that needs no WAL (hint
+// bits), allowed under a share lock, as MarkBufferDirtyHint.
+func (p *Pool) MarkDirtyHint(u *stats.Usage, b Buffer) { p.MarkDirty(u, b) }
+
+// IsDirty reports whether the buffer is dirty.
+func (p *Pool) IsDirty(b Buffer) bool {
+	d := &p.descs[b-1]
+	d.hdr.Lock()
+	defer d.hdr.Unlock()
+	return d.dirty
+}
+
+// Extend adds a block to the fork and returns it pinned and exclusively
+// locked, zero-filled, counted as written as PostgreSQL 15 counts it.
+func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumber, s *Strategy) (Buffer, page.BlockNumber, error) {
+	blk, err := p.smgr.Extend(rel, fork)
+	if err != nil {
+		return InvalidBuffer, 0, err
+	}
+	b, err := p.read(nil, Tag{rel, fork, blk}, s, true)
+	if err != nil {
+		return InvalidBuffer, 0, err
+	}
+	if u != nil {
+		u.Buf.SharedWritten++
+	}
+	p.Lock(b, Exclusive)
+	return b, blk, nil
+}
+
+// FlushAll writes every dirty buffer (a checkpoint's buffer pass), then
+// fsyncs the relation files. It returns the number of buffers written.
+func (p *Pool) FlushAll() (int, error) {
+	written := 0
+	for i := range p.descs {
+		d := &p.descs[i]
+		d.hdr.Lock()
+		if !d.dirty || !d.valid {
+			d.hdr.Unlock()
+			continue
+		}
+		d.refcount++
+		d.hdr.Unlock()
+		d.content.RLock()
+		err := p.writeLocked(int32(i))
+		d.content.RUnlock()
+		p.unpin(int32(i))
+		if err != nil {
+			return written, err
+		}
+		written++
+	}
+	return written, p.smgr.SyncAll()
+}
+
+// DropRelation forgets every buffer of rel without writing it (DROP TABLE,
+// TRUNCATE, or truncation of a fork from block `from` on).
+func (p *Pool) DropRelation(rel smgr.RelFileNumber, fork smgr.ForkNumber, from page.BlockNumber, allForks bool) {
+	for i := range p.descs {
+		d := &p.descs[i]
+		d.hdr.Lock()
+		t := d.tag
+		match := d.valid && t.Rel == rel && (allForks || t.Fork == fork) && t.Block >= from
+		d.hdr.Unlock()
+		if !match {
+			continue
+		}
+		pt := p.part(t)
+		pt.mu.Lock()
+		d.hdr.Lock()
+		if d.tag == t && d.valid {
+			if cur, ok := pt.m[t]; ok && cur == int32(i) {
+				delete(pt.m, t)
+			}
+			d.valid = false
+			d.dirty = false
+			d.tag = Tag{}
+			d.usage = 0
+		}
+		d.hdr.Unlock()
+		pt.mu.Unlock()
+	}
+}
+
+// Cached reports whether a block is in the pool (tests and diagnostics).
+func (p *Pool) Cached(tag Tag) bool {
+	pt := p.part(tag)
+	pt.mu.Lock()
+	_, ok := pt.m[tag]
+	pt.mu.Unlock()
+	return ok
+}
+
+// Stats summarises the pool for diagnostics.
+func (p *Pool) Stats() (valid, dirty, pinned int) {
+	for i := range p.descs {
+		d := &p.descs[i]
+		d.hdr.Lock()
+		if d.valid {
+			valid++
+		}
+		if d.dirty {
+			dirty++
+		}
+		if d.refcount > 0 {
+			pinned++
+		}
+		d.hdr.Unlock()
+	}
+	return
+}
+
+func setChecksum(pg []byte, tag Tag) { page.SetChecksumInplace(pg, tag.Block) }
+
+func verifyChecksum(pg []byte, tag Tag) error {
+	ok, expected, got := page.VerifyChecksum(pg, tag.Block)
+	if !ok {
+		if expected == 0 && got == 0 {
+			return pgerr.Errorf(pgerr.DataCorrupted, "invalid page in block %d of relation base/%d", tag.Block, tag.Rel)
+		}
+		return pgerr.Errorf(pgerr.DataCorrupted, "invalid page in block %d of relation base/%d: page verification failed, calculated checksum %d but expected %d", tag.Block, tag.Rel, got, expected)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package wal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+// RmgrID names a resource manager: the owner of a kind of WAL record.
+type RmgrID uint8
+
+// Resource managers. Numbers are tidal's own; names match PostgreSQL's
+// pg_waldump names where PostgreSQL has the same thing.
+const (
+	RmXLOG    RmgrID = 0
+	RmXact    RmgrID = 1
+	RmSmgr    RmgrID = 2
+	RmHeap2   RmgrID = 9
+	RmHeap    RmgrID = 10
+	RmBtree   RmgrID = 11
+	RmUndo    RmgrID = 20
+	RmCatalog RmgrID = 21
+	numRmgrs         = 32
+)
+
+// Block reference flags.
+const (
+	// BlockStandard: the page has the standard layout, so the hole between
+	// pd_lower and pd_upper is left out of a full-page image.
+	BlockStandard uint8 = 1 << iota
+	// BlockWillInit: the change formats the page from scratch; no image is
+	// needed and redo starts from a zeroed page.
+	BlockWillInit
+	// BlockForceImage: always include a full-page image.
+	BlockForceImage
+	// BlockNoImage: never include an image (the change is redone on top
+	// of whatever the page holds, like PostgreSQL's REGBUF_NO_IMAGE).
+	BlockNoImage
+
+	flagHasImage = 1 << 6
+	flagHasDelta = 1 << 7
+)
+
+// HeaderSize is the fixed record header: total length, xid, prev-link,
+// info, rmgr, reserved, CRC — 24 bytes like PostgreSQL's XLogRecord.
+const HeaderSize = 24
+
+// Record is a WAL record being assembled by a caller that holds exclusive
+// locks on the pages it changed.
+type Record struct {
+	Rmgr RmgrID
+	Info uint8
+	Xid  uint32
+
+	blocks []blockRef
+	main   []byte
+}
+
+type blockRef struct {
+	id    uint8
+	tag   buffer.Tag
+	pg    page.Page
+	flags uint8
+	delta *page.Delta
+}
+
+// NewRecord starts a record.
+func NewRecord(rm RmgrID, info uint8, xid uint32) *Record {
+	return &Record{Rmgr: rm, Info: info, Xid: xid}
+}
+
+// AddBlock registers a changed page. d says which bytes changed (it may
+// be nil for a page registered only to carry an image).
+func (r *Record) AddBlock(tag buffer.Tag, pg page.Page, flags uint8, d *page.Delta) {
+	if d.IsInit() {
+		flags |= BlockWillInit
+	}
+	r.blocks = append(r.blocks, blockRef{id: uint8(len(r.blocks)), tag: tag, pg: pg, flags: flags, delta: d})
+}
+
+// SetMain sets the record's main data (resource-manager specific).
+func (r *Record) SetMain(b []byte) { r.main = b }
+
+// encode builds the record bytes (prev-link and CRC filled later),
+// deciding per block whether a full-page image is needed: the page's LSN is
+// at or before redoPtr (first change since the checkpoint began).
+func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool) ([]byte, int) {
+	start := len(dst)
+	dst = append(dst, make([]byte, HeaderSize)...)
+	dst = append(dst, byte(len(r.blocks)))
+	fpis := 0
+	for i := range r.blocks {
+		b := &r.blocks[i]
+		image := false
+		if b.flags&BlockWillInit == 0 && b.flags&BlockNoImage == 0 {
+			image = b.flags&BlockForceImage != 0 || (fullPageWrites && b.pg.LSN() <= redoPtr)
+		}
+		fl := b.flags &^ (flagHasImage | flagHasDelta)
+		if image {
+			fl |= flagHasImage
+		} else if !b.delta.Empty() {
+			fl |= flagHasDelta
+		}
+		dst = append(dst, b.id, byte(b.tag.Fork), fl, 0)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(b.tag.Rel))
+		dst = binary.LittleEndian.AppendUint32(dst, b.tag.Block)
+		if image {
+			fpis++
+			holeOff, holeLen := 0, 0
+			if b.flags&BlockStandard != 0 {
+				lo, up := b.pg.Lower(), b.pg.Upper()
+				if lo >= page.HeaderSize && lo < up && up <= page.Size {
+					holeOff, holeLen = lo, up-lo
+				}
+			}
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(holeOff))
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(holeLen))
+			if holeLen > 0 {
+				dst = append(dst, b.pg[:holeOff]...)
+				dst = append(dst, b.pg[holeOff+holeLen:page.Size]...)
+			} else {
+				dst = append(dst, b.pg[:page.Size]...)
+			}
+		} else if fl&flagHasDelta != 0 {
+			lenPos := len(dst)
+			dst = append(dst, 0, 0, 0, 0)
+			dst = b.delta.Encode(dst, b.pg)
+			binary.LittleEndian.PutUint32(dst[lenPos:], uint32(len(dst)-lenPos-4))
+		}
+	}
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(r.main)))
+	dst = append(dst, r.main...)
+	rec := dst[start:]
+	binary.LittleEndian.PutUint32(rec[0:], uint32(len(rec)))
+	binary.LittleEndian.PutUint32(rec[4:], r.Xid)
+	rec[16] = r.Info
+	rec[17] = byte(r.Rmgr)
+	return dst, fpis
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func recordCRC(rec []byte) uint32 {
+	c := crc32.Update(0, castagnoli, rec[HeaderSize:])
+	return crc32.Update(c, castagnoli, rec[:20])
+}
+
+// Decoded is a record read back from WAL.
+type Decoded struct {
+	LSN    page.LSN // start
+	EndLSN page.LSN // end (what pages carry as their LSN after this change)
+	Prev   page.LSN
+	Xid    uint32
+	Rmgr   RmgrID
+	Info   uint8
+	Blocks []DecodedBlock
+	Main   []byte
+	Len    int
+}
+
+// DecodedBlock is one block reference of a decoded record.
+type DecodedBlock struct {
+	Tag      buffer.Tag
+	Flags    uint8
+	HasImage bool
+	HoleOff  int
+	HoleLen  int
+	Image    []byte // page bytes without the hole
+	Delta    []byte // encoded page.Delta
+}
+
+// WillInit reports whether redo starts from a zeroed page.
+func (b *DecodedBlock) WillInit() bool { return b.Flags&BlockWillInit != 0 }
+
+// RestoreImage writes the full-page image into pg.
+func (b *DecodedBlock) RestoreImage(pg page.Page) {
+	if b.HoleLen == 0 {
+		copy(pg, b.Image)
+		return
+	}
+	copy(pg[:b.HoleOff], b.Image[:b.HoleOff])
+	clear(pg[b.HoleOff : b.HoleOff+b.HoleLen])
+	copy(pg[b.HoleOff+b.HoleLen:], b.Image[b.HoleOff:])
+}
+
+func decode(rec []byte, lsn page.LSN) (*Decoded, error) {
+	if len(rec) < HeaderSize+5 {
+		return nil, fmt.Errorf("record too short")
+	}
+	d := &Decoded{
+		LSN:  lsn,
+		Len:  len(rec),
+		Xid:  binary.LittleEndian.Uint32(rec[4:]),
+		Prev: binary.LittleEndian.Uint64(rec[8:]),
+		Info: rec[16],
+		Rmgr: RmgrID(rec[17]),
+	}
+	d.EndLSN = lsn + page.LSN(len(rec))
+	p := rec[HeaderSize:]
+	nb := int(p[0])
+	p = p[1:]
+	for i := 0; i < nb; i++ {
+		if len(p) < 12 {
+			return nil, fmt.Errorf("truncated block header")
+		}
+		var b DecodedBlock
+		b.Tag.Fork = smgr.ForkNumber(p[1])
+		b.Flags = p[2]
+		b.Tag.Rel = smgr.RelFileNumber(binary.LittleEndian.Uint32(p[4:]))
+		b.Tag.Block = binary.LittleEndian.Uint32(p[8:])
+		p = p[12:]
+		if b.Flags&flagHasImage != 0 {
+			if len(p) < 4 {
+				return nil, fmt.Errorf("truncated image header")
+			}
+			b.HasImage = true
+			b.HoleOff = int(binary.LittleEndian.Uint16(p))
+			b.HoleLen = int(binary.LittleEndian.Uint16(p[2:]))
+			p = p[4:]
+			n := page.Size - b.HoleLen
+			if b.HoleOff+b.HoleLen > page.Size || len(p) < n {
+				return nil, fmt.Errorf("bad image")
+			}
+			b.Image = p[:n]
+			p = p[n:]
+		} else if b.Flags&flagHasDelta != 0 {
+			if len(p) < 4 {
+				return nil, fmt.Errorf("truncated delta")
+			}
+			n := int(binary.LittleEndian.Uint32(p))
+			p = p[4:]
+			if len(p) < n {
+				return nil, fmt.Errorf("bad delta length")
+			}
+			b.Delta = p[:n]
+			p = p[n:]
+		}
+		d.Blocks = append(d.Blocks, b)
+	}
+	if len(p) < 4 {
+		return nil, fmt.Errorf("truncated main data")
+	}
+	n := int(binary.LittleEndian.Uint32(p))
+	p = p[4:]
+	if len(p) < n {
+		return nil, fmt.Errorf("bad main data length")
+	}
+	d.Main = p[:n]
+	return d, nil
+}

@@ -1,0 +1,385 @@
+// Package wal is the write-ahead log: record assembly with full-page images
+// after each checkpoint's redo point, insertion into one log stream, group
+// flush with fsync, segment files, reading back for crash recovery, and the
+// control file.
+//
+// See README.md for the record format and the rules. The essential
+// invariants:
+//   - a page change is WAL-logged while the page is exclusively locked, and
+//     the page's LSN is set to the record's end before the lock is released;
+//   - a dirty page is written only after WAL is durable up to its LSN;
+//   - the first change to a page after a checkpoint's redo point carries a
+//     full-page image (when full_page_writes is on), so a torn page write is
+//     repaired by redo.
+package wal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// LSN is a byte position in the WAL stream.
+type LSN = page.LSN
+
+// SegmentSize is the size of one WAL segment file (wal_segment_size).
+const SegmentSize = 16 << 20
+
+// FirstLSN is where a new cluster's WAL begins (segment 1, as PostgreSQL's
+// 0/1000000).
+const FirstLSN LSN = SegmentSize
+
+// Align rounds an LSN up to the 8-byte record alignment.
+func Align(l LSN) LSN { return (l + 7) &^ 7 }
+
+// FormatLSN prints an LSN as PostgreSQL does (hi/lo in hex).
+func FormatLSN(l LSN) string { return fmt.Sprintf("%X/%X", uint32(l>>32), uint32(l)) }
+
+// WAL is the log of one data directory.
+type WAL struct {
+	dir   string
+	fsync bool
+
+	fullPageWrites atomic.Bool
+	redoPtr        atomic.Uint64
+
+	insMu     sync.Mutex
+	insertPos LSN // where the next record starts
+	prevRec   LSN
+	buf       []byte // bytes of [bufStart, insertPos) not yet written
+	bufStart  LSN
+	spare     []byte
+
+	flushMu sync.Mutex
+	flushed atomic.Uint64 // durable up to here
+	written LSN           // written (maybe not synced) up to here
+	segs    map[uint64]*os.File
+
+	// failed is set when a write or fsync failed: the log can no longer
+	// promise durability and every later flush fails (PostgreSQL PANICs).
+	failed atomic.Pointer[error]
+}
+
+// Options configure a WAL.
+type Options struct {
+	Fsync          bool
+	FullPageWrites bool
+}
+
+// Open opens the log in dir to continue writing at pos (the end of the
+// last valid record, as recovery found it; FirstLSN for a new cluster),
+// whose record started at prev. Bytes after pos in its segment are zeroed
+// and later segments removed, so stale records can never follow new ones.
+func Open(dir string, pos, prev LSN, opt Options) (*WAL, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	w := &WAL{dir: dir, fsync: opt.Fsync, segs: make(map[uint64]*os.File)}
+	w.fullPageWrites.Store(opt.FullPageWrites)
+	pos = Align(pos)
+	w.insertPos, w.prevRec, w.bufStart, w.written = pos, prev, pos, pos
+	w.flushed.Store(pos)
+	if err := w.cleanTail(pos); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func segName(seg uint64) string {
+	const perID = 0x100000000 / SegmentSize
+	return fmt.Sprintf("%08X%08X%08X", 1, seg/perID, seg%perID)
+}
+
+func parseSegName(name string) (uint64, bool) {
+	if len(name) != 24 {
+		return 0, false
+	}
+	hi, err1 := strconv.ParseUint(name[8:16], 16, 32)
+	lo, err2 := strconv.ParseUint(name[16:24], 16, 32)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const perID = 0x100000000 / SegmentSize
+	return hi*perID + lo, true
+}
+
+// Segments lists the segment numbers present, ascending.
+func Segments(dir string) ([]uint64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, e := range ents {
+		if s, ok := parseSegName(e.Name()); ok {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+func (w *WAL) cleanTail(pos LSN) error {
+	segs, err := Segments(w.dir)
+	if err != nil {
+		return err
+	}
+	cur := uint64(pos / SegmentSize)
+	for _, s := range segs {
+		if s > cur {
+			if err := os.Remove(filepath.Join(w.dir, segName(s))); err != nil {
+				return err
+			}
+		}
+	}
+	f, err := w.segFile(cur)
+	if err != nil {
+		return err
+	}
+	off := int64(pos % SegmentSize)
+	zeros := make([]byte, 64<<10)
+	for o := off; o < SegmentSize; o += int64(len(zeros)) {
+		n := int64(len(zeros))
+		if o+n > SegmentSize {
+			n = SegmentSize - o
+		}
+		if _, err := f.WriteAt(zeros[:n], o); err != nil {
+			return err
+		}
+	}
+	if w.fsync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		if d, err := os.Open(w.dir); err == nil {
+			d.Sync()
+			d.Close()
+		}
+	}
+	return nil
+}
+
+func (w *WAL) segFile(seg uint64) (*os.File, error) {
+	if f := w.segs[seg]; f != nil {
+		return f, nil
+	}
+	path := filepath.Join(w.dir, segName(seg))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Size() < SegmentSize {
+		if err := f.Truncate(SegmentSize); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	w.segs[seg] = f
+	return f, nil
+}
+
+// SetFullPageWrites changes full_page_writes.
+func (w *WAL) SetFullPageWrites(on bool) { w.fullPageWrites.Store(on) }
+
+// RedoPtr is the redo point of the latest checkpoint (started or done).
+func (w *WAL) RedoPtr() LSN { return LSN(w.redoPtr.Load()) }
+
+// BeginCheckpoint fixes a new redo point at the current insert position:
+// from now on the first change to any page carries a full-page image.
+func (w *WAL) BeginCheckpoint() LSN {
+	w.insMu.Lock()
+	defer w.insMu.Unlock()
+	w.redoPtr.Store(uint64(w.insertPos))
+	return w.insertPos
+}
+
+// SetRedoPtr sets the redo point (recovery sets it from the checkpoint).
+func (w *WAL) SetRedoPtr(l LSN) { w.redoPtr.Store(uint64(l)) }
+
+// InsertPos is where the next record will start.
+func (w *WAL) InsertPos() LSN {
+	w.insMu.Lock()
+	defer w.insMu.Unlock()
+	return w.insertPos
+}
+
+// FlushedLSN is how far the log is durable.
+func (w *WAL) FlushedLSN() LSN { return LSN(w.flushed.Load()) }
+
+// Insert appends a record and returns its end LSN, which the caller stores
+// as the LSN of every page the record changed. u, if not nil, is charged
+// with the record, its full-page images and its bytes.
+func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
+	if e := w.failed.Load(); e != nil {
+		return 0, *e
+	}
+	for {
+		redo := w.RedoPtr()
+		rec, fpis := r.encode(nil, redo, w.fullPageWrites.Load())
+		w.insMu.Lock()
+		if w.RedoPtr() != redo {
+			// A checkpoint began meanwhile; images must be decided again.
+			w.insMu.Unlock()
+			continue
+		}
+		lsn := w.insertPos
+		putPrev(rec, w.prevRec)
+		putCRC(rec)
+		w.buf = append(w.buf, rec...)
+		if pad := int(Align(LSN(len(rec)))) - len(rec); pad > 0 {
+			w.buf = append(w.buf, make([]byte, pad)...)
+		}
+		w.prevRec = lsn
+		w.insertPos = Align(lsn + LSN(len(rec)))
+		big := len(w.buf) > 8<<20
+		w.insMu.Unlock()
+		if u != nil {
+			u.WAL.Records++
+			u.WAL.FPI += int64(fpis)
+			u.WAL.Bytes += int64(len(rec))
+		}
+		end := lsn + LSN(len(rec))
+		if big {
+			// Keep the in-memory tail bounded: write (not sync) it now.
+			if err := w.write(false); err != nil {
+				return 0, err
+			}
+		}
+		return end, nil
+	}
+}
+
+// Flush makes the log durable at least up to lsn (group commit: whoever
+// holds the flush lock writes everything inserted so far, and the others
+// find their records already durable).
+func (w *WAL) Flush(lsn LSN) error {
+	if LSN(w.flushed.Load()) >= lsn {
+		return nil
+	}
+	if e := w.failed.Load(); e != nil {
+		return *e
+	}
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	if LSN(w.flushed.Load()) >= lsn {
+		return nil
+	}
+	return w.writeLocked(true)
+}
+
+func (w *WAL) write(sync bool) error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	return w.writeLocked(sync)
+}
+
+// writeLocked writes the pending tail and, with sync, fsyncs it. flushMu
+// is held.
+func (w *WAL) writeLocked(sync bool) error {
+	w.insMu.Lock()
+	data, start, end := w.buf, w.bufStart, w.insertPos
+	w.buf = w.spare[:0]
+	w.spare = nil
+	w.bufStart = end
+	w.insMu.Unlock()
+
+	touched := map[uint64]*os.File{}
+	pos := start
+	for len(data) > 0 {
+		seg := uint64(pos / SegmentSize)
+		f, err := w.segFile(seg)
+		if err != nil {
+			return w.fail(err)
+		}
+		off := int64(pos % SegmentSize)
+		n := int64(len(data))
+		if off+n > SegmentSize {
+			n = SegmentSize - off
+		}
+		if _, err := f.WriteAt(data[:n], off); err != nil {
+			return w.fail(err)
+		}
+		touched[seg] = f
+		data = data[n:]
+		pos += LSN(n)
+	}
+	w.written = end
+	if sync {
+		// Segments written earlier without sync must be synced too.
+		for seg, f := range w.segs {
+			if LSN(seg+1)*SegmentSize > LSN(w.flushed.Load()) {
+				touched[seg] = f
+			}
+		}
+		if w.fsync {
+			for _, f := range touched {
+				if err := f.Sync(); err != nil {
+					return w.fail(err)
+				}
+			}
+		}
+		w.flushed.Store(uint64(end))
+	}
+	w.insMu.Lock()
+	if w.spare == nil {
+		w.spare = data[:0]
+	}
+	w.insMu.Unlock()
+	return nil
+}
+
+func (w *WAL) fail(err error) error {
+	e := fmt.Errorf("could not write to WAL: %w", err)
+	w.failed.Store(&e)
+	return e
+}
+
+// RemoveSegmentsBefore deletes segments that end at or before lsn (no
+// longer needed for recovery after a checkpoint).
+func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	segs, err := Segments(w.dir)
+	if err != nil {
+		return err
+	}
+	keep := uint64(lsn / SegmentSize)
+	for _, s := range segs {
+		if s >= keep {
+			break
+		}
+		if f := w.segs[s]; f != nil {
+			f.Close()
+			delete(w.segs, s)
+		}
+		if err := os.Remove(filepath.Join(w.dir, segName(s))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close flushes and closes the segment files.
+func (w *WAL) Close() error {
+	err := w.Flush(w.InsertPos())
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	for s, f := range w.segs {
+		f.Close()
+		delete(w.segs, s)
+	}
+	return err
+}

@@ -1,0 +1,339 @@
+package xact
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// LockMode is a heavyweight lock mode, PostgreSQL's eight table-level
+// modes (the numbering is PostgreSQL's).
+type LockMode int
+
+const (
+	NoLock LockMode = iota
+	AccessShareLock
+	RowShareLock
+	RowExclusiveLock
+	ShareUpdateExclusiveLock
+	ShareLock
+	ShareRowExclusiveLock
+	ExclusiveLock
+	AccessExclusiveLock
+)
+
+var modeNames = [...]string{"NoLock", "AccessShareLock", "RowShareLock", "RowExclusiveLock", "ShareUpdateExclusiveLock", "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock"}
+
+func (m LockMode) String() string { return modeNames[m] }
+
+// conflicts[m] is the set of modes that conflict with m (bit i = mode i).
+var conflicts = [...]uint16{
+	0,
+	1 << AccessExclusiveLock,
+	1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<ShareLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<ShareUpdateExclusiveLock | 1<<ShareLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<RowExclusiveLock | 1<<ShareUpdateExclusiveLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<RowExclusiveLock | 1<<ShareUpdateExclusiveLock | 1<<ShareLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<RowShareLock | 1<<RowExclusiveLock | 1<<ShareUpdateExclusiveLock | 1<<ShareLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+	1<<AccessShareLock | 1<<RowShareLock | 1<<RowExclusiveLock | 1<<ShareUpdateExclusiveLock | 1<<ShareLock | 1<<ShareRowExclusiveLock | 1<<ExclusiveLock | 1<<AccessExclusiveLock,
+}
+
+// Conflicts reports whether two modes conflict.
+func Conflicts(a, b LockMode) bool { return conflicts[a]&(1<<b) != 0 }
+
+// Lock tag kinds.
+const (
+	LockRelation    uint8 = 1 // A = relation oid
+	LockTransaction uint8 = 2 // A = xid
+)
+
+// LockTag names a lockable object.
+type LockTag struct {
+	Kind uint8
+	A    uint32
+}
+
+// RelationTag is the tag of a relation's lock.
+func RelationTag(oid uint32) LockTag { return LockTag{LockRelation, oid} }
+
+type heldLock struct {
+	counts [AccessExclusiveLock + 1]int
+}
+
+func (h *heldLock) mask() uint16 {
+	var m uint16
+	for i, c := range h.counts {
+		if c > 0 {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+type lockWaiter struct {
+	proc *Proc
+	tag  LockTag
+	mode LockMode
+	done chan error
+}
+
+type lockState struct {
+	holders map[*Proc]*heldLock
+	waiters []*lockWaiter
+}
+
+// lockManager grants heavyweight locks. One mutex guards everything: lock
+// traffic is per statement, not per row.
+type lockManager struct {
+	m     *Manager
+	locks map[LockTag]*lockState
+}
+
+func newLockManager(m *Manager) *lockManager {
+	return &lockManager{m: m, locks: map[LockTag]*lockState{}}
+}
+
+// conflictsWithOthers: does mode conflict with a mode another proc holds?
+func (st *lockState) conflictsWithOthers(p *Proc, mode LockMode) bool {
+	for q, h := range st.holders {
+		if q != p && h.mask()&conflicts[mode] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Lock acquires a heavyweight lock for p's transaction, waiting if needed.
+// Waiting ends with the lock, with ctx's error (cancel, statement_timeout),
+// or with 40P01 when waiting would close a cycle of waiters.
+func (m *Manager) Lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode, nowait bool) error {
+	lm := m.locks
+	m.mu.Lock()
+	st := lm.locks[tag]
+	if st == nil {
+		st = &lockState{holders: map[*Proc]*heldLock{}}
+		lm.locks[tag] = st
+	}
+	if !st.conflictsWithOthers(p, mode) && !lm.queuedConflict(st, p, mode) {
+		lm.grant(st, p, tag, mode)
+		m.mu.Unlock()
+		return nil
+	}
+	if nowait {
+		m.mu.Unlock()
+		return pgerr.Errorf(pgerr.LockNotAvailable, "could not obtain lock on %s", describeTag(tag))
+	}
+	w := &lockWaiter{proc: p, tag: tag, mode: mode, done: make(chan error, 1)}
+	p.waiting = w
+	if lm.deadlocked(p) {
+		p.waiting = nil
+		m.mu.Unlock()
+		return lm.deadlockError(p, tag, mode)
+	}
+	st.waiters = append(st.waiters, w)
+	m.mu.Unlock()
+
+	select {
+	case err := <-w.done:
+		return err
+	case <-ctx.Done():
+		m.mu.Lock()
+		select {
+		case err := <-w.done:
+			// Granted just as we gave up: keep it; the transaction's
+			// end releases it.
+			m.mu.Unlock()
+			if err == nil {
+				return ctx.Err()
+			}
+			return err
+		default:
+		}
+		lm.removeWaiter(st, w)
+		p.waiting = nil
+		lm.wake(tag, st)
+		m.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// queuedConflict: a newcomer must not jump ahead of a waiter it conflicts
+// with (unless it already holds a lock on the object, as PostgreSQL).
+func (lm *lockManager) queuedConflict(st *lockState, p *Proc, mode LockMode) bool {
+	if _, holds := st.holders[p]; holds {
+		return false
+	}
+	for _, w := range st.waiters {
+		if Conflicts(w.mode, mode) {
+			return true
+		}
+	}
+	return false
+}
+
+func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode) {
+	h := st.holders[p]
+	if h == nil {
+		h = &heldLock{}
+		st.holders[p] = h
+		p.held[tag] = h
+	}
+	h.counts[mode]++
+}
+
+func (lm *lockManager) removeWaiter(st *lockState, w *lockWaiter) {
+	for i, x := range st.waiters {
+		if x == w {
+			st.waiters = append(st.waiters[:i], st.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// wake grants queued requests that no longer conflict, in queue order.
+func (lm *lockManager) wake(tag LockTag, st *lockState) {
+	var granted []*lockWaiter
+	var ahead uint16 // modes requested by waiters still queued before
+	rest := st.waiters[:0]
+	for _, w := range st.waiters {
+		if !st.conflictsWithOthers(w.proc, w.mode) && ahead&conflicts[w.mode] == 0 {
+			lm.grant(st, w.proc, tag, w.mode)
+			w.proc.waiting = nil
+			granted = append(granted, w)
+			continue
+		}
+		ahead |= 1 << w.mode
+		rest = append(rest, w)
+	}
+	st.waiters = rest
+	for _, w := range granted {
+		w.done <- nil
+	}
+	if len(st.holders) == 0 && len(st.waiters) == 0 {
+		delete(lm.locks, tag)
+	}
+}
+
+// releaseAll drops every lock p holds (transaction end).
+func (lm *lockManager) releaseAll(p *Proc) {
+	m := lm.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for tag := range p.held {
+		st := lm.locks[tag]
+		delete(p.held, tag)
+		if st == nil {
+			continue
+		}
+		delete(st.holders, p)
+		lm.wake(tag, st)
+	}
+}
+
+// deadlocked reports whether p, about to wait, would wait (transitively)
+// for itself. m.mu is held.
+func (lm *lockManager) deadlocked(start *Proc) bool {
+	seen := map[*Proc]bool{}
+	var visit func(p *Proc) bool
+	visit = func(p *Proc) bool {
+		w := p.waiting
+		if w == nil {
+			return false
+		}
+		st := lm.locks[w.tag]
+		if st == nil {
+			return false
+		}
+		for q, h := range st.holders {
+			if q == p || h.mask()&conflicts[w.mode] == 0 {
+				continue
+			}
+			if q == start {
+				return true
+			}
+			if !seen[q] {
+				seen[q] = true
+				if visit(q) {
+					return true
+				}
+			}
+		}
+		// Soft edges: conflicting waiters queued ahead of p.
+		for _, o := range st.waiters {
+			if o == w {
+				break
+			}
+			if Conflicts(o.mode, w.mode) {
+				if o.proc == start {
+					return true
+				}
+				if !seen[o.proc] {
+					seen[o.proc] = true
+					if visit(o.proc) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	return visit(start)
+}
+
+func (lm *lockManager) deadlockError(p *Proc, tag LockTag, mode LockMode) error {
+	return pgerr.Errorf(pgerr.DeadlockDetected, "deadlock detected").
+		WithDetail("Process %d waits for %s on %s; blocked by another process that waits for this one.", p.ID, mode, describeTag(tag)).
+		WithHint("See server log for query details.")
+}
+
+func describeTag(t LockTag) string {
+	switch t.Kind {
+	case LockRelation:
+		return fmt.Sprintf("relation %d of database 5", t.A)
+	case LockTransaction:
+		return fmt.Sprintf("transaction %d", t.A)
+	}
+	return "object"
+}
+
+// XactLockTag is the tag every transaction holds exclusively while it runs.
+func XactLockTag(xid XID) LockTag { return LockTag{LockTransaction, xid} }
+
+// WaitForXid sleeps until transaction xid ends (XactLockTableWait): p
+// takes and drops a share lock on xid's own lock, so a cycle of waiting
+// transactions is detected as a deadlock.
+func (m *Manager) WaitForXid(ctx context.Context, p *Proc, xid XID) error {
+	if !m.IsRunning(xid) {
+		return nil
+	}
+	tag := XactLockTag(xid)
+	if err := m.Lock(ctx, p, tag, ShareLock, false); err != nil {
+		return err
+	}
+	m.Unlock(p, tag, ShareLock)
+	return nil
+}
+
+// Unlock releases one hold of a lock before transaction end.
+func (m *Manager) Unlock(p *Proc, tag LockTag, mode LockMode) {
+	lm := m.locks
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := p.held[tag]
+	if h == nil || h.counts[mode] == 0 {
+		return
+	}
+	h.counts[mode]--
+	st := lm.locks[tag]
+	if h.mask() == 0 {
+		delete(p.held, tag)
+		if st != nil {
+			delete(st.holders, p)
+		}
+	}
+	if st != nil {
+		lm.wake(tag, st)
+	}
+}

@@ -1,0 +1,347 @@
+// Package xact is transaction management: transaction ids, the commit log,
+// the set of running transactions (PostgreSQL's ProcArray), MVCC snapshots,
+// heavyweight locks with deadlock detection, and waiting for transactions.
+//
+// Ordering rules (why visibility checks are race-free):
+//   - commit writes and flushes the commit WAL record, then sets the commit
+//     log, and only then removes the transaction from the running set;
+//   - so a reader that finds an xid not running always finds its final
+//     status in the commit log, and an xid in a snapshot's running list is
+//     treated as running even if it has committed since.
+package xact
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/wal"
+)
+
+// Xact WAL record kinds (RmXact).
+const (
+	InfoCommit uint8 = 0x00
+	InfoAbort  uint8 = 0x20
+)
+
+// Snapshot is an MVCC snapshot (SnapshotData for MVCC).
+type Snapshot struct {
+	Xmin XID   // every xid < Xmin is finished
+	Xmax XID   // every xid >= Xmax is invisible (not yet started)
+	Xip  []XID // running at snapshot time, sorted
+	// Cid: the current command id; rows written by this transaction with
+	// a cid >= Cid are not yet visible (they belong to the running command).
+	Cid uint32
+	// Own is the snapshot owner's transaction id (InvalidXid if none yet).
+	Own XID
+}
+
+// XidInSnapshot reports whether xid counts as running for this snapshot.
+func (s *Snapshot) XidInSnapshot(xid XID) bool {
+	if xid < s.Xmin {
+		return false
+	}
+	if xid >= s.Xmax {
+		return true
+	}
+	i := sort.Search(len(s.Xip), func(i int) bool { return s.Xip[i] >= xid })
+	return i < len(s.Xip) && s.Xip[i] == xid
+}
+
+// Proc is one backend's entry in the running set.
+type Proc struct {
+	ID  int
+	xid atomic.Uint32
+	// xmin is the oldest snapshot xmin this backend may still use, or 0.
+	xmin atomic.Uint32
+
+	mgr *Manager
+
+	// lock manager state, guarded by the lock manager's mutex
+	held    map[LockTag]*heldLock
+	waiting *lockWaiter
+}
+
+// Xid is the backend's current transaction id (InvalidXid if none).
+func (p *Proc) Xid() XID { return p.xid.Load() }
+
+// Manager owns transaction state for one data directory.
+type Manager struct {
+	wal  *wal.WAL
+	clog *CLOG
+
+	mu      sync.Mutex
+	nextXid XID
+	procs   map[int]*Proc
+	running map[XID]*Proc
+	nextID  int
+
+	locks *lockManager
+
+	// commitMu keeps a checkpoint from choosing its redo point between a
+	// commit record's insertion and the commit log update (PostgreSQL's
+	// delayChkpt): commits hold it shared, the checkpoint exclusively.
+	commitMu sync.RWMutex
+}
+
+// BlockCommits holds off commits in their critical section (checkpoint).
+func (m *Manager) BlockCommits() { m.commitMu.Lock() }
+
+// UnblockCommits lets commits go on.
+func (m *Manager) UnblockCommits() { m.commitMu.Unlock() }
+
+// Open opens the commit log in dir (the data directory's xact/ folder).
+func Open(dir string, w *wal.WAL, nextXid XID) (*Manager, error) {
+	c, err := openCLOG(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open commit log: %w", err)
+	}
+	if nextXid < FirstNormalXid {
+		nextXid = FirstNormalXid
+	}
+	m := &Manager{wal: w, clog: c, nextXid: nextXid, procs: map[int]*Proc{}, running: map[XID]*Proc{}}
+	m.locks = newLockManager(m)
+	return m, nil
+}
+
+// SetWAL attaches the WAL (after recovery opened it).
+func (m *Manager) SetWAL(w *wal.WAL) { m.wal = w }
+
+// CLOG is the commit log.
+func (m *Manager) CLOG() *CLOG { return m.clog }
+
+// NextXid is the next transaction id to be assigned.
+func (m *Manager) NextXid() XID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.nextXid
+}
+
+// AdvanceNextXid makes sure ids up to xid are never handed out again (redo).
+func (m *Manager) AdvanceNextXid(xid XID) {
+	m.mu.Lock()
+	if xid >= m.nextXid {
+		m.nextXid = xid + 1
+	}
+	m.mu.Unlock()
+}
+
+// NewProc registers a backend.
+func (m *Manager) NewProc() *Proc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	p := &Proc{ID: m.nextID, mgr: m, held: map[LockTag]*heldLock{}}
+	m.procs[p.ID] = p
+	return p
+}
+
+// ReleaseProc unregisters a backend (its transaction must be over).
+func (m *Manager) ReleaseProc(p *Proc) {
+	m.mu.Lock()
+	delete(m.procs, p.ID)
+	m.mu.Unlock()
+}
+
+// AssignXid gives the backend a transaction id if it has none (at its
+// first write), and takes the transaction's own lock on it so others can
+// wait for it to end.
+func (m *Manager) AssignXid(p *Proc) XID {
+	if x := p.xid.Load(); x != InvalidXid {
+		return x
+	}
+	m.mu.Lock()
+	x := m.nextXid
+	m.nextXid++
+	p.xid.Store(x)
+	m.running[x] = p
+	if p.xmin.Load() == 0 {
+		p.xmin.Store(x)
+	}
+	// Nobody can wait on x before it is visible as running, so this
+	// grant never waits.
+	st := &lockState{holders: map[*Proc]*heldLock{}}
+	m.locks.locks[XactLockTag(x)] = st
+	m.locks.grant(st, p, XactLockTag(x), ExclusiveLock)
+	m.mu.Unlock()
+	return x
+}
+
+// GetSnapshot takes an MVCC snapshot for p.
+func (m *Manager) GetSnapshot(p *Proc) *Snapshot {
+	m.mu.Lock()
+	s := &Snapshot{Xmax: m.nextXid, Own: p.xid.Load()}
+	xmin := s.Xmax
+	for x := range m.running {
+		if x != s.Own {
+			s.Xip = append(s.Xip, x)
+		}
+		if x < xmin {
+			xmin = x
+		}
+	}
+	s.Xmin = xmin
+	if p.xmin.Load() == 0 || p.xmin.Load() > xmin || p.xid.Load() == 0 {
+		// Read committed refreshes its xmin with every snapshot.
+		p.xmin.Store(xmin)
+	}
+	m.mu.Unlock()
+	sort.Slice(s.Xip, func(i, j int) bool { return s.Xip[i] < s.Xip[j] })
+	return s
+}
+
+// ResetXmin clears the backend's snapshot horizon (no snapshot in use).
+func (m *Manager) ResetXmin(p *Proc) {
+	if p.xid.Load() == InvalidXid {
+		p.xmin.Store(0)
+	}
+}
+
+// OldestXmin is the pruning horizon: no running or future snapshot can see
+// a tuple deleted by a transaction that committed before it.
+func (m *Manager) OldestXmin() XID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.nextXid
+	for _, p := range m.procs {
+		if x := p.xid.Load(); x != 0 && x < h {
+			h = x
+		}
+		if x := p.xmin.Load(); x != 0 && x < h {
+			h = x
+		}
+	}
+	return h
+}
+
+// IsRunning reports whether xid belongs to a running transaction.
+func (m *Manager) IsRunning(xid XID) bool {
+	m.mu.Lock()
+	_, ok := m.running[xid]
+	m.mu.Unlock()
+	return ok
+}
+
+// State is a transaction's status as visibility checks need it: running,
+// committed, or aborted (which includes transactions that were running
+// when the server crashed).
+func (m *Manager) State(xid XID) Status {
+	switch xid {
+	case BootstrapXid, FrozenXid:
+		return Committed
+	case InvalidXid:
+		return Aborted
+	}
+	if m.IsRunning(xid) {
+		return InProgress
+	}
+	s := m.clog.Get(xid)
+	if s == InProgress {
+		return Aborted // not running and never recorded: crashed
+	}
+	return s
+}
+
+// DidCommit is the commit-log answer alone (for a finished xid).
+func (m *Manager) DidCommit(xid XID) bool { return m.State(xid) == Committed }
+
+// CommitOptions carries what a commit record must also say.
+type CommitOptions struct {
+	// DropRels are relation files to remove once the commit is durable.
+	DropRels []uint32
+	// Sync: wait for the commit record to be durable (synchronous_commit).
+	Sync bool
+}
+
+// Commit ends p's transaction as committed. With no xid there is nothing
+// to record. It returns the commit record's end LSN.
+func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, error) {
+	xid := p.xid.Load()
+	var end wal.LSN
+	if xid != InvalidXid {
+		m.commitMu.RLock()
+		defer m.commitMu.RUnlock()
+		rec := wal.NewRecord(wal.RmXact, InfoCommit, xid)
+		rec.SetMain(encodeRels(opt.DropRels))
+		var err error
+		end, err = m.wal.Insert(nil, rec)
+		if err != nil {
+			m.finish(p, Aborted)
+			return 0, err
+		}
+		if opt.Sync {
+			if err := m.wal.Flush(end); err != nil {
+				// The commit may or may not be durable; the server must
+				// stop (PostgreSQL PANICs). Report it.
+				m.finish(p, Aborted)
+				return 0, fmt.Errorf("could not flush commit record: %w", err)
+			}
+		}
+	}
+	m.finish(p, Committed)
+	return end, nil
+}
+
+// Abort ends p's transaction as aborted.
+func (m *Manager) Abort(p *Proc) {
+	xid := p.xid.Load()
+	if xid != InvalidXid {
+		rec := wal.NewRecord(wal.RmXact, InfoAbort, xid)
+		_, _ = m.wal.Insert(nil, rec) // an abort record is advisory
+	}
+	m.finish(p, Aborted)
+}
+
+func (m *Manager) finish(p *Proc, s Status) {
+	xid := p.xid.Load()
+	if xid != InvalidXid {
+		m.clog.Set(xid, s)
+	}
+	m.mu.Lock()
+	if xid != InvalidXid {
+		delete(m.running, xid)
+	}
+	p.xid.Store(InvalidXid)
+	p.xmin.Store(0)
+	m.mu.Unlock()
+	// Waiters wake only after the xid is no longer running, so they see
+	// its final status.
+	m.locks.releaseAll(p)
+}
+
+func encodeRels(rels []uint32) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(rels)))
+	for _, r := range rels {
+		b = binary.LittleEndian.AppendUint32(b, r)
+	}
+	return b
+}
+
+// DecodeRels reads the relation list of a commit record.
+func DecodeRels(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	n := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	var out []uint32
+	for i := 0; i < n && len(b) >= 4; i++ {
+		out = append(out, binary.LittleEndian.Uint32(b))
+		b = b[4:]
+	}
+	return out
+}
+
+// RedoXact replays a commit or abort record into the commit log.
+func (m *Manager) RedoXact(d *wal.Decoded) {
+	switch d.Info {
+	case InfoCommit:
+		m.clog.Set(d.Xid, Committed)
+	case InfoAbort:
+		m.clog.Set(d.Xid, Aborted)
+	}
+	m.AdvanceNextXid(d.Xid)
+}
