@@ -588,7 +588,7 @@ func (s *Session) transactionStmt(ts *pg.TransactionStmt, w pgwire.ResultWriter)
 
 // newCtx builds the executor context for a statement.
 func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
-	return &exec.Ctx{
+	c := &exec.Ctx{
 		Context: ctx,
 		Eng:     s.eng,
 		Tx:      &s.ctx,
@@ -599,6 +599,8 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)
 		},
 	}
+	c.Env.Catalog = c.CatalogFuncs()
+	return c
 }
 
 // sendRows writes a result set.

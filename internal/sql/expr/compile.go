@@ -500,6 +500,18 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		args = append(args, e)
 		ts = append(ts, e.Type())
 	}
+	switch name {
+	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
+		if len(args) < 1 || len(args) > 2 || (len(args) == 2 && name != "pg_relation_size") {
+			break
+		}
+		for i := range args {
+			if args[i].Type().OID == types.UnknownOID {
+				args[i], _ = Coerce(args[i], types.Text, types.CastImplicit)
+			}
+		}
+		return &CatalogFunc{Name: name, Args: args}, nil
+	}
 	fn, err := types.LookupFunction(name, ts)
 	if err != nil {
 		return nil, withPos(err, fc.Location)

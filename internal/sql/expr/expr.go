@@ -13,6 +13,8 @@ import (
 
 // Env is what evaluation needs besides the row.
 type Env struct {
+	// Catalog answers functions that look at the database itself.
+	Catalog  CatalogFuncs
 	Params   []types.Datum
 	TxnTime  int64 // transaction start, µs since 2000-01-01 (now())
 	StmtTime int64
@@ -413,4 +415,45 @@ func IsTrue(env *Env, e Expr, row []types.Datum) (bool, error) {
 		return false, err
 	}
 	return d.Bool(), nil
+}
+
+// CatalogFuncs are the builtins that need the catalog or storage.
+type CatalogFuncs interface {
+	// RelationSize is pg_relation_size(name, fork) and friends: kind is
+	// "relation", "table", "indexes" or "total".
+	RelationSize(name string, kind string, fork string) (types.Datum, error)
+}
+
+// CatalogFunc calls a CatalogFuncs builtin.
+type CatalogFunc struct {
+	Name string
+	Args []Expr
+}
+
+func (f *CatalogFunc) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	vals := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		d, err := a.Eval(env, row)
+		if err != nil || d.IsNull() {
+			return types.Null(), err
+		}
+		vals[i] = types.FormatText(a.Type(), d)
+	}
+	if env == nil || env.Catalog == nil {
+		return types.Null(), pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not available here", f.Name)
+	}
+	fork := "main"
+	if len(vals) > 1 {
+		fork = vals[1]
+	}
+	kind := map[string]string{"pg_relation_size": "relation", "pg_table_size": "table", "pg_indexes_size": "indexes", "pg_total_relation_size": "total"}[f.Name]
+	return env.Catalog.RelationSize(vals[0], kind, fork)
+}
+func (f *CatalogFunc) Type() types.Type { return types.Int8 }
+func (f *CatalogFunc) String() string {
+	parts := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		parts[i] = a.String()
+	}
+	return f.Name + "(" + strings.Join(parts, ", ") + ")"
 }
