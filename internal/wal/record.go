@@ -90,7 +90,8 @@ func (r *Record) SetMain(b []byte) { r.main = b }
 // at or before redoPtr (first change since the checkpoint began).
 func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool) ([]byte, int) {
 	start := len(dst)
-	dst = append(dst, make([]byte, HeaderSize)...)
+	var hdr [HeaderSize]byte
+	dst = append(dst, hdr[:]...)
 	dst = append(dst, byte(len(r.blocks)))
 	fpis := 0
 	for i := range r.blocks {

@@ -82,7 +82,7 @@ func Open(dir string, pos, prev LSN, opt Options) (*WAL, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	w := &WAL{dir: dir, fsync: opt.Fsync, segs: make(map[uint64]*os.File)}
+	w := &WAL{dir: dir, fsync: opt.Fsync, segs: make(map[uint64]*os.File), buf: make([]byte, 0, 9<<20)}
 	w.fullPageWrites.Store(opt.FullPageWrites)
 	pos = Align(pos)
 	w.insertPos, w.prevRec, w.bufStart, w.written = pos, prev, pos, pos
@@ -219,6 +219,11 @@ func (w *WAL) InsertPos() LSN {
 // FlushedLSN is how far the log is durable.
 func (w *WAL) FlushedLSN() LSN { return LSN(w.flushed.Load()) }
 
+var (
+	encodePool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+	zeroPad    [8]byte
+)
+
 // Insert appends a record and returns its end LSN, which the caller stores
 // as the LSN of every page the record changed. u, if not nil, is charged
 // with the record, its full-page images and its bytes.
@@ -226,9 +231,12 @@ func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
 	if e := w.failed.Load(); e != nil {
 		return 0, *e
 	}
+	scratch := encodePool.Get().(*[]byte)
+	defer encodePool.Put(scratch)
 	for {
 		redo := w.RedoPtr()
-		rec, fpis := r.encode(nil, redo, w.fullPageWrites.Load())
+		rec, fpis := r.encode((*scratch)[:0], redo, w.fullPageWrites.Load())
+		*scratch = rec
 		w.insMu.Lock()
 		if w.RedoPtr() != redo {
 			// A checkpoint began meanwhile; images must be decided again.
@@ -240,7 +248,7 @@ func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
 		putCRC(rec)
 		w.buf = append(w.buf, rec...)
 		if pad := int(Align(LSN(len(rec)))) - len(rec); pad > 0 {
-			w.buf = append(w.buf, make([]byte, pad)...)
+			w.buf = append(w.buf, zeroPad[:pad]...)
 		}
 		w.prevRec = lsn
 		w.insertPos = Align(lsn + LSN(len(rec)))

@@ -22,7 +22,14 @@ type testEnv struct {
 
 func newTestEnv(t testing.TB, nbuf int) *testEnv {
 	t.Helper()
-	dir := t.TempDir()
+	te := newTestEnvIn(t, t.TempDir(), nbuf)
+	t.Cleanup(func() { te.w.Close(); te.sm.Close() })
+	return te
+}
+
+// newTestEnvIn sets up an environment in dir, without cleanup.
+func newTestEnvIn(t testing.TB, dir string, nbuf int) *testEnv {
+	t.Helper()
 	sm, err := smgr.Open(filepath.Join(dir, "base"))
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +40,6 @@ func newTestEnv(t testing.TB, nbuf int) *testEnv {
 		t.Fatal(err)
 	}
 	pool.FlushWAL = w.Flush
-	t.Cleanup(func() { w.Close(); sm.Close() })
 	return &testEnv{dir: dir, sm: sm, pool: pool, w: w, env: &Env{Pool: pool, WAL: w}}
 }
 

@@ -40,6 +40,14 @@ type Cursor struct {
 	ends []int32
 	pos  int
 
+	// inline storage, so that a point lookup allocates only the Cursor
+	opv     op
+	loKey   scanKey
+	hiKey   scanKey
+	rejArr  [4]bool
+	bufArr  [64]byte
+	endsArr [4]int32
+
 	next    page.BlockNumber // right link still to read; PNone when done
 	started bool
 	done    bool
@@ -49,40 +57,43 @@ type Cursor struct {
 // Scan starts a scan of the entries between lower and upper (nil =
 // unbounded). u, which may be nil, is charged with the buffer accesses.
 func (ix *Index) Scan(u *stats.Usage, lower, upper *Bound) *Cursor {
-	c := &Cursor{ix: ix, o: ix.newOp(u), full: lower == nil && upper == nil}
+	c := &Cursor{ix: ix, full: lower == nil && upper == nil}
+	c.opv.init(ix, u)
+	c.o = &c.opv
+	c.buf, c.ends = c.bufArr[:0], c.endsArr[:0]
 	nc := 0
-	for _, b := range []*Bound{lower, upper} {
-		if b == nil {
-			continue
-		}
-		if len(b.Key) == 0 || len(b.Key) > ix.nkeys {
-			c.err = pgerr.Errorf(pgerr.InternalError, "btree: scan bound of index %q has %d values, want 1..%d", ix.opt.Name, len(b.Key), ix.nkeys)
-			c.done = true
-			return c
-		}
-		nc = max(nc, len(b.Key))
-	}
+	var lk, hk []types.Datum
 	if lower != nil {
-		c.lo = &scanKey{keys: lower.Key, tail: tailMinus}
+		lk = lower.Key
+		nc = len(lk)
+		c.loKey = scanKey{keys: lk, tail: tailMinus}
 		if !lower.Inclusive {
-			c.lo.tail = tailPlus
+			c.loKey.tail = tailPlus
 		}
+		c.lo = &c.loKey
 	}
 	if upper != nil {
-		c.hi = &scanKey{keys: upper.Key, tail: tailPlus}
+		hk = upper.Key
+		nc = max(nc, len(hk))
+		c.hiKey = scanKey{keys: hk, tail: tailPlus}
 		if !upper.Inclusive {
-			c.hi.tail = tailMinus
+			c.hiKey.tail = tailMinus
 		}
+		c.hi = &c.hiKey
+	}
+	if (lower != nil && (len(lk) == 0 || len(lk) > ix.nkeys)) || (upper != nil && (len(hk) == 0 || len(hk) > ix.nkeys)) {
+		c.err = pgerr.Errorf(pgerr.InternalError, "btree: scan bounds of index %q must have 1..%d values", ix.opt.Name, ix.nkeys)
+		c.done = true
+		return c
 	}
 	if !c.full {
-		c.rej = make([]bool, nc)
+		if nc <= len(c.rejArr) {
+			c.rej = c.rejArr[:nc]
+		} else {
+			c.rej = make([]bool, nc)
+		}
 		for i := range c.rej {
-			c.rej[i] = true
-			for _, b := range []*Bound{lower, upper} {
-				if b != nil && i < len(b.Key) && b.Key[i].IsNull() {
-					c.rej[i] = false
-				}
-			}
+			c.rej[i] = !(i < len(lk) && lk[i].IsNull()) && !(i < len(hk) && hk[i].IsNull())
 		}
 	}
 	return c
@@ -91,8 +102,8 @@ func (ix *Index) Scan(u *stats.Usage, lower, upper *Bound) *Cursor {
 // ScanEqual is Scan(u, &Bound{key, true}, &Bound{key, true}): the entries
 // whose leading columns equal key.
 func (ix *Index) ScanEqual(u *stats.Usage, key []types.Datum) *Cursor {
-	b := &Bound{Key: key, Inclusive: true}
-	return ix.Scan(u, b, b)
+	b := Bound{Key: key, Inclusive: true}
+	return ix.Scan(u, &b, &b)
 }
 
 // Next returns the next entry: its heap TID and the index tuple (valid

@@ -21,10 +21,22 @@ type op struct {
 	ix      *Index
 	u       *stats.Usage
 	scratch []types.Datum
+	arr     [4]types.Datum
+}
+
+func (o *op) init(ix *Index, u *stats.Usage) {
+	o.ix, o.u = ix, u
+	if 2*ix.nkeys <= len(o.arr) {
+		o.scratch = o.arr[:2*ix.nkeys]
+	} else {
+		o.scratch = make([]types.Datum, 2*ix.nkeys)
+	}
 }
 
 func (ix *Index) newOp(u *stats.Usage) *op {
-	return &op{ix: ix, u: u, scratch: make([]types.Datum, 2*ix.nkeys)}
+	o := &op{}
+	o.init(ix, u)
+	return o
 }
 
 // lockedBuf is a pinned buffer with the content lock mode held.

@@ -70,6 +70,21 @@ func (t Tuple) IsHotUpdated() bool { return t.Infomask2()&HotUpdated != 0 }
 // Form builds a tuple for values (the header's transaction fields are set
 // by the caller before it goes on a page).
 func Form(ts []types.Type, vals []types.Datum) Tuple {
+	return NewDeformer(ts).Form(vals)
+}
+
+// Deformer forms and decodes the tuples of one row type, with the
+// attribute layout worked out once (PostgreSQL's attcacheoff).
+type Deformer struct {
+	td *types.Deformer
+	n  int
+}
+
+// NewDeformer prepares a row type.
+func NewDeformer(ts []types.Type) *Deformer { return &Deformer{td: types.NewDeformer(ts), n: len(ts)} }
+
+// Form builds a tuple for vals.
+func (d *Deformer) Form(vals []types.Datum) Tuple {
 	hasNull := false
 	for i := range vals {
 		if vals[i].IsNull() {
@@ -82,9 +97,9 @@ func Form(ts []types.Type, vals []types.Datum) Tuple {
 		hoff += (len(vals) + 7) / 8
 	}
 	hoff = page.MaxAlignUp(hoff)
-	dataLen := types.DataSize(ts, vals)
+	dataLen := d.td.DataSize(vals)
 	t := make(Tuple, hoff+dataLen)
-	_, varw := types.FillData(t[hoff:], ts, vals)
+	_, varw := d.td.FillData(t[hoff:], vals)
 	var mask uint16
 	if hasNull {
 		mask |= HasNull
@@ -100,33 +115,33 @@ func Form(ts []types.Type, vals []types.Datum) Tuple {
 	return t
 }
 
-// Deformer decodes the attributes of tuples of one relation.
-type Deformer struct {
-	types []types.Type
-}
-
-// NewDeformer prepares decoding for a row type.
-func NewDeformer(ts []types.Type) *Deformer { return &Deformer{types: ts} }
-
 // Deform decodes the first len(out) attributes; attributes the tuple does
 // not store (added by a later ALTER TABLE) come back NULL.
 func (d *Deformer) Deform(t Tuple, out []types.Datum) error {
+	return d.DeformUpTo(t, out, len(out))
+}
+
+// DeformUpTo decodes only the first upTo attributes (a scan that needs only
+// leading columns stops early); the rest of out is left untouched.
+func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
 	n := t.Natts()
-	want := len(out)
-	if n > want {
-		n = want
+	if upTo > len(out) {
+		upTo = len(out)
 	}
-	if n > len(d.types) {
-		n = len(d.types)
+	if n > upTo {
+		n = upTo
+	}
+	if n > d.n {
+		n = d.n
 	}
 	var bitmap []byte
 	if t.Infomask()&HasNull != 0 {
 		bitmap = t[HeaderSize:t.Hoff()]
 	}
-	if err := types.DeformData(t[t.Hoff():], d.types[:n], bitmap, out[:n]); err != nil {
+	if err := d.td.Deform(t[t.Hoff():], bitmap, out, n); err != nil {
 		return err
 	}
-	for i := n; i < want; i++ {
+	for i := n; i < upTo; i++ {
 		out[i] = types.Null()
 	}
 	return nil

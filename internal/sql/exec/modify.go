@@ -78,7 +78,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 			if err := m.checkNotNull(row); err != nil {
 				return err
 			}
-			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, heap.Form(m.Rel.Types(), row), nil)
+			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, m.deformer.Form(row), nil)
 			if err != nil {
 				return err
 			}
@@ -188,7 +188,7 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 				}
 			}
 		}
-		ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, heap.Form(m.Rel.Types(), newRow), hotOK)
+		ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, m.deformer.Form(newRow), hotOK)
 		if err != nil {
 			return nil, false, err
 		}

@@ -101,7 +101,12 @@ func (f *Func) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	if f.Fn.NeedsTxnTime {
 		n++
 	}
-	args := make([]types.Datum, n)
+	// The scratch slice is reused: an expression tree is evaluated by one
+	// goroutine at a time, and functions do not keep their arguments.
+	if cap(f.buf) < n {
+		f.buf = make([]types.Datum, n)
+	}
+	args := f.buf[:n]
 	for i, a := range f.Args {
 		d, err := a.Eval(env, row)
 		if err != nil {

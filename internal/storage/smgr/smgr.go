@@ -132,7 +132,14 @@ func (m *Manager) segment(rel RelFileNumber, f ForkNumber, fk *fork, seg int, cr
 
 // Exists reports whether the fork's first segment exists.
 func (m *Manager) Exists(rel RelFileNumber, f ForkNumber) bool {
-	_, err := os.Stat(m.path(rel, f, 0))
+	fk := m.get(rel, f)
+	fk.mu.Lock()
+	defer fk.mu.Unlock()
+	if len(fk.segs) > 0 && fk.segs[0] != nil {
+		return true
+	}
+	// Opening it caches the answer for next time.
+	_, err := m.segment(rel, f, fk, 0, false)
 	return err == nil
 }
 
