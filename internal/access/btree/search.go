@@ -207,7 +207,9 @@ func (o *op) search(sk *scanKey, forWrite bool, xid uint32) ([]stackEntry, locke
 			return nil, lockedBuf{}, err
 		}
 		child := downlink(itemAt(p, off))
-		stack = append(stack, stackEntry{blk: lb.blk, off: off})
+		if forWrite {
+			stack = append(stack, stackEntry{blk: lb.blk, off: off})
+		}
 		excl := forWrite && op.level == 1
 		o.release(lb)
 		lb, err = o.read(child, excl)
