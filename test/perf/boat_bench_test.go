@@ -38,3 +38,24 @@ func BenchmarkBoat(b *testing.B) {
 		exec(b, c, "UPDATE boat SET name = 'trade winds' WHERE mod(id, 1000) = 1")
 	}
 }
+
+// BenchmarkVac6Update runs seed 002's six-index table build with N=100k:
+// the non-HOT UPDATE of every row, which inserts six index entries per row.
+func BenchmarkVac6Update(b *testing.B) {
+	s := testutil.Start(b, testutil.Options{SharedBuffers: 128 << 20})
+	c, err := pgx.Connect(context.Background(), s.DSN()+"&default_query_exec_mode=simple_protocol")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	exec(b, c, "CREATE TABLE vac6 (id integer NOT NULL, a integer NOT NULL, b integer NOT NULL, c integer NOT NULL, d text NOT NULL, e text NOT NULL)")
+	exec(b, c, "INSERT INTO vac6 (id, a, b, c, d, e) SELECT i, i, ((i::bigint * 7919) % 100000)::integer, i % 100, md5(i::text), md5((i + 1)::text) FROM generate_series(1, 100000) AS i")
+	exec(b, c, "ALTER TABLE vac6 ADD PRIMARY KEY (id)")
+	for _, col := range []string{"a", "b", "c", "d", "e"} {
+		exec(b, c, "CREATE INDEX vac6_"+col+" ON vac6 ("+col+")")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		exec(b, c, "UPDATE vac6 SET a = a + 1")
+	}
+}

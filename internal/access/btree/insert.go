@@ -95,7 +95,7 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page
 		}
 		if getOpaque(o.page(lb)).incomplete() {
 			// Left over by a crash between a split and its parent insert.
-			if err := o.finishSplit(lb, stack, xid); err != nil {
+			if err := o.finishSplit(lb, xid); err != nil {
 				return err
 			}
 			continue
@@ -112,7 +112,7 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page
 				return err
 			}
 			if getOpaque(o.page(lb)).incomplete() {
-				if err := o.finishSplit(lb, nil, xid); err != nil {
+				if err := o.finishSplit(lb, xid); err != nil {
 					return err
 				}
 				continue
@@ -457,7 +457,7 @@ func (o *op) insertParent(left, right lockedBuf, sep []byte, stack []stackEntry,
 		pe = stackEntry{blk: plb.blk, off: getOpaque(o.page(plb)).firstData()}
 		o.release(plb)
 	}
-	pb, poff, err := o.getStackBuf(pe, left.blk, stack, xid)
+	pb, poff, err := o.getStackBuf(pe, left.blk, xid)
 	if err != nil {
 		o.release(left)
 		return err
@@ -468,7 +468,7 @@ func (o *op) insertParent(left, right lockedBuf, sep []byte, stack []stackEntry,
 // getStackBuf re-finds and exclusively locks the parent page holding the
 // downlink to child, starting from where the descent saw it and moving
 // right (_bt_getstackbuf).
-func (o *op) getStackBuf(pe stackEntry, child page.BlockNumber, stack []stackEntry, xid uint32) (lockedBuf, page.OffsetNumber, error) {
+func (o *op) getStackBuf(pe stackEntry, child page.BlockNumber, xid uint32) (lockedBuf, page.OffsetNumber, error) {
 	blk, start := pe.blk, pe.off
 	for {
 		lb, err := o.read(blk, true)
@@ -478,7 +478,7 @@ func (o *op) getStackBuf(pe stackEntry, child page.BlockNumber, stack []stackEnt
 		p := o.page(lb)
 		op := getOpaque(p)
 		if op.incomplete() {
-			if err := o.finishSplit(lb, stack, xid); err != nil {
+			if err := o.finishSplit(lb, xid); err != nil {
 				return lockedBuf{}, 0, err
 			}
 			continue
@@ -590,7 +590,7 @@ func (o *op) createRoot(xid uint32) error {
 // finishSplit completes a split whose downlink never reached the parent (a
 // crash between the two WAL records): lb is the left half, exclusively
 // locked, with INCOMPLETE_SPLIT set (_bt_finish_split). lb is released.
-func (o *op) finishSplit(lb lockedBuf, stack []stackEntry, xid uint32) error {
+func (o *op) finishSplit(lb lockedBuf, xid uint32) error {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
@@ -629,7 +629,6 @@ func (o *op) finishSplit(lb lockedBuf, stack []stackEntry, xid uint32) error {
 			return err
 		}
 	}
-	_ = stack
 	return o.insertParent(lb, rb, sep, st, wasRoot, xid)
 }
 
@@ -650,6 +649,10 @@ func (o *op) stackFor(level uint32) ([]stackEntry, error) {
 }
 
 // ---- split point choice ----
+
+// singleValueFillFactor is BTREE_SINGLEVAL_FILLFACTOR: how full the left
+// page is left when a page full of one value splits.
+const singleValueFillFactor = 96
 
 type splitCand struct {
 	k     int     // index of the first item going right
@@ -678,7 +681,7 @@ func (o *op) findSplit(op opaque, items [][]byte, newPos int, hikey []byte) (int
 	if hikey != nil {
 		rightAvail -= page.MaxAlignUp(len(hikey)) + page.ItemIDSize
 	}
-	usemult := false
+	usemult, singleValue := false, false
 	ff := 0.5
 	if leaf && op.rightmost() {
 		usemult, ff = true, float64(ix.ff)/100
@@ -701,7 +704,7 @@ func (o *op) findSplit(op opaque, items [][]byte, newPos int, hikey []byte) (int
 				single = !hs || ix.natts(hikey) < ix.nkeys
 			}
 			if single {
-				usemult, ff = true, 0.96
+				usemult, singleValue, ff = true, true, singleValueFillFactor/100.0
 			}
 		}
 	}
@@ -762,7 +765,7 @@ func (o *op) findSplit(op opaque, items [][]byte, newPos int, hikey []byte) (int
 			best, bestPen = c.k, pen
 		}
 	}
-	if leaf && bestPen > ix.nkeys && !(usemult && ff == 0.96) {
+	if leaf && bestPen > ix.nkeys && !singleValue {
 		// Many duplicates: look over the whole page for a split point
 		// that avoids a heap TID in the separator, nearest the ideal.
 		for _, c := range cands[interval:] {

@@ -1,6 +1,9 @@
 package page
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // Delta records which byte ranges of a page a change wrote, so the change can
 // be WAL-logged as "these bytes now hold these values" and redone by copying
@@ -82,7 +85,17 @@ func (d *Delta) PutBytes(p Page, off int, b []byte) {
 // non-zero header and the written ranges; each range is start u16, length
 // u16, bytes. Ranges are normalised (sorted, merged) first.
 func (d *Delta) Encode(dst []byte, p Page) []byte {
-	rs := normalise(d.ranges)
+	rs := d.ranges
+	if d.init {
+		// The change formatted the page: everything outside the header's
+		// LSN and the free hole is what it wrote, and redo starts from
+		// zeroes, so two ranges describe it whatever was marked.
+		rs = [][2]uint16{{8, uint16(p.Lower())}, {uint16(p.Upper()), Size}}
+		if p.Upper() >= Size {
+			rs = rs[:1]
+		}
+	}
+	rs = normalise(rs)
 	for _, r := range rs {
 		dst = binary.LittleEndian.AppendUint16(dst, r[0])
 		dst = binary.LittleEndian.AppendUint16(dst, r[1]-r[0])
@@ -100,12 +113,7 @@ func normalise(rs [][2]uint16) [][2]uint16 {
 		}
 	}
 	if !sorted {
-		// insertion sort: deltas have few ranges
-		for i := 1; i < len(rs); i++ {
-			for j := i; j > 0 && rs[j][0] < rs[j-1][0]; j-- {
-				rs[j], rs[j-1] = rs[j-1], rs[j]
-			}
-		}
+		slices.SortFunc(rs, func(a, b [2]uint16) int { return int(a[0]) - int(b[0]) })
 	}
 	out := rs[:0]
 	for _, r := range rs {
