@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -109,6 +110,7 @@ type Catalog struct {
 	byOID   map[uint32]*Relation
 	heaps   map[uint32]*heap.Relation // storage handles by relfilenode
 	sysRels map[uint32]*heap.Relation
+	indexes map[uint32]*btree.Index // handles by relfilenode
 
 	oidMu    sync.Mutex
 	nextOid  uint32
@@ -211,6 +213,7 @@ func (c *Catalog) HeapFor(relfilenode uint32, name string, ts []types.Type, ff i
 func (c *Catalog) ForgetHeap(relfilenode uint32) {
 	c.mu.Lock()
 	delete(c.heaps, relfilenode)
+	delete(c.indexes, relfilenode)
 	c.mu.Unlock()
 }
 

@@ -55,6 +55,8 @@ type Engine struct {
 	Xact    *xact.Manager
 	Catalog *catalog.Catalog
 	Heap    *heap.Env
+	// Stats are the per-table activity counters (pg_stat_user_tables).
+	Stats *stats.Tables
 
 	control   *wal.Control
 	ckptMu    sync.Mutex
@@ -73,7 +75,7 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(os.Stderr, "", log.LstdFlags)
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now()}
+	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables()}
 	dir := cfg.DataDir
 	fresh, err := isFresh(dir)
 	if err != nil {

@@ -2,16 +2,20 @@ package session
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/vacuum"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -433,24 +437,84 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 	return w.CommandComplete("ALTER TABLE")
 }
 
-// vacuum handles VACUUM and ANALYZE. Until the real VACUUM exists, VACUUM
-// says so in a NOTICE and does only what is honest: the ANALYZE part.
+// vacuum handles VACUUM and ANALYZE.
 func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) error {
 	analyze := !vs.IsVacuumcmd
-	for _, o := range vs.Options {
-		de := o.GetDefElem()
+	o := vacuum.Options{IndexCleanup: "auto", Truncate: true, Parallel: -1}
+	ringSet := false
+	for _, opt := range vs.Options {
+		de := opt.GetDefElem()
 		switch de.Defname {
-		case "analyze":
+		case "analyze", "verbose", "freeze", "truncate", "skip_locked", "disable_page_skipping", "process_toast", "process_main", "skip_database_stats", "only_database_stats":
 			b, err := defBool(de)
 			if err != nil {
 				return err
 			}
-			analyze = analyze || b
-		case "verbose", "freeze", "full", "disable_page_skipping", "skip_locked", "index_cleanup", "process_toast", "process_main", "truncate", "parallel", "buffer_usage_limit", "skip_database_stats", "only_database_stats":
+			switch de.Defname {
+			case "analyze":
+				analyze = analyze || b
+			case "verbose":
+				o.Verbose = b
+			case "freeze":
+				o.Freeze = b
+			case "truncate":
+				o.Truncate = b
+			}
+		case "full":
+			if b, _ := defBool(de); b {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "VACUUM FULL is not supported yet")
+			}
+		case "index_cleanup":
+			v := "on"
+			if de.Arg != nil {
+				v = strings.ToLower(defString(de))
+			}
+			switch v {
+			case "auto", "on", "off", "true", "false":
+				o.IndexCleanup = map[string]string{"true": "on", "false": "off"}[v]
+				if o.IndexCleanup == "" {
+					o.IndexCleanup = v
+				}
+			default:
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "index_cleanup requires a Boolean value or \"auto\"")
+			}
+		case "parallel":
+			if de.Arg == nil {
+				return pgerr.Errorf(pgerr.SyntaxError, "parallel option requires a value between 0 and 1024")
+			}
+			n := defInt(de)
+			if n < 0 || n > 1024 {
+				return pgerr.Errorf(pgerr.SyntaxError, "parallel workers for vacuum must be between 0 and 1024")
+			}
+			o.Parallel = n
+		case "buffer_usage_limit":
+			d, _ := guc.Lookup("vacuum_buffer_usage_limit")
+			v, err := d.Normalize(defString(de))
+			if err != nil {
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "BUFFER_USAGE_LIMIT option must be 0 or between 128 kB and 16777216 kB")
+			}
+			kb, _ := strconv.Atoi(v)
+			if kb != 0 && (kb < 128 || kb > 16<<20) {
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "BUFFER_USAGE_LIMIT option must be 0 or between 128 kB and 16777216 kB")
+			}
+			o.RingBytes, ringSet = kb*1024, true
 		default:
 			return pgerr.Errorf(pgerr.SyntaxError, "unrecognized %s option \"%s\"", map[bool]string{true: "VACUUM", false: "ANALYZE"}[vs.IsVacuumcmd], de.Defname)
 		}
 	}
+	if !ringSet {
+		kb, _ := strconv.Atoi(s.Setting("vacuum_buffer_usage_limit"))
+		o.RingBytes = kb * 1024
+	}
+	mwm, _ := strconv.ParseInt(s.Setting("maintenance_work_mem"), 10, 64)
+	o.MaintenanceWorkMem = mwm * 1024
+	o.StoreKind = s.Setting("vacuum_dead_tid_store")
+	o.MaxParallelMaintenanceWorkers = int(s.intSetting("max_parallel_maintenance_workers"))
+	o.MaxParallelWorkers = int(s.intSetting("max_parallel_workers"))
+	fma, _ := strconv.ParseUint(s.Setting("vacuum_freeze_min_age"), 10, 32)
+	o.FreezeMinAge = uint32(fma)
+	o.PID = int(s.key.PID)
+
 	var rels []*catalog.Relation
 	p := &exec.Planner{C: c}
 	for _, r := range vs.Rels {
@@ -466,14 +530,37 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		if err != nil {
 			return err
 		}
+		for _, rel := range all {
+			if err := s.lockRel(c, rel.OID, xact.ShareUpdateExclusiveLock); err != nil {
+				return err
+			}
+		}
 		rels = all
 	}
-	if vs.IsVacuumcmd {
-		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.FeatureNotSupported, "VACUUM is not implemented yet: no dead tuples were removed and no space was reclaimed%s",
-			map[bool]string{true: "; only the ANALYZE part was done", false: ""}[analyze]))
-	}
-	if analyze {
-		for _, rel := range rels {
+	for _, rel := range rels {
+		if vs.IsVacuumcmd {
+			if o.Verbose {
+				w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "vacuuming \"postgres.%s.%s\"", s.nspName(rel.Namespace), rel.Name))
+			}
+			rep, err := vacuum.Vacuum(c.Context, s.eng.Catalog, c.Tx, rel, o)
+			if err != nil {
+				return err
+			}
+			s.eng.Stats.Vacuumed(rel.OID, rep.TuplesRemain, time.Now())
+			if o.Verbose {
+				if rep.WorkersPlanned > 0 {
+					w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "launched %d parallel vacuum worker%s for index vacuuming (planned: %d)", rep.WorkersLaunched, plural(rep.WorkersLaunched), rep.WorkersPlanned))
+				}
+				w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "%s", rep.Verbose("postgres", s.nspName(rel.Namespace))))
+			}
+			// VACUUM's catalog updates are in place; later statements must
+			// not use stale relpages.
+			s.eng.Catalog.Invalidate()
+		}
+		if analyze {
+			if o.Verbose {
+				w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "analyzing \"%s.%s\"", s.nspName(rel.Namespace), rel.Name))
+			}
 			if err := s.analyzeRel(c, rel); err != nil {
 				return err
 			}
@@ -483,6 +570,44 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		return w.CommandComplete("VACUUM")
 	}
 	return w.CommandComplete("ANALYZE")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func defString(de *pg.DefElem) string {
+	if de.Arg == nil {
+		return ""
+	}
+	if sv := de.Arg.GetString_(); sv != nil {
+		return sv.Sval
+	}
+	if ac := de.Arg.GetAConst(); ac != nil {
+		switch {
+		case ac.GetSval() != nil:
+			return ac.GetSval().Sval
+		case ac.GetIval() != nil:
+			return strconv.Itoa(int(ac.GetIval().Ival))
+		}
+	}
+	if i := de.Arg.GetInteger(); i != nil {
+		return strconv.Itoa(int(i.Ival))
+	}
+	return ""
+}
+
+func (s *Session) nspName(oid uint32) string {
+	switch oid {
+	case catalog.PgCatalogNamespace:
+		return "pg_catalog"
+	case catalog.PublicNamespace:
+		return "public"
+	}
+	return fmt.Sprint(oid)
 }
 
 func (s *Session) userTables(c *exec.Ctx) ([]*catalog.Relation, error) {

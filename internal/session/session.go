@@ -135,6 +135,7 @@ type Session struct {
 	ctx       catalog.Txn
 	combo     heap.ComboCids
 	snapshot  *xact.Snapshot // repeatable read: the transaction's snapshot
+	snapTaken bool           // a statement of this transaction took a snapshot
 	isolation string
 	localSet  map[string]string // values before SET LOCAL, restored at end
 
@@ -228,7 +229,7 @@ func (s *Session) set(name, value string, local bool) error {
 	}
 	k := strings.ToLower(d.Name)
 	if k == "transaction_isolation" {
-		if s.inTx && s.snapshot != nil {
+		if s.inTx && s.snapTaken {
 			return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
 		}
 		if err := checkIsolation(nv); err != nil {
@@ -314,6 +315,7 @@ func (s *Session) begin() {
 	s.htx = heap.Txn{Proc: s.proc, Combo: &s.combo}
 	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage}
 	s.snapshot = nil
+	s.snapTaken = false
 	s.isolation = s.Setting("default_transaction_isolation")
 }
 
@@ -381,6 +383,7 @@ func (s *Session) endTx() {
 
 // statementSnapshot sets up the snapshot for the next statement.
 func (s *Session) statementSnapshot() {
+	s.snapTaken = true
 	if s.isolation == "repeatable read" {
 		if s.snapshot == nil {
 			s.snapshot = s.eng.Xact.GetSnapshot(s.proc)
@@ -397,6 +400,9 @@ func (s *Session) statementSnapshot() {
 func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWriter) error {
 	tree, err := pg.Parse(sql)
 	if err != nil {
+		// Like any error inside BEGIN … COMMIT, a syntax error aborts the
+		// transaction block (PostgreSQL: later statements get 25P02).
+		s.failBlock()
 		return parseError(err)
 	}
 	if len(tree.Stmts) == 0 {
@@ -405,6 +411,18 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWr
 	// Several statements in one Query message run in one implicit
 	// transaction unless they control transactions themselves.
 	implicitBlock := len(tree.Stmts) > 1 && !s.inBlock
+	if len(tree.Stmts) > 1 {
+		// VACUUM refuses to run in a multi-statement query wherever it
+		// stands, as PostgreSQL's PreventInTransactionBlock does (it
+		// cannot tell whether later statements will join the implicit
+		// transaction), and before any statement has run.
+		for _, raw := range tree.Stmts {
+			if isNonTransactional(raw.Stmt) && !s.failed {
+				s.failBlock()
+				return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", nonTxName(raw.Stmt))
+			}
+		}
+	}
 	for i, raw := range tree.Stmts {
 		text := stmtText(sql, raw)
 		last := i == len(tree.Stmts)-1
@@ -454,13 +472,17 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	if isNonTransactional(stmt) && (s.inBlock || keepOpen) {
+		// An error like any other: it aborts the enclosing block.
+		s.failBlock()
 		return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", nonTxName(stmt))
 	}
 	implicit := !s.inTx
 	if implicit {
 		s.begin()
 	}
-	s.statementSnapshot()
+	if needsSnapshot(stmt) {
+		s.statementSnapshot()
+	}
 	timeout := s.intSetting("statement_timeout")
 	var cancel context.CancelFunc
 	if timeout > 0 {
@@ -485,9 +507,7 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 			err = canceledError(ctx)
 		}
 		if s.inBlock {
-			s.eng.Xact.Abort(s.proc)
-			s.cleanupStorage(false)
-			s.failed = true
+			s.failBlock()
 		} else if !keepOpen {
 			s.abort()
 		}
@@ -495,10 +515,39 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	}
 	s.htx.Cid++
 	s.eng.Xact.ResetXmin(s.proc)
-	if implicit && !keepOpen && !s.inBlock {
+	// Outside BEGIN … COMMIT, the statement that ends the Query message
+	// commits: a lone statement's own transaction, or the implicit
+	// transaction that earlier statements of a multi-statement message
+	// opened (implicit is false for those later statements, but the
+	// transaction must not stay open past the message: it would silently
+	// join the session's next transaction and share its fate).
+	if !keepOpen && !s.inBlock {
 		return s.commit()
 	}
 	return nil
+}
+
+// failBlock aborts the transaction of an explicit block after an error and
+// leaves the block in the failed state: its locks are released at once (so
+// a deadlock victim's partner can go on), and every statement but COMMIT
+// or ROLLBACK gets 25P02 until the block ends. Outside a block, or in a
+// block that already failed, it does nothing.
+func (s *Session) failBlock() {
+	if !s.inBlock || s.failed {
+		return
+	}
+	s.eng.Xact.Abort(s.proc)
+	s.cleanupStorage(false)
+	s.failed = true
+}
+
+// needsSnapshot reports whether a statement reads or writes data and so
+// needs an MVCC snapshot. As in PostgreSQL (PlannedStmtRequiresSnapshot),
+// SET, SHOW and CHECKPOINT do not: in particular they must not fix a
+// REPEATABLE READ transaction's snapshot, which the transaction's first
+// query takes (BEGIN; SET TRANSACTION ISOLATION LEVEL …; SHOW …; SELECT).
+func needsSnapshot(n *pg.Node) bool {
+	return n.GetVariableSetStmt() == nil && n.GetVariableShowStmt() == nil && n.GetCheckPointStmt() == nil
 }
 
 func canceledError(ctx context.Context) error {

@@ -70,9 +70,12 @@ func openCLOG(dir string) (*CLOG, error) {
 
 // Get returns the recorded status of xid.
 func (c *CLOG) Get(xid XID) Status {
+	// The byte is read under the lock too: Set rewrites whole bytes, each
+	// holding four transactions' status, so an unlocked read here races
+	// with the commit of a neighbouring xid.
 	c.mu.RLock()
+	defer c.mu.RUnlock()
 	ch := c.chunks[xid/xidsPerChunk]
-	c.mu.RUnlock()
 	if ch == nil {
 		return InProgress
 	}

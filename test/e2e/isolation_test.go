@@ -2,22 +2,24 @@ package e2e
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // sessions starts a server and opens n connections to it.
 func sessions(t *testing.T, n int, setup ...string) []*pgx.Conn {
 	t.Helper()
-	s := testutil.Start(t, testutil.Options{})
+	dsn := target(t)
 	cs := make([]*pgx.Conn, n)
 	for i := range cs {
-		cs[i] = connect(t, s.DSN())
+		cs[i] = connect(t, dsn)
 	}
 	for _, q := range setup {
+		if f := strings.Fields(q); len(f) > 2 && f[0] == "CREATE" && f[1] == "TABLE" {
+			exec(t, cs[0], "DROP TABLE IF EXISTS "+f[2]) // reference server
+		}
 		exec(t, cs[0], q)
 	}
 	return cs
@@ -282,8 +284,8 @@ func TestUniqueInsertWaitsForOtherInserter(t *testing.T) {
 				}
 			} else {
 				pe := wantState(t, "B's insert", r.err, tc.wantB)
-				if pe.ConstraintName != "u_pkey" {
-					t.Fatalf("constraint name %q, want u_pkey", pe.ConstraintName)
+				if pe.Message != `duplicate key value violates unique constraint "u_pkey"` || pe.Detail != "Key (id)=(5) already exists." {
+					t.Fatalf("message %q, detail %q", pe.Message, pe.Detail)
 				}
 			}
 			if got := query(t, c, "SELECT id, v FROM u ORDER BY id"); got != tc.final {
@@ -452,3 +454,68 @@ func TestSerializableRefused(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// A Query message of several statements outside BEGIN runs as one implicit
+// transaction: all or nothing, and committed when the message ends — it
+// does not linger and join the session's next transaction.
+func TestMultiStatementQueryIsOneTransaction(t *testing.T) {
+	cs := sessions(t, 2, "CREATE TABLE m (id int PRIMARY KEY, v int)")
+	a, b := cs[0], cs[1]
+
+	exec(t, a, "INSERT INTO m VALUES (1, 0); INSERT INTO m VALUES (2, 0); UPDATE m SET v = 1 WHERE id = 1")
+	if s := txStatus(a); s != 'I' {
+		t.Fatalf("after the message A's status is %q, want 'I'", s)
+	}
+	if got := query(t, b, "SELECT id, v FROM m ORDER BY id"); got != "1|1,2|0" {
+		t.Fatalf("B sees %q, want 1|1,2|0 (committed at the end of the message)", got)
+	}
+	// A holds no row locks any more.
+	pb := start(b, "UPDATE m SET v = v + 10 WHERE id = 1")
+	pb.waitOK(t, "UPDATE 1")
+
+	// The next transaction of A rolls back alone.
+	exec(t, a, "BEGIN")
+	exec(t, a, "INSERT INTO m VALUES (3, 0)")
+	exec(t, a, "ROLLBACK")
+	exec(t, a, "INSERT INTO m VALUES (4, 0); UPDATE m SET v = v + 1 WHERE id = 2")
+	exec(t, a, "BEGIN")
+	exec(t, a, "UPDATE m SET v = 100")
+	_, err := execErr(a, "SELECT 1 / 0")
+	wantState(t, "division by zero", err, "22012")
+	exec(t, a, "ROLLBACK")
+	if got := query(t, b, "SELECT id, v FROM m ORDER BY id"); got != "1|11,2|1,4|0" {
+		t.Fatalf("B sees %q, want 1|11,2|1,4|0", got)
+	}
+
+	// All or nothing.
+	_, err = execErr(a, "INSERT INTO m VALUES (5, 0); INSERT INTO m VALUES (5, 1)")
+	wantState(t, "duplicate in one message", err, "23505")
+	_, err = execErr(a, "UPDATE m SET v = -1; SELECT 1 / 0")
+	wantState(t, "error ending a message", err, "22012")
+	if got := query(t, b, "SELECT id, v FROM m ORDER BY id"); got != "1|11,2|1,4|0" {
+		t.Fatalf("after failed messages B sees %q, want 1|11,2|1,4|0", got)
+	}
+	wantUsable(t, a)
+}
+
+// The isolation level can only be chosen before the transaction's first
+// query (SET and SHOW are not queries).
+func TestSetTransactionIsolationTooLate(t *testing.T) {
+	cs := sessions(t, 1, "CREATE TABLE z (id int)")
+	a := cs[0]
+	exec(t, a, "BEGIN")
+	exec(t, a, "SHOW transaction_isolation")
+	exec(t, a, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	exec(t, a, "SELECT * FROM z")
+	_, err := execErr(a, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+	if pe := wantState(t, "SET TRANSACTION after a query", err, "25001"); pe.Message != "SET TRANSACTION ISOLATION LEVEL must be called before any query" {
+		t.Fatalf("message %q", pe.Message)
+	}
+	exec(t, a, "ROLLBACK")
+	exec(t, a, "BEGIN")
+	exec(t, a, "SELECT * FROM z")
+	_, err = execErr(a, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+	wantState(t, "SET TRANSACTION after a query (read committed)", err, "25001")
+	exec(t, a, "ROLLBACK")
+	wantUsable(t, a)
+}

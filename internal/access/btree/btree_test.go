@@ -60,6 +60,7 @@ func TestBuildBoatSize(t *testing.T) {
 		{"float8", types.Float8, func(i int) types.Datum { return types.Float(math.Log10(float64(i))) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			te := newTestEnv(t, 256)
 			opt := Options{Name: "boat_idx", KeyTypes: []types.Type{tc.typ}, ColumnNames: []string{"k"}}
 			b := NewBuilder(te.env, 100, opt)
@@ -292,5 +293,71 @@ func TestUnique(t *testing.T) {
 	b.Add([]types.Datum{types.Null()}, tidOf(5))
 	if _, err := b.Finish(nil, 1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestNulls(t *testing.T) {
+	te := newTestEnv(t, 64)
+	opt := Options{Name: "n", KeyTypes: []types.Type{types.Int4, types.Int4}}
+	ix := emptyIndex(t, te, 12, opt)
+	ins := func(a, b types.Datum, i int) {
+		if err := ix.Insert(nil, 2, []types.Datum{a, b}, tidOf(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins(types.Null(), types.Int(1), 1)
+	ins(types.Int(5), types.Null(), 2)
+	ins(types.Int(5), types.Int(1), 3)
+	ins(types.Null(), types.Null(), 4)
+	ins(types.Int(3), types.Int(9), 5)
+	tids := func(c *Cursor) []int {
+		var out []int
+		for _, e := range scanAll(t, ix, c) {
+			out = append(out, int(e.tid.Offset)-1)
+		}
+		return out
+	}
+	eq := func(got []int, want ...int) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+		}
+	}
+	eq(tids(ix.Scan(nil, nil, nil)), 5, 3, 2, 1, 4) // NULLS LAST
+	eq(tids(ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(4)}, Inclusive: true}, nil)), 3, 2)
+	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5)})), 3, 2)
+	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5), types.Int(1)})), 3)
+	eq(tids(ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(5), types.Int(0)}, Inclusive: false}, &Bound{Key: []types.Datum{types.Int(5)}, Inclusive: true})), 3)
+	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Null()})), 1, 4)            // a IS NULL
+	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5), types.Null()})), 2) // a = 5 AND b IS NULL
+	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Null(), types.Null()})), 4) // both NULL
+	eq(tids(ix.Scan(nil, nil, &Bound{Key: []types.Datum{types.Int(5)}, Inclusive: false})), 5)
+}
+
+// TestBuildFillFactor: leaf pages hold what _bt_load would put there.
+func TestBuildFillFactor(t *testing.T) {
+	for _, tc := range []struct{ ff, perLeaf int }{{100, 406}, {90, 366}, {50, 202}, {10, 38}} {
+		te := newTestEnv(t, 64)
+		opt := int4Opts("ff")
+		opt.FillFactor = tc.ff
+		b := NewBuilder(te.env, 13, opt)
+		const n = 20000
+		for i := 0; i < n; i++ {
+			b.Add([]types.Datum{types.Int(int64(i))}, tidOf(i))
+		}
+		ix, err := b.Finish(nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := ix.Stats(nil)
+		if want := (n + tc.perLeaf - 1) / tc.perLeaf; st.LeafPages != want {
+			t.Fatalf("fillfactor %d: %d leaves, want %d", tc.ff, st.LeafPages, want)
+		}
+		mustCheck(t, ix)
 	}
 }

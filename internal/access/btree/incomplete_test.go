@@ -21,8 +21,9 @@ import (
 func TestIncompleteSplit(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		built int // rows in the initial build
-	}{{"root", 100}, {"nonroot", 2000}} {
+		built int  // rows in the initial build
+		right bool // first grow the split's right half until it splits
+	}{{"root", 100, false}, {"nonroot", 2000, false}, {"root-right", 100, true}, {"nonroot-right", 2000, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv(t, 256)
 			rel := smgr.RelFileNumber(60)
@@ -93,6 +94,16 @@ func TestIncompleteSplit(t *testing.T) {
 				if g := scanAll(t, ix2, ix2.ScanEqual(nil, []types.Datum{types.Int(int64(k))})); len(g) != 1 {
 					t.Fatalf("lookup %d: %v", k, g)
 				}
+			}
+			if tc.right {
+				// inserts into the right half pass through (root case) or
+				// next to the flagged page, and split the right half
+				for i := n + 1; i <= n+800; i++ {
+					if err := ix2.Insert(nil, 4, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				n += 800
 			}
 			// an insert into the left half finishes the split
 			if err := ix2.Insert(nil, 3, []types.Datum{types.Int(int64(tc.built - 10))}, page.ItemPointer{Block: 99999, Offset: 1}, nil); err != nil {

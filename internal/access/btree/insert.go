@@ -30,7 +30,7 @@ const (
 )
 
 // UniqueVerdict is a UniqueCheck result. Xid is the transaction to wait for
-// (VerdictWait only).
+// (VerdictWait only). The zero value counts as a conflict.
 type UniqueVerdict struct {
 	Kind VerdictKind
 	Xid  uint32
@@ -487,6 +487,10 @@ func (o *op) getStackBuf(pe stackEntry, child page.BlockNumber, xid uint32) (loc
 			first, max := op.firstData(), p.MaxOffset()
 			if start < first {
 				start = first
+			}
+			if start > max+1 {
+				// the page split since the descent saw it
+				start = max + 1
 			}
 			for off := start; off <= max; off++ {
 				if downlink(itemAt(p, off)) == child {

@@ -163,6 +163,7 @@ func TestModel(t *testing.T) {
 	}
 	for si, typs := range shapes {
 		t.Run(fmt.Sprint(si), func(t *testing.T) {
+			t.Parallel()
 			rng := rand.New(rand.NewSource(int64(si + 10)))
 			te := newTestEnv(t, 200)
 			opt := Options{Name: "m", KeyTypes: typs}
@@ -184,7 +185,7 @@ func TestModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for round := 0; round < 6; round++ {
+			for round := 0; round < 4; round++ {
 				for i := 0; i < 1500; i++ {
 					keys := make([]types.Datum, len(typs))
 					for j := range keys {
@@ -201,7 +202,7 @@ func TestModel(t *testing.T) {
 				if err := sameEntries(m, scanAll(t, ix, ix.Scan(nil, nil, nil)), m.entries); err != nil {
 					t.Fatalf("full scan: %v", err)
 				}
-				for q := 0; q < 150; q++ {
+				for q := 0; q < 80; q++ {
 					lo, hi := randBound(rng, typs), randBound(rng, typs)
 					if q%4 == 0 && lo != nil {
 						hi = &Bound{Key: lo.Key, Inclusive: true}
@@ -350,4 +351,78 @@ func TestConcurrentUnique(t *testing.T) {
 		t.Fatalf("%d entries", len(got))
 	}
 	mustCheck(t, ix)
+}
+
+// TestConcurrentDeep: concurrent inserters of wide keys build a tree of
+// several levels, so internal-page and root splits race with each other
+// and with readers.
+func TestConcurrentDeep(t *testing.T) {
+	te := newTestEnv(t, 300) // smaller than the index: evictions too
+	opt := Options{Name: "cd", KeyTypes: []types.Type{types.Text}}
+	ix := emptyIndex(t, te, 32, opt)
+	const writers, perWriter = 4, 1200
+	var wg sync.WaitGroup
+	errs := make(chan error, writers+1)
+	stop := make(chan struct{})
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(w + 40)))
+			for i := 0; i < perWriter; i++ {
+				k := fmt.Sprintf("%05d", rng.Intn(100000)) + strings.Repeat("p", 200+rng.Intn(600))
+				tid := page.ItemPointer{Block: page.BlockNumber(w), Offset: page.OffsetNumber(i + 1)}
+				if err := ix.Insert(nil, 2, []types.Datum{types.Str(k)}, tid, nil); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	var sw sync.WaitGroup
+	sw.Add(1)
+	go func() {
+		defer sw.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			prev := ""
+			c := ix.Scan(nil, &Bound{Key: []types.Datum{types.Str("3")}, Inclusive: true}, &Bound{Key: []types.Datum{types.Str("6")}, Inclusive: true})
+			for {
+				_, tup, ok, err := c.Next()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !ok {
+					break
+				}
+				k, _ := ix.Keys(tup, nil)
+				if k[0].Str() < prev || k[0].Str() < "3" || k[0].Str() > "6" {
+					errs <- fmt.Errorf("scan order/bounds violated")
+					return
+				}
+				prev = k[0].Str()
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	sw.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	mustCheck(t, ix)
+	st, _ := ix.Stats(nil)
+	t.Logf("%+v", st)
+	if st.Levels < 4 || st.Tuples != writers*perWriter {
+		t.Fatalf("stats %+v", st)
+	}
+	if got := scanAll(t, ix, ix.Scan(nil, nil, nil)); len(got) != writers*perWriter {
+		t.Fatalf("%d entries", len(got))
+	}
 }

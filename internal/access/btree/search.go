@@ -137,11 +137,32 @@ func (o *op) beyondHighKey(p page.Page, op opaque, sk *scanKey) (bool, error) {
 
 // moveRight follows right links while sk is beyond the page's high key or
 // the page is dead (_bt_moveright). The lock is dropped before the next
-// page is locked.
-func (o *op) moveRight(lb lockedBuf, sk *scanKey) (lockedBuf, error) {
+// page is locked. With forUpdate (xid set), a page left with an incomplete
+// split by a crash is repaired first.
+func (o *op) moveRight(lb lockedBuf, sk *scanKey, forUpdate bool, xid uint32) (lockedBuf, error) {
 	for {
 		p := o.page(lb)
 		op := getOpaque(p)
+		if forUpdate && op.incomplete() {
+			blk, excl := lb.blk, lb.excl
+			if !excl {
+				o.ix.pool.Unlock(lb.buf, buffer.Share)
+				o.ix.pool.Lock(lb.buf, buffer.Exclusive)
+				lb.excl = true
+			}
+			if getOpaque(p).incomplete() {
+				if err := o.finishSplit(lb, xid); err != nil {
+					return lockedBuf{}, err
+				}
+			} else {
+				o.release(lb)
+			}
+			var err error
+			if lb, err = o.read(blk, excl); err != nil {
+				return lockedBuf{}, err
+			}
+			continue
+		}
 		if op.rightmost() {
 			return lb, nil
 		}
@@ -192,7 +213,7 @@ func (o *op) search(sk *scanKey, forWrite bool, xid uint32) ([]stackEntry, locke
 	}
 	var stack []stackEntry
 	for {
-		lb, err = o.moveRight(lb, sk)
+		lb, err = o.moveRight(lb, sk, forWrite, xid)
 		if err != nil {
 			return nil, lockedBuf{}, err
 		}
@@ -223,7 +244,7 @@ func (o *op) search(sk *scanKey, forWrite bool, xid uint32) ([]stackEntry, locke
 		o.ix.pool.Unlock(lb.buf, buffer.Share)
 		o.ix.pool.Lock(lb.buf, buffer.Exclusive)
 		lb.excl = true
-		lb, err = o.moveRight(lb, sk)
+		lb, err = o.moveRight(lb, sk, true, xid)
 		if err != nil {
 			return nil, lockedBuf{}, err
 		}

@@ -199,6 +199,7 @@ func maskHole(p []byte) []byte {
 func TestRecovery(t *testing.T) {
 	for _, mode := range []string{"fpi", "deltas", "from-build"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			te := newTestEnv(t, 128) // small pool: evictions during the run
 			rel := smgr.RelFileNumber(50)
 			relText := smgr.RelFileNumber(51)
@@ -226,7 +227,7 @@ func TestRecovery(t *testing.T) {
 				copyDir(t, te.sm.Dir(), snap)
 			}
 			rng := rand.New(rand.NewSource(7))
-			for i := 0; i < 15000; i++ {
+			for i := 0; i < 8000; i++ {
 				k := int64(rng.Intn(25000))
 				if i%3 == 0 {
 					k = 20000 + int64(i) // ascending tail
@@ -245,7 +246,7 @@ func TestRecovery(t *testing.T) {
 				if err := ixt.Insert(nil, 2, []types.Datum{types.Str(string(s)), k2}, page.ItemPointer{Block: page.BlockNumber(i), Offset: 1}, nil); err != nil {
 					t.Fatal(err)
 				}
-				if i == 10000 {
+				if i == 5000 {
 					if _, err := ix.BulkDelete(nil, 3, func(tid page.ItemPointer) bool { return tid.Offset%3 == 0 }); err != nil {
 						t.Fatal(err)
 					}

@@ -130,13 +130,29 @@ func (r *Relation) Prune(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, 
 			prevXmax = t.Xmax()
 			off = t.Ctid().Offset
 		}
+		// Members up to the last DEAD one are removable, but the walk
+		// stops at the first member that is neither dead nor recently dead
+		// (as heap_prune_chain): after a rolled-back HOT update the chain
+		// is [live original, dead aborted copy], and the original stays.
 		latestDead := -1
+	walk:
 		for i, o := range chain {
 			switch states[o] {
 			case TupleDead:
 				latestDead = i
-			case TupleRecentlyDead, TupleDeleteInProgress:
+			case TupleRecentlyDead:
 				notePrune(Tuple(p.ItemBytes(o)))
+			default:
+				if states[o] == TupleDeleteInProgress {
+					notePrune(Tuple(p.ItemBytes(o)))
+				}
+				// Members past the stop are not part of this chain for
+				// pruning: dead ones among them are orphans (below).
+				for _, rest := range chain[i+1:] {
+					reached[rest] = false
+				}
+				chain = chain[:i+1]
+				break walk
 			}
 		}
 		if latestDead < 0 {

@@ -136,7 +136,9 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 			return nil, tid, false, nil
 		}
 		t := Tuple(p[it.Off : it.Off+it.Len])
-		if !first && t.Xmin() != prevXmax {
+		// After a HOT link, the next member must have been inserted by the
+		// updater; a redirect carries no xmax to check against.
+		if prevXmax != 0 && t.Xmin() != prevXmax {
 			return nil, tid, false, nil
 		}
 		vis, hinted := Visible(r.env.Xact, t, tx)

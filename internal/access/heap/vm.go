@@ -27,11 +27,18 @@ func vmLocation(blk page.BlockNumber) (vblk page.BlockNumber, byteOff int, shift
 }
 
 // vmPins holds the visibility-map pages a heap change is clearing bits on,
-// locked until the change's WAL record is inserted.
+// locked until the change's WAL record is inserted. One record may clear
+// bits of two heap pages that share a map page (an UPDATE's old and new
+// page): the map page is then locked and registered once.
 type vmPins struct {
 	pool *buffer.Pool
-	u    *stats.Usage
-	bufs []buffer.Buffer
+	pins []vmPin
+}
+
+type vmPin struct {
+	blk page.BlockNumber
+	buf buffer.Buffer
+	d   *page.Delta
 }
 
 // clear clears blk's bits and registers the map page with rec.
@@ -39,6 +46,15 @@ func (v *vmPins) clear(r *Relation, u *stats.Usage, blk page.BlockNumber, rec *w
 	pool := r.env.Pool
 	sm := pool.Smgr()
 	vblk, off, sh := vmLocation(blk)
+	for _, pin := range v.pins {
+		if pin.blk == vblk {
+			p := pool.Page(pin.buf)
+			if p[off]>>sh&3 != 0 {
+				pin.d.PutBytes(p, off, []byte{p[off] &^ (3 << sh)})
+			}
+			return nil
+		}
+	}
 	if !sm.Exists(r.Rel, smgr.VMFork) {
 		return nil
 	}
@@ -57,24 +73,24 @@ func (v *vmPins) clear(r *Relation, u *stats.Usage, blk page.BlockNumber, rec *w
 		pool.UnlockRelease(b, buffer.Exclusive)
 		return nil
 	}
-	var d page.Delta
+	d := &page.Delta{}
 	d.PutBytes(p, off, []byte{p[off] &^ (3 << sh)})
-	rec.AddBlock(tag, p, wal.BlockStandard|wal.BlockNoImage, &d)
+	rec.AddBlock(tag, p, wal.BlockStandard|wal.BlockNoImage, d)
 	pool.MarkDirty(u, b)
-	v.pool, v.u = pool, u
-	v.bufs = append(v.bufs, b)
+	v.pool = pool
+	v.pins = append(v.pins, vmPin{blk: vblk, buf: b, d: d})
 	return nil
 }
 
 // finish stamps the map pages with the record's LSN (if any) and unlocks.
 func (v *vmPins) finish(lsn page.LSN) {
-	for _, b := range v.bufs {
+	for _, pin := range v.pins {
 		if lsn != 0 {
-			v.pool.Page(b).SetLSN(lsn)
+			v.pool.Page(pin.buf).SetLSN(lsn)
 		}
-		v.pool.UnlockRelease(b, buffer.Exclusive)
+		v.pool.UnlockRelease(pin.buf, buffer.Exclusive)
 	}
-	v.bufs = nil
+	v.pins = nil
 }
 
 // VMBits returns blk's visibility-map bits.

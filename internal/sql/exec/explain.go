@@ -180,6 +180,8 @@ func (e *explainer) label(n Node) string {
 		return "Function Scan on " + x.SRF.Name + " " + x.Alias
 	case *Values:
 		return "Values Scan on \"*VALUES*\""
+	case *ViewScan:
+		return "Function Scan on " + x.Name
 	case *Result:
 		return "Result"
 	}

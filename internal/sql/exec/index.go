@@ -2,7 +2,6 @@ package exec
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
@@ -14,45 +13,13 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 )
 
-var (
-	indexMu    sync.Mutex
-	indexCache = map[*engine.Engine]map[uint32]*btree.Index{}
-)
-
-// IndexOptions describes index ir of table rel for the btree.
-func IndexOptions(rel, ir *catalog.Relation) btree.Options {
-	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor()}
-	for _, k := range ir.Index.Keys {
-		a := rel.Attrs[k-1]
-		opt.KeyTypes = append(opt.KeyTypes, a.Type)
-		opt.ColumnNames = append(opt.ColumnNames, a.Name)
-	}
-	return opt
-}
-
 // IndexHandle returns the shared btree handle of an index.
 func IndexHandle(e *engine.Engine, rel, ir *catalog.Relation) *btree.Index {
-	indexMu.Lock()
-	defer indexMu.Unlock()
-	m := indexCache[e]
-	if m == nil {
-		m = map[uint32]*btree.Index{}
-		indexCache[e] = m
-	}
-	ix := m[ir.RelFileNode]
-	if ix == nil || ix.Name() != ir.Name {
-		ix = btree.Open(&btree.Env{Pool: e.Pool, WAL: e.WAL}, smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
-		m[ir.RelFileNode] = ix
-	}
-	return ix
+	return e.Catalog.IndexFor(rel, ir)
 }
 
 // ForgetIndex drops a cached handle (the index was dropped or rebuilt).
-func ForgetIndex(e *engine.Engine, relfilenode uint32) {
-	indexMu.Lock()
-	delete(indexCache[e], relfilenode)
-	indexMu.Unlock()
-}
+func ForgetIndex(e *engine.Engine, relfilenode uint32) { e.Catalog.ForgetHeap(relfilenode) }
 
 func indexKey(ir *catalog.Relation, row Row) []types.Datum {
 	k := make([]types.Datum, len(ir.Index.Keys))
@@ -210,6 +177,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 }
 
 func (s *IndexScan) Close(c *Ctx) {
+	c.Eng.Stats.Scanned(s.Rel.OID, true, s.instr.Rows)
 	if s.cur != nil {
 		s.cur.Close()
 	}
@@ -218,8 +186,7 @@ func (s *IndexScan) Close(c *Ctx) {
 // BuildIndex fills a new index from the table's rows visible to the
 // transaction (CREATE INDEX): a bulk, sorted, bottom-up build.
 func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
-	env := &btree.Env{Pool: c.Eng.Pool, WAL: c.Eng.WAL}
-	b := btree.NewBuilder(env, smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
+	b := btree.NewBuilder(c.Eng.Catalog.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), catalog.IndexOptions(rel, ir))
 	scan := &SeqScan{Rel: rel}
 	if err := scan.Open(c); err != nil {
 		return err
@@ -247,11 +214,6 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	if err != nil {
 		return err
 	}
-	indexMu.Lock()
-	if indexCache[c.Eng] == nil {
-		indexCache[c.Eng] = map[uint32]*btree.Index{}
-	}
-	indexCache[c.Eng][ir.RelFileNode] = ix
-	indexMu.Unlock()
+	c.Eng.Catalog.SetIndexHandle(ir.RelFileNode, ix)
 	return nil
 }

@@ -27,6 +27,7 @@ type ModifyTable struct {
 	RetCols   []Column
 
 	Count    int64
+	hot      int64
 	done     bool
 	retRows  []Row
 	retI     int
@@ -47,7 +48,16 @@ func (m *ModifyTable) Close(c *Ctx) { Close(c, m.Input) }
 func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 	if !m.done {
 		m.done = true
-		if err := m.run(c); err != nil {
+		err := m.run(c)
+		switch m.Kind {
+		case "Insert":
+			c.Eng.Stats.Modified(m.Rel.OID, m.Count, 0, 0, 0)
+		case "Update":
+			c.Eng.Stats.Modified(m.Rel.OID, 0, m.Count, m.hot, 0)
+		case "Delete":
+			c.Eng.Stats.Modified(m.Rel.OID, 0, 0, 0, m.Count)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -194,6 +204,9 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 		}
 		switch oc.Result {
 		case heap.Ok:
+			if hot {
+				m.hot++
+			}
 			if !hot {
 				if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
 					return nil, false, err

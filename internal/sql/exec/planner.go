@@ -136,6 +136,20 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		if withTID {
 			mode = lockRowExclusive
 		}
+		if view := systemViews[rv.Relname]; view != nil && !withTID && (rv.Schemaname == "" || rv.Schemaname == "pg_catalog") {
+			if r, _ := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname); r == nil {
+				alias := rv.Relname
+				if rv.Alias != nil {
+					alias = rv.Alias.Aliasname
+				}
+				vs := &ViewScan{Name: rv.Relname, Alias: alias, view: view}
+				fi := &fromItem{node: vs, alias: alias}
+				for i, c := range view.cols {
+					fi.cols = append(fi.cols, scopeCol{rel: alias, name: c.Name, t: c.Type, index: i})
+				}
+				return fi, nil
+			}
+		}
 		rel, err := p.OpenRelation(rv, mode)
 		if err != nil {
 			return nil, err
@@ -489,8 +503,11 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 	case fi.rel != nil:
 		input = p.scanFor(fi, qual, false)
 	default:
-		if fs, ok := fi.node.(*FunctionScan); ok {
-			fs.Qual = qual
+		switch n := fi.node.(type) {
+		case *FunctionScan:
+			n.Qual = qual
+		case *ViewScan:
+			n.Qual = qual
 		}
 		input = fi.node
 	}

@@ -89,7 +89,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 	}
 }
 
-func (s *SeqScan) Close(c *Ctx) {}
+func (s *SeqScan) Close(c *Ctx) { c.Eng.Stats.Scanned(s.Rel.OID, false, s.instr.Rows) }
 
 // Result produces one row from expressions (SELECT without FROM).
 type Result struct {

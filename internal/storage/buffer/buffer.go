@@ -458,7 +458,11 @@ func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumb
 	if err != nil {
 		return InvalidBuffer, 0, err
 	}
-	b, err := p.read(nil, Tag{rel, fork, blk}, s, true)
+	// u is passed so that a dirty victim this backend writes out to make
+	// room is counted as written, as everywhere else (it was nil, which
+	// lost those writes for bulk loads through a BulkWrite ring). A zeroing
+	// read counts no read.
+	b, err := p.read(u, Tag{rel, fork, blk}, s, true)
 	if err != nil {
 		return InvalidBuffer, 0, err
 	}

@@ -1,0 +1,46 @@
+package catalog
+
+import (
+	"github.com/tidal-db/tidal/internal/access/btree"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+// IndexOptions describes index ir of table rel for the btree.
+func IndexOptions(rel, ir *Relation) btree.Options {
+	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor()}
+	for _, k := range ir.Index.Keys {
+		a := rel.Attrs[k-1]
+		opt.KeyTypes = append(opt.KeyTypes, a.Type)
+		opt.ColumnNames = append(opt.ColumnNames, a.Name)
+	}
+	return opt
+}
+
+// IndexFor returns the shared btree handle of index ir on table rel (it
+// caches the index's metapage, like PostgreSQL's rd_amcache).
+func (c *Catalog) IndexFor(rel, ir *Relation) *btree.Index {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.indexes == nil {
+		c.indexes = map[uint32]*btree.Index{}
+	}
+	ix := c.indexes[ir.RelFileNode]
+	if ix == nil || ix.Name() != ir.Name {
+		ix = btree.Open(c.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
+		c.indexes[ir.RelFileNode] = ix
+	}
+	return ix
+}
+
+// SetIndexHandle installs a freshly built index's handle.
+func (c *Catalog) SetIndexHandle(relfilenode uint32, ix *btree.Index) {
+	c.mu.Lock()
+	if c.indexes == nil {
+		c.indexes = map[uint32]*btree.Index{}
+	}
+	c.indexes[relfilenode] = ix
+	c.mu.Unlock()
+}
+
+// BtreeEnv is the environment btree indexes run in.
+func (c *Catalog) BtreeEnv() *btree.Env { return &btree.Env{Pool: c.env.Pool, WAL: c.env.WAL} }

@@ -1,0 +1,460 @@
+// Package vacuum is lazy VACUUM of heap tables, with PostgreSQL 17's
+// phases: scan the heap (prune, freeze, collect dead item identifiers,
+// set visibility-map bits), vacuum the indexes (each index's bulk delete
+// asks the dead-TID store), vacuum the heap (dead items become unused),
+// clean up indexes, truncate empty pages at the end. The dead-TID store is
+// the radix tree of internal/access/tidstore, or PostgreSQL 15's flat array
+// when vacuum_dead_tid_store = array, so both can be measured.
+//
+// See README.md for the design and what is not done yet.
+package vacuum
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/access/btree"
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tidstore"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Options are VACUUM's options and the settings it reads.
+type Options struct {
+	Verbose      bool
+	Freeze       bool
+	IndexCleanup string // "auto", "on", "off"
+	Truncate     bool
+	// RingBytes bounds the shared buffers VACUUM may occupy
+	// (BUFFER_USAGE_LIMIT / vacuum_buffer_usage_limit); 0 = no ring.
+	RingBytes int
+	// Parallel: -1 = choose (PostgreSQL's default), 0 = serial, n = ask for n.
+	Parallel                      int
+	MaxParallelMaintenanceWorkers int
+	MaxParallelWorkers            int
+	MaintenanceWorkMem            int64  // bytes
+	StoreKind                     string // "radix" or "array"
+	FreezeMinAge                  uint32
+	PID                           int
+	DatabaseName                  string
+	SchemaName                    string
+}
+
+// Report is what a VACUUM did, for VERBOSE and the statistics views.
+type Report struct {
+	Relation           string
+	IndexScans         int
+	PagesRemoved       int64
+	PagesRemain        int64
+	PagesScanned       int64
+	TuplesRemoved      int64
+	TuplesRemain       int64
+	TuplesRecentlyDead int64
+	PagesFrozen        int64
+	TuplesFrozen       int64
+	LPDeadPages        int64
+	DeadItemsRemoved   int64
+	PagesSetAllVisible int64
+	Indexes            []IndexReport
+	WorkersPlanned     int
+	WorkersLaunched    int
+	MaxDeadItemBytes   int64
+	DeadItemStoreKind  string
+	Usage              stats.Usage
+	Elapsed            time.Duration
+	UserCPU, SysCPU    time.Duration
+	RemovableCutoff    xact.XID
+	NextXid            xact.XID
+	NewRelFrozenXid    xact.XID
+	OldRelFrozenXid    xact.XID
+	DeadItemLimit      int64
+}
+
+// IndexReport is one index's line of the VERBOSE report.
+type IndexReport struct {
+	Name          string
+	Pages         int
+	NewlyDeleted  int
+	Deleted       int
+	Reusable      int
+	TuplesRemoved int64
+	Tuples        int64
+}
+
+// parallel worker slots shared by every parallel operation
+// (max_parallel_workers).
+var (
+	workerMu   sync.Mutex
+	workerUsed int
+)
+
+func acquireWorkers(want, max int) int {
+	workerMu.Lock()
+	defer workerMu.Unlock()
+	free := max - workerUsed
+	if free < 0 {
+		free = 0
+	}
+	if want > free {
+		want = free
+	}
+	workerUsed += want
+	return want
+}
+
+func releaseWorkers(n int) {
+	workerMu.Lock()
+	workerUsed -= n
+	workerMu.Unlock()
+}
+
+// Vacuum runs lazy VACUUM on one table. tx is the VACUUM's own transaction
+// (for the pg_class update); the caller holds ShareUpdateExclusiveLock.
+func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *catalog.Relation, o Options) (*Report, error) {
+	env := cat.Env()
+	pool := env.Pool
+	x := env.Xact
+	start := time.Now()
+	ru0 := rusage()
+	u := tx.U
+	u0 := *u
+	h := rel.Heap
+
+	rep := &Report{Relation: rel.Name, DeadItemStoreKind: o.StoreKind}
+	prog := startProgress(o.PID, rel.OID)
+	defer prog.end()
+
+	nblocks, err := h.NBlocks()
+	if err != nil {
+		return nil, err
+	}
+	horizon := x.OldestXmin()
+	rep.RemovableCutoff = horizon
+	freezeLimit := xact.XID(0)
+	if o.Freeze {
+		freezeLimit = horizon
+	} else if horizon > o.FreezeMinAge+xact.FirstNormalXid {
+		freezeLimit = horizon - o.FreezeMinAge
+	}
+
+	var ring *buffer.Strategy
+	if o.RingBytes > 0 {
+		ring = pool.NewStrategy(buffer.Vacuum, o.RingBytes)
+	}
+	var store tidstore.Store
+	if o.StoreKind == "array" {
+		store = tidstore.NewArray(o.MaintenanceWorkMem, int64(nblocks)*heap.MaxTuplesPerPage)
+	} else {
+		store = tidstore.NewRadix(o.MaintenanceWorkMem)
+	}
+	rep.DeadItemLimit = o.MaintenanceWorkMem
+	if a, ok := store.(*tidstore.ArrayStore); ok {
+		prog.MaxDeadTupleBytes.Store(a.MaxItems() * 6)
+	} else {
+		prog.MaxDeadTupleBytes.Store(o.MaintenanceWorkMem)
+	}
+	prog.HeapBlksTotal.Store(int64(nblocks))
+	prog.IndexesTotal.Store(int64(len(rel.Indexes)))
+
+	doIndexes := len(rel.Indexes) > 0 && o.IndexCleanup != "off"
+	var ixStats = make([]btree.BulkDeleteStats, len(rel.Indexes))
+	removedPerIndex := make([]int64, len(rel.Indexes))
+
+	// Parallel index vacuuming: PostgreSQL's rule.
+	planned := 0
+	if o.Parallel != 0 && len(rel.Indexes) >= 2 && doIndexes {
+		n := len(rel.Indexes) - 1 // the leader takes one index itself
+		if o.Parallel > 0 && o.Parallel < n {
+			n = o.Parallel
+		}
+		if n > o.MaxParallelMaintenanceWorkers {
+			n = o.MaxParallelMaintenanceWorkers
+		}
+		planned = n
+	}
+
+	vacuumIndexes := func() error {
+		prog.SetPhase(PhaseVacuumIndexes)
+		prog.IndexesProcessed.Store(0)
+		launched := 0
+		if planned > 0 {
+			launched = acquireWorkers(planned, o.MaxParallelWorkers)
+			defer releaseWorkers(launched)
+			if rep.IndexScans == 0 {
+				rep.WorkersPlanned, rep.WorkersLaunched = planned, launched
+			}
+		}
+		var next int
+		var mu sync.Mutex
+		var firstErr error
+		work := func(wu *stats.Usage, s *buffer.Strategy) {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(rel.Indexes) {
+					return
+				}
+				ix := cat.IndexFor(rel, rel.Indexes[i])
+				st, err := ix.BulkDeleteWith(wu, tx.Heap.Xid, func(t page.ItemPointer) bool { return store.IsMember(t.Block, t.Offset) }, s)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				ixStats[i] = st
+				removedPerIndex[i] += st.TuplesRemoved
+				mu.Unlock()
+				prog.IndexesProcessed.Add(1)
+			}
+		}
+		var wg sync.WaitGroup
+		wus := make([]stats.Usage, launched)
+		for w := 0; w < launched; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				var s *buffer.Strategy
+				if o.RingBytes > 0 {
+					s = pool.NewStrategy(buffer.Vacuum, o.RingBytes)
+				}
+				work(&wus[w], s)
+			}(w)
+		}
+		work(u, ring)
+		wg.Wait()
+		for w := range wus {
+			u.Add(wus[w])
+		}
+		return firstErr
+	}
+
+	vacuumHeap := func() error {
+		prog.SetPhase(PhaseVacuumHeap)
+		var verr error
+		store.Iterate(func(blk page.BlockNumber, offs []page.OffsetNumber) bool {
+			b, err := pool.Read(u, h.Tag(blk), ring)
+			if err != nil {
+				verr = err
+				return false
+			}
+			free, err := h.VacuumHeapPage(u, b, blk, offs, horizon)
+			pool.Release(b)
+			if err != nil {
+				verr = err
+				return false
+			}
+			h.RecordFreeSpace(u, blk, free)
+			rep.DeadItemsRemoved += int64(len(offs))
+			prog.HeapBlksVacuumed.Add(1)
+			return true
+		})
+		return verr
+	}
+
+	// One round of index + heap vacuuming, then the store starts empty.
+	lazyVacuum := func() error {
+		if store.NumTIDs() == 0 {
+			return nil
+		}
+		if mem := store.MemoryUsage(); mem > rep.MaxDeadItemBytes {
+			rep.MaxDeadItemBytes = mem
+		}
+		if doIndexes {
+			if err := vacuumIndexes(); err != nil {
+				return err
+			}
+			rep.IndexScans++
+			prog.IndexVacuumCount.Add(1)
+			if err := vacuumHeap(); err != nil {
+				return err
+			}
+		} else {
+			// INDEX_CLEANUP off: dead items stay (PostgreSQL too leaves them
+			// LP_DEAD when it bypasses index vacuuming).
+		}
+		store.Reset()
+		prog.DeadTupleBytes.Store(0)
+		prog.NumDeadItemIDs.Store(0)
+		return nil
+	}
+
+	// Phase 1: scan the heap.
+	prog.SetPhase(PhaseScanHeap)
+	var liveTuples int64
+	lastNonEmpty := int64(-1)
+	for blk := page.BlockNumber(0); blk < nblocks; blk++ {
+		if err := ctx.Err(); err != nil {
+			return nil, pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		b, err := pool.Read(u, h.Tag(blk), ring)
+		if err != nil {
+			return nil, err
+		}
+		res, err := h.VacuumScanPage(u, b, blk, horizon, freezeLimit)
+		pool.Release(b)
+		if err != nil {
+			return nil, err
+		}
+		rep.PagesScanned++
+		rep.TuplesRemoved += int64(res.TuplesDeleted)
+		rep.TuplesRecentlyDead += int64(res.RecentlyDead)
+		liveTuples += int64(res.LiveTuples)
+		if res.Frozen > 0 {
+			rep.PagesFrozen++
+			rep.TuplesFrozen += int64(res.Frozen)
+		}
+		if res.SetVisibleBits {
+			rep.PagesSetAllVisible++
+		}
+		if !res.Empty {
+			lastNonEmpty = int64(blk)
+		}
+		if len(res.DeadItems) > 0 {
+			rep.LPDeadPages++
+			store.SetBlockOffsets(blk, res.DeadItems)
+			prog.NumDeadItemIDs.Add(int64(len(res.DeadItems)))
+			prog.DeadTupleBytes.Store(store.MemoryUsage())
+		} else {
+			h.RecordFreeSpace(u, blk, res.FreeSpace)
+		}
+		prog.HeapBlksScanned.Store(int64(blk) + 1)
+		if tidstore.IsFull(store, o.MaintenanceWorkMem) {
+			if err := lazyVacuum(); err != nil {
+				return nil, err
+			}
+			prog.SetPhase(PhaseScanHeap)
+		}
+	}
+	if err := lazyVacuum(); err != nil {
+		return nil, err
+	}
+
+	// Index cleanup: statistics (and, later, page recycling).
+	prog.SetPhase(PhaseCleanupIndex)
+	for i, ir := range rel.Indexes {
+		ix := cat.IndexFor(rel, ir)
+		st, err := ix.Stats(u)
+		if err != nil {
+			return nil, err
+		}
+		rep.Indexes = append(rep.Indexes, IndexReport{Name: ir.Name, Pages: st.Pages, Deleted: ixStats[i].PagesDeleted, TuplesRemoved: removedPerIndex[i], Tuples: st.Tuples})
+	}
+
+	// Truncate empty pages at the end, if the lock can be had at once.
+	newBlocks := nblocks
+	if o.Truncate && lastNonEmpty+1 < int64(nblocks) {
+		prog.SetPhase(PhaseTruncate)
+		if err := x.Lock(ctx, tx.Heap.Proc, xact.RelationTag(rel.OID), xact.AccessExclusiveLock, true); err == nil {
+			// Re-check under the lock: a concurrent insert may have used
+			// the tail meanwhile.
+			nb, err := h.NBlocks()
+			if err != nil {
+				return nil, err
+			}
+			cut := nb
+			for cut > 0 {
+				empty, err := h.PageIsEmpty(u, cut-1, ring)
+				if err != nil {
+					return nil, err
+				}
+				if !empty {
+					break
+				}
+				cut--
+			}
+			if cut < nb {
+				if err := h.Truncate(u, cut); err != nil {
+					return nil, err
+				}
+				rep.PagesRemoved = int64(nb - cut)
+				newBlocks = cut
+			}
+			x.Unlock(tx.Heap.Proc, xact.RelationTag(rel.OID), xact.AccessExclusiveLock)
+		}
+	}
+	rep.PagesRemain = int64(newBlocks)
+	rep.TuplesRemain = liveTuples
+
+	prog.SetPhase(PhaseFinalCleanup)
+	if err := cat.SetStats(tx, rel.OID, int32(newBlocks), float32(liveTuples)); err != nil {
+		return nil, err
+	}
+	for i, ir := range rel.Indexes {
+		if err := cat.SetStats(tx, ir.OID, int32(rep.Indexes[i].Pages), float32(rep.Indexes[i].Tuples)); err != nil {
+			return nil, err
+		}
+	}
+	rep.NextXid = x.NextXid()
+	rep.NewRelFrozenXid = freezeLimit
+	rep.Usage = u.Sub(u0)
+	rep.Elapsed = time.Since(start)
+	ru1 := rusage()
+	rep.UserCPU, rep.SysCPU = ru1[0]-ru0[0], ru1[1]-ru0[1]
+	return rep, nil
+}
+
+func rusage() [2]time.Duration {
+	var r syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+	return [2]time.Duration{time.Duration(r.Utime.Nano()), time.Duration(r.Stime.Nano())}
+}
+
+// Verbose renders the report as PostgreSQL 17's VACUUM VERBOSE INFO
+// message (lines after the first are continuation lines).
+func (r *Report) Verbose(db, schema string) string {
+	var b strings.Builder
+	pct := func(a, t int64) float64 {
+		if t == 0 {
+			return 0
+		}
+		return 100 * float64(a) / float64(t)
+	}
+	fmt.Fprintf(&b, "finished vacuuming \"%s.%s.%s\": index scans: %d\n", db, schema, r.Relation, r.IndexScans)
+	fmt.Fprintf(&b, "pages: %d removed, %d remain, %d scanned (%.2f%% of total)\n", r.PagesRemoved, r.PagesRemain, r.PagesScanned, pct(r.PagesScanned, r.PagesRemain+r.PagesRemoved))
+	fmt.Fprintf(&b, "tuples: %d removed, %d remain, %d are dead but not yet removable\n", r.TuplesRemoved, r.TuplesRemain, r.TuplesRecentlyDead)
+	fmt.Fprintf(&b, "removable cutoff: %d, which was %d XIDs old when operation ended\n", r.RemovableCutoff, r.NextXid-r.RemovableCutoff)
+	if r.NewRelFrozenXid != 0 {
+		fmt.Fprintf(&b, "new relfrozenxid: %d, which is %d XIDs ahead of previous value\n", r.NewRelFrozenXid, r.NewRelFrozenXid-r.OldRelFrozenXid)
+	}
+	fmt.Fprintf(&b, "frozen: %d pages from table (%.2f%% of total) had %d tuples frozen\n", r.PagesFrozen, pct(r.PagesFrozen, r.PagesRemain), r.TuplesFrozen)
+	if r.IndexScans > 0 || r.LPDeadPages == 0 {
+		fmt.Fprintf(&b, "index scan needed: %d pages from table (%.2f%% of total) had %d dead item identifiers removed\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.DeadItemsRemoved)
+	} else {
+		fmt.Fprintf(&b, "index scan bypassed: %d pages from table (%.2f%% of total) have %d dead item identifiers\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.DeadItemsRemoved)
+	}
+	for _, ix := range r.Indexes {
+		fmt.Fprintf(&b, "index \"%s\": pages: %d in total, %d newly deleted, %d currently deleted, %d reusable\n", ix.Name, ix.Pages, ix.NewlyDeleted, ix.Deleted, ix.Reusable)
+	}
+	per := 0.0
+	if r.DeadItemsRemoved > 0 {
+		per = float64(r.MaxDeadItemBytes) / float64(r.DeadItemsRemoved/int64(max(1, r.IndexScans)))
+	}
+	fmt.Fprintf(&b, "dead item storage: %s, %d bytes at most (%.3f bytes per dead item identifier), limit %d kB\n", storeName(r.DeadItemStoreKind), r.MaxDeadItemBytes, per, r.DeadItemLimit/1024)
+	secs := r.Elapsed.Seconds()
+	if secs > 0 {
+		rd := float64(r.Usage.Buf.SharedRead) * page.Size / (1 << 20) / secs
+		wr := float64(r.Usage.Buf.SharedDirtied) * page.Size / (1 << 20) / secs
+		fmt.Fprintf(&b, "avg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n", rd, wr)
+	}
+	fmt.Fprintf(&b, "buffer usage: %d hits, %d misses, %d dirtied\n", r.Usage.Buf.SharedHit, r.Usage.Buf.SharedRead, r.Usage.Buf.SharedDirtied)
+	fmt.Fprintf(&b, "WAL usage: %d records, %d full page images, %d bytes\n", r.Usage.WAL.Records, r.Usage.WAL.FPI, r.Usage.WAL.Bytes)
+	fmt.Fprintf(&b, "system usage: CPU: user: %.2f s, system: %.2f s, elapsed: %.2f s", r.UserCPU.Seconds(), r.SysCPU.Seconds(), secs)
+	return b.String()
+}
+
+func storeName(kind string) string {
+	if kind == "array" {
+		return "flat array (PostgreSQL 15)"
+	}
+	return "radix tree"
+}
