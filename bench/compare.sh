@@ -93,6 +93,7 @@ done
 psql_v=$(psql --version); pgbench_v=$(pgbench --version)
 case $psql_v in *" 15."*) ;; *) log "warning: $psql_v is not a PostgreSQL 15 psql; seeds.sh expects PG15 client output";; esac
 
+[ -d "$RES" ] && [ -n "$(ls -A "$RES" 2>/dev/null)" ] && die "results folder $RES is not empty (set RESULTS_DIR to a new folder)"
 mkdir -p "$RES" || die "cannot create $RES"
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/tidal-compare.XXXXXX") || die "mktemp failed"
 PG_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/tidal-compare-pg15.XXXXXX") || die "mktemp failed"
@@ -278,7 +279,8 @@ run_seeds() { # run_seeds SERVER WORKLOAD ROUND TRIALS_PER_ROUND -> appends to s
   if [ "$rc" = 124 ]; then st=failed; note="timeout after ${limit}s${note:+; $note}"
   elif [ "$rc" != 0 ]; then st=failed; note="seeds.sh exit $rc${note:+; $note}"
   elif [ "$nfig" -eq 0 ]; then st=failed; note=${note:-"no figures produced"}
-  elif [ -n "$note" ]; then st=partial   # figures came out, but something errored
+  elif grep -q -E '^# [0-9:]+ ERROR' "$out/seeds.stderr"; then st=failed   # seeds.sh itself saw a step fail
+  elif [ -n "$note" ]; then st=partial   # figures came out, but an ERROR shows in the raw output
   else st=ok; fi
   # a server that died during the run makes the run a failure even if figures came out
   if [ "$s" = tidal ] && ! kill -0 "$TIDAL_PID" 2>/dev/null; then st=failed; note="tidal died during the run${note:+; $note}"; fi
@@ -482,7 +484,7 @@ summarize() {
       ["boat_idx2 pages after the UPDATE",    "boat.idx2_pages_after",      0.10],
     );
     my @tim = (
-      ["INSERT 500k rows (psql \\timing)",     "boat.insert.ms"],
+      ["INSERT (psql \\timing)",              "boat.insert.ms"],
       ["CREATE INDEX boat_idx1 (psql \\timing)", "boat.create_idx1.ms"],
       ["CREATE INDEX boat_idx2 (psql \\timing)", "boat.create_idx2.ms"],
       ["UPDATE (EXPLAIN Execution Time)",     "boat.update.execution_ms"],

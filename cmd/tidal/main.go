@@ -75,6 +75,9 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := engine.CheckDataDir(abs); err != nil {
+		return err
+	}
 	// Settings: tidal.conf, then -c on the command line.
 	conf, err := guc.ReadConf(filepath.Join(abs, "tidal.conf"))
 	if err != nil {
@@ -106,6 +109,10 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	ct, _ := strconv.Atoi(get("checkpoint_timeout"))
 	cfg.CheckpointTimeout = time.Duration(ct) * time.Second
 
+	// Refuse a foreign or damaged directory before writing anything in it.
+	if err := engine.CheckDataDir(abs); err != nil {
+		return err
+	}
 	logw := io.Writer(os.Stderr)
 	if err := os.MkdirAll(filepath.Join(abs, "log"), 0o700); err == nil {
 		if f, err := os.OpenFile(filepath.Join(abs, "log", "tidal.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {

@@ -106,6 +106,16 @@ func Open(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
+// CheckDataDir refuses a directory that is neither new (missing, empty)
+// nor a tidal data directory of this format, without changing anything.
+func CheckDataDir(dir string) error {
+	fresh, err := isFresh(dir)
+	if err != nil || fresh {
+		return err
+	}
+	return checkDataDir(dir)
+}
+
 func isFresh(dir string) (bool, error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {

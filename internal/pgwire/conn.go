@@ -347,7 +347,8 @@ func (c *conn) handshake() bool {
 		case code>>16 == 3:
 			// Protocol 3.x: handled below.
 		default:
-			c.sendFatal(pgerr.Errorf(pgerr.ProtocolViolation,
+			// PostgreSQL reports this as feature_not_supported.
+			c.sendFatal(pgerr.Errorf(pgerr.FeatureNotSupported,
 				"unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff))
 			return false
 		}

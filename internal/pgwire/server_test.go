@@ -398,7 +398,7 @@ func TestRawStartup(t *testing.T) {
 		var b [1]byte
 		io.ReadFull(c.nc, b[:])
 		c.write(packet(sslRequestCode))
-		c.expect("E FATAL 08P01 unsupported frontend protocol 1234.5679: server supports 3.0 to 3.0", "EOF")
+		c.expect("E FATAL 0A000 unsupported frontend protocol 1234.5679: server supports 3.0 to 3.0", "EOF")
 	})
 
 	t.Run("NoUser", func(t *testing.T) {
@@ -416,7 +416,7 @@ func TestRawStartup(t *testing.T) {
 	t.Run("Protocol2", func(t *testing.T) {
 		c := dialRaw(t, ts)
 		c.write(packet(2<<16, 'u', 's', 'e', 'r', 0, 'x', 0, 0))
-		c.expect("E FATAL 08P01 unsupported frontend protocol 2.0: server supports 3.0 to 3.0", "EOF")
+		c.expect("E FATAL 0A000 unsupported frontend protocol 2.0: server supports 3.0 to 3.0", "EOF")
 	})
 
 	t.Run("BadLayout", func(t *testing.T) {

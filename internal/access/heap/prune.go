@@ -17,7 +17,13 @@ import (
 func (r *Relation) PruneOpt(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber) {
 	pool := r.env.Pool
 	p := pool.Page(b)
+	// A quick look under the share lock (PostgreSQL peeks without one;
+	// in Go that would be a data race).
+	pool.Lock(b, buffer.Share)
 	pruneXid := p.PruneXid()
+	full := p.Flags()&page.FlagPageFull != 0
+	free := pageFree(p)
+	pool.Unlock(b, buffer.Share)
 	if pruneXid == 0 {
 		return
 	}
@@ -29,7 +35,7 @@ func (r *Relation) PruneOpt(u *stats.Usage, b buffer.Buffer, blk page.BlockNumbe
 	if minFree < page.Size/10 {
 		minFree = page.Size / 10
 	}
-	if p.Flags()&page.FlagPageFull == 0 && pageFree(p) >= minFree {
+	if !full && free >= minFree {
 		return
 	}
 	if !pool.TryLockExclusive(b) {

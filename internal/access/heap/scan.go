@@ -21,6 +21,7 @@ type Scan struct {
 	arena []byte
 	tups  []scanTuple
 	i     int
+	hints HintSet
 }
 
 type scanTuple struct {
@@ -73,7 +74,6 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 	r.PruneOpt(s.u, b, blk)
 	pool.Lock(b, buffer.Share)
 	p := pool.Page(b)
-	hinted := false
 	if !p.IsNew() {
 		allVisible := p.Flags()&page.FlagAllVisible != 0
 		max := p.MaxOffset()
@@ -85,9 +85,9 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 			t := Tuple(p[it.Off : it.Off+it.Len])
 			vis := allVisible
 			if !vis {
-				var h bool
-				vis, h = Visible(r.env.Xact, t, s.tx)
-				hinted = hinted || h
+				var bits uint16
+				vis, bits = VisibleHints(r.env.Xact, t, s.tx)
+				s.hints.Add(off, it.Off, t, bits)
 			}
 			if vis {
 				from := len(s.arena)
@@ -96,10 +96,9 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 			}
 		}
 	}
-	if hinted {
-		pool.MarkDirtyHint(s.u, b)
-	}
-	pool.UnlockRelease(b, buffer.Share)
+	pool.Unlock(b, buffer.Share)
+	s.hints.Apply(pool, s.u, b)
+	pool.Release(b)
 	return nil
 }
 
@@ -114,7 +113,12 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 	}
 	r.PruneOpt(u, b, tid.Block)
 	pool.Lock(b, buffer.Share)
-	defer pool.UnlockRelease(b, buffer.Share)
+	var hints HintSet
+	defer func() {
+		pool.Unlock(b, buffer.Share)
+		hints.Apply(pool, u, b)
+		pool.Release(b)
+	}()
 	p := pool.Page(b)
 	off := tid.Offset
 	var prevXmax uint32
@@ -141,10 +145,8 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 		if prevXmax != 0 && t.Xmin() != prevXmax {
 			return nil, tid, false, nil
 		}
-		vis, hinted := Visible(r.env.Xact, t, tx)
-		if hinted {
-			pool.MarkDirtyHint(u, b)
-		}
+		vis, bits := VisibleHints(r.env.Xact, t, tx)
+		hints.Add(off, it.Off, t, bits)
 		if vis {
 			return append(Tuple(nil), t...), page.ItemPointer{Block: tid.Block, Offset: off}, true, nil
 		}

@@ -3,6 +3,10 @@ package heap
 import (
 	"encoding/binary"
 
+	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -65,65 +69,128 @@ func setHint(t Tuple, bits uint16) {
 	binary.LittleEndian.PutUint16(t[offInfomask:], m|bits)
 }
 
-// Visible is HeapTupleSatisfiesMVCC. It may set hint bits on t (which must
-// then alias a page held with at least a share lock); hinted reports that
-// it did, so the caller can mark the buffer dirty.
+// Visible is HeapTupleSatisfiesMVCC. It sets the hint bits it learns on t
+// directly, so t must be a private copy or on a page the caller holds
+// exclusively; hinted reports that it did. Code holding only a share lock
+// uses VisibleHints and applies the bits later under an exclusive lock.
 func Visible(x *xact.Manager, t Tuple, tx *Txn) (visible, hinted bool) {
+	vis, bits := VisibleHints(x, t, tx)
+	if bits != 0 {
+		setHint(t, bits)
+	}
+	return vis, bits != 0
+}
+
+// VisibleHints is HeapTupleSatisfiesMVCC without side effects: it returns
+// the hint bits the check proved (xmin/xmax committed or invalid).
+func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16) {
 	mask := t.Infomask()
 	snap := tx.Snap
 	if mask&XminCommitted == 0 {
 		if mask&XminInvalid != 0 {
-			return false, false
+			return false, 0
 		}
 		xmin := t.Xmin()
 		if xmin == tx.Xid && xmin != xact.InvalidXid {
 			if t.cmin(tx.Combo) >= tx.Cid {
-				return false, false // inserted by this or a later command
+				return false, 0 // inserted by this or a later command
 			}
 			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
-				return true, false
+				return true, 0
 			}
 			if t.Xmax() != tx.Xid {
-				return true, false
+				return true, 0
 			}
-			return t.cmax(tx.Combo) >= tx.Cid, false
+			return t.cmax(tx.Combo) >= tx.Cid, 0
 		}
 		if snap.XidInSnapshot(xmin) {
-			return false, false
+			return false, 0
 		}
 		if x.CLOG().Get(xmin) == xact.Committed || xmin == xact.BootstrapXid || xmin == xact.FrozenXid {
-			setHint(t, XminCommitted)
-			hinted = true
+			hints |= XminCommitted
+			mask |= XminCommitted
 		} else {
-			setHint(t, XminInvalid)
-			return false, true
+			return false, XminInvalid
 		}
 	} else if mask&XminFrozen != XminFrozen && snap.XidInSnapshot(t.Xmin()) {
-		return false, false
+		return false, 0
 	}
-	mask = t.Infomask()
 	if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
-		return true, hinted
+		return true, hints
 	}
 	xmax := t.Xmax()
 	if mask&XmaxCommitted == 0 {
 		if xmax == tx.Xid && xmax != xact.InvalidXid {
-			return t.cmax(tx.Combo) >= tx.Cid, hinted
+			return t.cmax(tx.Combo) >= tx.Cid, hints
 		}
 		if snap.XidInSnapshot(xmax) {
-			return true, hinted
+			return true, hints
 		}
 		if x.CLOG().Get(xmax) != xact.Committed {
-			setHint(t, XmaxInvalid)
-			return true, true
+			return true, hints | XmaxInvalid
 		}
-		setHint(t, XmaxCommitted)
-		return false, true
+		return false, hints | XmaxCommitted
 	}
 	if snap.XidInSnapshot(xmax) {
-		return true, hinted
+		return true, hints
 	}
-	return false, hinted
+	return false, hints
+}
+
+// HintSet collects hint bits learnt under a share lock, to be applied
+// once the page's exclusive lock can be had without waiting. (PostgreSQL
+// writes hint bits under a share lock; in Go that is a data race with
+// other readers of the same bytes, so tidal defers them.)
+type HintSet struct {
+	items []pendingHint
+}
+
+type pendingHint struct {
+	lp         page.OffsetNumber
+	off        int
+	xmin, xmax uint32
+	bits       uint16
+}
+
+// Add records that the tuple at line pointer lp (stored at page offset
+// off) may have bits set.
+func (h *HintSet) Add(lp page.OffsetNumber, off int, t Tuple, bits uint16) {
+	if bits != 0 {
+		h.items = append(h.items, pendingHint{lp, off, t.Xmin(), t.Xmax(), bits})
+	}
+}
+
+// Apply sets the collected bits if the buffer's exclusive lock is free
+// (the caller holds no lock on it, only a pin). Tuples that moved or
+// changed meanwhile are skipped; hints are only ever an optimisation.
+func (h *HintSet) Apply(pool *buffer.Pool, u *stats.Usage, b buffer.Buffer) {
+	if len(h.items) == 0 {
+		return
+	}
+	if pool.TryLockExclusive(b) {
+		p := pool.Page(b)
+		done := false
+		for _, it := range h.items {
+			if it.lp > p.MaxOffset() {
+				continue
+			}
+			lp := p.Item(it.lp)
+			if lp.Flags != page.LPNormal || lp.Off != it.off {
+				continue
+			}
+			t := Tuple(p[lp.Off : lp.Off+lp.Len])
+			if t.Xmin() != it.xmin || t.Xmax() != it.xmax {
+				continue
+			}
+			setHint(t, it.bits)
+			done = true
+		}
+		if done {
+			pool.MarkDirtyHint(u, b)
+		}
+		pool.Unlock(b, buffer.Exclusive)
+	}
+	h.items = h.items[:0]
 }
 
 // VacuumState is HeapTupleSatisfiesVacuum's answer.
@@ -137,44 +204,50 @@ const (
 	TupleDeleteInProgress
 )
 
-// VacuumVisibility classifies a tuple against the horizon oldestXmin.
+// VacuumVisibility classifies a tuple against the horizon oldestXmin,
+// setting the hint bits it proves on t (exclusive lock or private copy).
 func VacuumVisibility(x *xact.Manager, t Tuple, oldestXmin xact.XID) (VacuumState, bool) {
+	st, bits := VacuumVisibilityHints(x, t, oldestXmin)
+	if bits != 0 {
+		setHint(t, bits)
+	}
+	return st, bits != 0
+}
+
+// VacuumVisibilityHints is VacuumVisibility without side effects.
+func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (VacuumState, uint16) {
 	mask := t.Infomask()
-	hinted := false
+	var hints uint16
 	if mask&XminCommitted == 0 {
 		if mask&XminInvalid != 0 {
-			return TupleDead, false
+			return TupleDead, 0
 		}
 		switch x.State(t.Xmin()) {
 		case xact.InProgress:
-			return TupleInsertInProgress, false
+			return TupleInsertInProgress, 0
 		case xact.Committed:
-			setHint(t, XminCommitted)
-			hinted = true
+			hints |= XminCommitted
+			mask |= XminCommitted
 		default:
-			setHint(t, XminInvalid)
-			return TupleDead, true
+			return TupleDead, XminInvalid
 		}
 	}
-	mask = t.Infomask()
 	if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
-		return TupleLive, hinted
+		return TupleLive, hints
 	}
 	xmax := t.Xmax()
 	if mask&XmaxCommitted == 0 {
 		switch x.State(xmax) {
 		case xact.InProgress:
-			return TupleDeleteInProgress, hinted
+			return TupleDeleteInProgress, hints
 		case xact.Committed:
-			setHint(t, XmaxCommitted)
-			hinted = true
+			hints |= XmaxCommitted
 		default:
-			setHint(t, XmaxInvalid)
-			return TupleLive, true
+			return TupleLive, hints | XmaxInvalid
 		}
 	}
 	if xmax < oldestXmin {
-		return TupleDead, hinted
+		return TupleDead, hints
 	}
-	return TupleRecentlyDead, hinted
+	return TupleRecentlyDead, hints
 }

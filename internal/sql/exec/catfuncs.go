@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/check"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -23,6 +24,25 @@ func (f *catalogFuncs) forkSize(rel *catalog.Relation, fork smgr.ForkNumber) (in
 	}
 	n, err := sm.NBlocks(smgr.RelFileNumber(rel.RelFileNode), fork)
 	return int64(n) * page.Size, err
+}
+
+// Check runs the consistency checker on a table and its indexes.
+func (f *catalogFuncs) Check(name string) (types.Datum, error) {
+	rel, err := f.c.Eng.Catalog.Lookup(f.c.Tx, "", name)
+	if err != nil {
+		return types.Null(), err
+	}
+	if rel == nil || rel.Kind != catalog.KindTable {
+		return types.Null(), pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", name)
+	}
+	probs, err := check.Table(f.c.Eng.Catalog, f.c.U(), rel)
+	if err != nil {
+		return types.Null(), err
+	}
+	if err := probs.Error(); err != nil {
+		return types.Null(), err
+	}
+	return types.Str("ok"), nil
 }
 
 func (f *catalogFuncs) RelationSize(name, kind, fork string) (types.Datum, error) {

@@ -213,7 +213,12 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 				}
 			}
 			return newRow, true, nil
-		case heap.SelfModified, heap.Deleted, heap.Invisible:
+		case heap.Deleted:
+			if c.repeatableRead() {
+				return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
+			}
+			return nil, false, nil
+		case heap.SelfModified, heap.Invisible:
 			return nil, false, nil
 		case heap.Updated:
 			if err := c.serializationCheck(); err != nil {
@@ -240,7 +245,12 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 		switch oc.Result {
 		case heap.Ok:
 			return old, true, nil
-		case heap.SelfModified, heap.Deleted, heap.Invisible:
+		case heap.Deleted:
+			if c.repeatableRead() {
+				return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
+			}
+			return nil, false, nil
+		case heap.SelfModified, heap.Invisible:
 			return nil, false, nil
 		case heap.Updated:
 			if err := c.serializationCheck(); err != nil {
@@ -259,8 +269,12 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 // serializationCheck: REPEATABLE READ transactions may not modify a row
 // that was concurrently updated.
 func (c *Ctx) serializationCheck() error {
-	if c.Setting != nil && strings.HasPrefix(c.Setting("transaction_isolation"), "repeatable") {
+	if c.repeatableRead() {
 		return pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 	}
 	return nil
+}
+
+func (c *Ctx) repeatableRead() bool {
+	return c.Setting != nil && strings.HasPrefix(c.Setting("transaction_isolation"), "repeatable")
 }

@@ -178,7 +178,7 @@ func compileConst(ac *pg.A_Const) (Expr, error) {
 	case ac.GetBoolval() != nil:
 		return &Const{Val: types.Bool(ac.GetBoolval().Boolval), T: types.Boolean, Implicit: true}, nil
 	case ac.GetSval() != nil:
-		return &Const{Val: types.Str(ac.GetSval().Sval), T: types.Unknown}, nil
+		return &Const{Val: types.Str(ac.GetSval().Sval), T: types.Unknown, Loc: ac.Location}, nil
 	case ac.GetBsval() != nil:
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "bit string literals are not supported yet")
 	}
@@ -221,7 +221,7 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 		}
 		d, err := types.Parse(t, c.Val.Str())
 		if err != nil {
-			return nil, err
+			return nil, withPos(err, c.Loc)
 		}
 		return &Const{Val: d, T: t}, nil
 	}
@@ -501,7 +501,7 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		ts = append(ts, e.Type())
 	}
 	switch name {
-	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size":
+	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size", "tidal_check":
 		if len(args) < 1 || len(args) > 2 || (len(args) == 2 && name != "pg_relation_size") {
 			break
 		}

@@ -34,6 +34,8 @@ type Const struct {
 	T   types.Type
 	// Implicit: print without a cast (integer literals, booleans).
 	Implicit bool
+	// Loc is the literal's position in the query (0-based), or -1.
+	Loc int32
 }
 
 func (c *Const) Eval(*Env, []types.Datum) (types.Datum, error) { return c.Val, nil }
@@ -427,6 +429,8 @@ type CatalogFuncs interface {
 	// RelationSize is pg_relation_size(name, fork) and friends: kind is
 	// "relation", "table", "indexes" or "total".
 	RelationSize(name string, kind string, fork string) (types.Datum, error)
+	// Check is tidal_check(name): verify a table and its indexes.
+	Check(name string) (types.Datum, error)
 }
 
 // CatalogFunc calls a CatalogFuncs builtin.
@@ -447,6 +451,9 @@ func (f *CatalogFunc) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	if env == nil || env.Catalog == nil {
 		return types.Null(), pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not available here", f.Name)
 	}
+	if f.Name == "tidal_check" {
+		return env.Catalog.Check(vals[0])
+	}
 	fork := "main"
 	if len(vals) > 1 {
 		fork = vals[1]
@@ -454,7 +461,12 @@ func (f *CatalogFunc) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	kind := map[string]string{"pg_relation_size": "relation", "pg_table_size": "table", "pg_indexes_size": "indexes", "pg_total_relation_size": "total"}[f.Name]
 	return env.Catalog.RelationSize(vals[0], kind, fork)
 }
-func (f *CatalogFunc) Type() types.Type { return types.Int8 }
+func (f *CatalogFunc) Type() types.Type {
+	if f.Name == "tidal_check" {
+		return types.Text
+	}
+	return types.Int8
+}
 func (f *CatalogFunc) String() string {
 	parts := make([]string, len(f.Args))
 	for i, a := range f.Args {
