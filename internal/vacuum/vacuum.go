@@ -25,6 +25,7 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -341,13 +342,20 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 
 	// Index cleanup: statistics (and, later, page recycling).
 	prog.SetPhase(PhaseCleanupIndex)
+	// Like btvacuumcleanup, an index that had no bulk delete this time is
+	// not read: its size comes from the file, its tuple count from the heap.
 	for i, ir := range rel.Indexes {
-		ix := cat.IndexFor(rel, ir)
-		st, err := ix.Stats(u)
-		if err != nil {
-			return nil, err
+		ixr := IndexReport{Name: ir.Name, TuplesRemoved: removedPerIndex[i]}
+		if rep.IndexScans > 0 && ixStats[i].Pages > 0 {
+			ixr.Pages, ixr.Deleted, ixr.Tuples = ixStats[i].Pages, ixStats[i].PagesDeleted, ixStats[i].TuplesRemaining
+		} else {
+			n, err := pool.Smgr().NBlocks(smgr.RelFileNumber(ir.RelFileNode), smgr.MainFork)
+			if err != nil {
+				return nil, err
+			}
+			ixr.Pages, ixr.Tuples = int(n), liveTuples
 		}
-		rep.Indexes = append(rep.Indexes, IndexReport{Name: ir.Name, Pages: st.Pages, Deleted: ixStats[i].PagesDeleted, TuplesRemoved: removedPerIndex[i], Tuples: st.Tuples})
+		rep.Indexes = append(rep.Indexes, ixr)
 	}
 
 	// Truncate empty pages at the end, if the lock can be had at once.

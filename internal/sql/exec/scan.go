@@ -39,10 +39,12 @@ type SeqScan struct {
 	Qual    expr.Expr
 	WithTID bool
 
-	scan  *heap.Scan
-	def   *heap.Deformer
-	row   Row
-	natts int
+	scan      *heap.Scan
+	def       *heap.Deformer
+	row       Row
+	natts     int
+	qualAttrs int // leading columns the qual reads
+	scratch   Row
 }
 
 func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
@@ -55,6 +57,13 @@ func (s *SeqScan) Open(c *Ctx) error {
 	}
 	s.def = heap.NewDeformer(s.Rel.Types())
 	s.natts = len(s.Rel.Attrs)
+	s.qualAttrs = s.natts
+	if s.Qual != nil {
+		if n := expr.MaxVar(s.Qual); n < s.natts {
+			s.qualAttrs = n
+			s.scratch = make(Row, s.natts+1)
+		}
+	}
 	return nil
 }
 
@@ -63,6 +72,21 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		t, tid, ok, err := s.scan.Next()
 		if err != nil || !ok {
 			return nil, err
+		}
+		if s.scratch != nil {
+			// Check the qual on the leading columns it reads before
+			// decoding (and allocating) the whole row.
+			if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
+				return nil, err
+			}
+			ok, err := expr.IsTrue(c.Env, s.Qual, s.scratch)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				s.instr.Filtered++
+				continue
+			}
 		}
 		n := s.natts
 		if s.WithTID {
@@ -75,7 +99,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		if s.WithTID {
 			row[s.natts] = TIDDatum(tid)
 		}
-		if s.Qual != nil {
+		if s.Qual != nil && s.scratch == nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)
 			if err != nil {
 				return nil, err

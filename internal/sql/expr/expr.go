@@ -474,3 +474,61 @@ func (f *CatalogFunc) String() string {
 	}
 	return f.Name + "(" + strings.Join(parts, ", ") + ")"
 }
+
+// MaxVar returns one more than the highest input column e reads (0 if it
+// reads none), so a scan can decode only the leading columns it needs.
+func MaxVar(e Expr) int {
+	m := 0
+	var walk func(e Expr)
+	walk = func(e Expr) {
+		switch x := e.(type) {
+		case nil:
+		case *Var:
+			if x.Index+1 > m {
+				m = x.Index + 1
+			}
+		case *Func:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *BoolOp:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *NullTest:
+			walk(x.Arg)
+		case *Cast:
+			walk(x.Arg)
+		case *Like:
+			walk(x.Arg)
+			walk(x.Pattern)
+		case *InList:
+			walk(x.Arg)
+			for _, a := range x.Eqs {
+				walk(a)
+			}
+		case *Case:
+			for i := range x.Whens {
+				walk(x.Whens[i])
+				walk(x.Thens[i])
+			}
+			walk(x.Else)
+		case *Coalesce:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *distinctFrom:
+			walk(x.l)
+			walk(x.r)
+		case *CatalogFunc:
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case *Const, *Param:
+		default:
+			m = 1 << 30 // unknown node: assume it reads everything
+		}
+	}
+	walk(e)
+	return m
+}
