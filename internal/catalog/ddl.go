@@ -328,3 +328,35 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 	}
 	return nil
 }
+
+// SetVacuumStats records what VACUUM learnt (vac_update_relstats): pages,
+// live tuples, all-visible pages, and — when the whole table was scanned —
+// the new relfrozenxid (0 leaves it unchanged). Like PostgreSQL's, the
+// update is in place.
+func (c *Catalog) SetVacuumStats(tx *Txn, oid uint32, pages int32, tuples float32, allVisible int32, frozenXid uint32) error {
+	f := map[int]types.Datum{
+		cRelpages:                            iv(int64(pages)),
+		cReltuples:                           types.Float(float64(tuples)),
+		PgClass.ColumnIndex("relallvisible"): iv(int64(allVisible)),
+	}
+	if frozenXid != 0 {
+		f[PgClass.ColumnIndex("relfrozenxid")] = ov(frozenXid)
+	}
+	err := c.setClassFields(tx, oid, f)
+	c.Invalidate()
+	return err
+}
+
+// RelFrozenXid reads a table's relfrozenxid.
+func (c *Catalog) RelFrozenXid(tx *Txn, oid uint32) (uint32, error) {
+	var x uint32
+	col := PgClass.ColumnIndex("relfrozenxid")
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == oid {
+			x = uint32(v[col].Int())
+			return false, nil
+		}
+		return true, nil
+	})
+	return x, err
+}

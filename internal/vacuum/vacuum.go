@@ -65,6 +65,7 @@ type Report struct {
 	LPDeadPages        int64
 	DeadItemsRemoved   int64
 	PagesSetAllVisible int64
+	AllVisiblePages    int64
 	Indexes            []IndexReport
 	WorkersPlanned     int
 	WorkersLaunched    int
@@ -317,6 +318,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		if res.SetVisibleBits {
 			rep.PagesSetAllVisible++
 		}
+		if res.AllVisible {
+			rep.AllVisiblePages++
+		}
 		if !res.Empty {
 			lastNonEmpty = int64(blk)
 		}
@@ -394,7 +398,23 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	rep.TuplesRemain = liveTuples
 
 	prog.SetPhase(PhaseFinalCleanup)
-	if err := cat.SetStats(tx, rel.OID, int32(newBlocks), float32(liveTuples)); err != nil {
+	// Every page was scanned, so every unfrozen xid left is at or after
+	// freezeLimit: that is the new relfrozenxid (when freezing happened
+	// at all; otherwise the oldest xid that may remain is unknown beyond
+	// the horizon's bound, and PostgreSQL likewise uses its cutoff).
+	newFrozen := freezeLimit
+	if newFrozen == 0 {
+		newFrozen = xact.FirstNormalXid
+	}
+	old, err := cat.RelFrozenXid(tx, rel.OID)
+	if err != nil {
+		return nil, err
+	}
+	rep.OldRelFrozenXid = old
+	if newFrozen <= old {
+		newFrozen = 0
+	}
+	if err := cat.SetVacuumStats(tx, rel.OID, int32(newBlocks), float32(liveTuples), int32(rep.AllVisiblePages), newFrozen); err != nil {
 		return nil, err
 	}
 	for i, ir := range rel.Indexes {
@@ -403,7 +423,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		}
 	}
 	rep.NextXid = x.NextXid()
-	rep.NewRelFrozenXid = freezeLimit
+	rep.NewRelFrozenXid = newFrozen
 	rep.Usage = u.Sub(u0)
 	rep.Elapsed = time.Since(start)
 	ru1 := rusage()
