@@ -70,6 +70,7 @@ type Report struct {
 	WorkersPlanned     int
 	WorkersLaunched    int
 	MaxDeadItemBytes   int64
+	MaxDeadItems       int64 // TIDs held when the store was at its largest
 	DeadItemStoreKind  string
 	Usage              stats.Usage
 	Elapsed            time.Duration
@@ -269,7 +270,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			return nil
 		}
 		if mem := store.MemoryUsage(); mem > rep.MaxDeadItemBytes {
-			rep.MaxDeadItemBytes = mem
+			rep.MaxDeadItemBytes, rep.MaxDeadItems = mem, store.NumTIDs()
 		}
 		if doIndexes {
 			if err := vacuumIndexes(); err != nil {
@@ -293,10 +294,40 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	// Phase 1: scan the heap.
 	prog.SetPhase(PhaseScanHeap)
 	var liveTuples int64
+	var skipped int64
 	lastNonEmpty := int64(-1)
+	// Runs of at least skipPagesThreshold all-visible pages are skipped
+	// (PostgreSQL's SKIP_PAGES_THRESHOLD), unless freezing everything.
+	const skipPagesThreshold = 32
+	var vmBits []byte
+	if !o.Freeze {
+		vmBits = make([]byte, nblocks)
+		for blk := page.BlockNumber(0); blk < nblocks; blk++ {
+			if vmBits[blk], err = h.VMBits(u, blk); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for blk := page.BlockNumber(0); blk < nblocks; blk++ {
 		if err := ctx.Err(); err != nil {
 			return nil, pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
+		}
+		if vmBits != nil && vmBits[blk]&heap.VMAllVisible != 0 {
+			end := blk
+			for end < nblocks && vmBits[end]&heap.VMAllVisible != 0 {
+				end++
+			}
+			// The last page is always scanned (it decides truncation).
+			if end == nblocks && end-blk > 0 {
+				end--
+			}
+			if end-blk >= skipPagesThreshold {
+				skipped += int64(end - blk)
+				lastNonEmpty = int64(end) - 1
+				prog.HeapBlksScanned.Store(int64(end))
+				blk = end - 1
+				continue
+			}
 		}
 		b, err := pool.Read(u, h.Tag(blk), ring)
 		if err != nil {
@@ -395,6 +426,17 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		}
 	}
 	rep.PagesRemain = int64(newBlocks)
+	if skipped > 0 && rep.PagesScanned > 0 {
+		// Skipped pages were not read: estimate their tuples from the
+		// density pg_class had before (vac_estimate_reltuples), or from
+		// the scanned pages when there is none.
+		density := float64(liveTuples) / float64(rep.PagesScanned)
+		if rel.Pages > 0 && rel.Tuples >= 0 {
+			density = float64(rel.Tuples) / float64(rel.Pages)
+		}
+		liveTuples += int64(density*float64(skipped) + 0.5)
+		rep.AllVisiblePages += skipped
+	}
 	rep.TuplesRemain = liveTuples
 
 	prog.SetPhase(PhaseFinalCleanup)
@@ -403,7 +445,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	// at all; otherwise the oldest xid that may remain is unknown beyond
 	// the horizon's bound, and PostgreSQL likewise uses its cutoff).
 	newFrozen := freezeLimit
-	if newFrozen == 0 {
+	if skipped > 0 {
+		newFrozen = 0 // not every page was seen
+	} else if newFrozen == 0 {
 		newFrozen = xact.FirstNormalXid
 	}
 	old, err := cat.RelFrozenXid(tx, rel.OID)
@@ -464,8 +508,8 @@ func (r *Report) Verbose(db, schema string) string {
 		fmt.Fprintf(&b, "index \"%s\": pages: %d in total, %d newly deleted, %d currently deleted, %d reusable\n", ix.Name, ix.Pages, ix.NewlyDeleted, ix.Deleted, ix.Reusable)
 	}
 	per := 0.0
-	if r.DeadItemsRemoved > 0 {
-		per = float64(r.MaxDeadItemBytes) / float64(r.DeadItemsRemoved/int64(max(1, r.IndexScans)))
+	if r.MaxDeadItems > 0 {
+		per = float64(r.MaxDeadItemBytes) / float64(r.MaxDeadItems)
 	}
 	fmt.Fprintf(&b, "dead item storage: %s, %d bytes at most (%.3f bytes per dead item identifier), limit %d kB\n", storeName(r.DeadItemStoreKind), r.MaxDeadItemBytes, per, r.DeadItemLimit/1024)
 	secs := r.Elapsed.Seconds()

@@ -192,6 +192,13 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 		return err
 	}
 	row := make(Row, len(rel.Attrs))
+	// Decode only up to the last key column.
+	upTo := 0
+	for _, k := range ir.Index.Keys {
+		if int(k) > upTo {
+			upTo = int(k)
+		}
+	}
 	for {
 		if err := c.checkCancel(); err != nil {
 			return err
@@ -203,7 +210,7 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 		if !ok {
 			break
 		}
-		if err := scan.def.Deform(t, row); err != nil {
+		if err := scan.def.DeformUpTo(t, row, upTo); err != nil {
 			return err
 		}
 		if err := b.Add(indexKey(ir, row), tid); err != nil {
