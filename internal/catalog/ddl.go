@@ -360,3 +360,56 @@ func (c *Catalog) RelFrozenXid(tx *Txn, oid uint32) (uint32, error) {
 	})
 	return x, err
 }
+
+// updateClassRow replaces fields of a relation's pg_class row with a new
+// MVCC version (a transactional change, unlike setClassFields).
+func (c *Catalog) updateClassRow(tx *Txn, oid uint32, fields map[int]types.Datum) error {
+	var target page.ItemPointer
+	var vals []types.Datum
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == oid {
+			target = tid
+			vals = append([]types.Datum(nil), v...)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	if !target.Valid() {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
+	}
+	for k, d := range fields {
+		vals[k] = d
+	}
+	tx.Dirty = true
+	_, _, oc, err := c.sysRels[PgClassRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals), false)
+	if err == nil && oc.Result != heap.Ok {
+		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+	}
+	tx.Heap.Cid++
+	return err
+}
+
+// NewRelFileNode gives a relation a new, empty file (TRUNCATE): the
+// pg_class row points at the new file from this transaction on; the old
+// file is removed when the transaction commits, the new one if it aborts.
+func (c *Catalog) NewRelFileNode(tx *Txn, r *Relation) (uint32, error) {
+	node, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	if err := c.updateClassRow(tx, r.OID, map[int]types.Datum{
+		cRelfilenode: ov(node),
+		cRelpages:    iv(0),
+		cReltuples:   types.Float(-1),
+	}); err != nil {
+		return 0, err
+	}
+	if err := c.CreateStorage(tx, node); err != nil {
+		return 0, err
+	}
+	tx.Dropped = append(tx.Dropped, r.RelFileNode)
+	return node, nil
+}

@@ -12,6 +12,7 @@ package pgwire
 
 import (
 	"context"
+	"io"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
@@ -78,4 +79,65 @@ type FieldDesc struct {
 	TypeLen    int16
 	TypeMod    int32
 	Format     int16
+}
+
+// ExtendedSession is a Session that also speaks the extended query
+// protocol. pgwire decodes the messages and frames the answers; the session
+// owns prepared statements, portals and the implicit transaction of a
+// batch. For a Session that does not implement it, Parse, Bind, Describe,
+// Execute and Close are answered with ERROR 0A000.
+//
+// An error returned by any method is sent as an ErrorResponse and pgwire
+// then discards messages until Sync (the session has already aborted what
+// the error aborts: the implicit transaction, or the explicit block, which
+// becomes failed).
+type ExtendedSession interface {
+	Session
+	// Parse creates a prepared statement ("" = the unnamed one, replaced by
+	// each Parse). paramOIDs are the parameter types the client declared;
+	// 0 (or a missing entry) means "infer from context".
+	Parse(ctx context.Context, name, query string, paramOIDs []uint32) error
+	// Bind creates a portal ("" = the unnamed one) from a prepared
+	// statement and parameter values (nil = NULL). Format codes follow the
+	// protocol: none = all text, one = for all, else one per value/column.
+	// The byte slices are only valid during the call.
+	Bind(ctx context.Context, portal, stmt string, paramFormats []int16, params [][]byte, resultFormats []int16) error
+	// DescribeStatement returns the statement's parameter type OIDs and
+	// result columns (nil = NoData; all in text format).
+	DescribeStatement(name string) (paramOIDs []uint32, fields []FieldDesc, err error)
+	// DescribePortal returns the portal's result columns (nil = NoData),
+	// with the format codes given at Bind.
+	DescribePortal(name string) ([]FieldDesc, error)
+	// Execute runs a portal, sending at most maxRows DataRows (0 = all)
+	// then CommandComplete (or EmptyQuery); it returns suspended=true
+	// instead when rows remain (pgwire sends PortalSuspended; the next
+	// Execute continues). It must not call RowDescription.
+	Execute(ctx context.Context, portal string, maxRows int, w ResultWriter) (suspended bool, err error)
+	// CloseStatement and ClosePortal drop a prepared statement or portal;
+	// closing one that does not exist is not an error.
+	CloseStatement(name string) error
+	ClosePortal(name string) error
+	// Sync ends a batch: outside an explicit transaction block it commits
+	// the implicit transaction that the batch's messages ran in. An error
+	// is sent before ReadyForQuery.
+	Sync() error
+}
+
+// CopyWriter is implemented by the ResultWriter pgwire passes to
+// SimpleQuery and Execute; the session uses it for COPY FROM STDIN and
+// COPY TO STDOUT. Format 0 is text (also csv), 1 is binary.
+type CopyWriter interface {
+	// CopyIn sends CopyInResponse and returns the data the client sends:
+	// the CopyData payloads in order; Read returns io.EOF after CopyDone
+	// and a *pgerr.Error 57014 "COPY from stdin failed: …" after CopyFail.
+	// Flush and Sync are ignored meanwhile; any other message is a 08P01
+	// error. The reader is only valid until SimpleQuery/Execute returns; the
+	// session may stop reading early (after an error): pgwire then ignores
+	// the rest of the copy data, as PostgreSQL does.
+	CopyIn(format int8, ncols int) (io.Reader, error)
+	// CopyOut sends CopyOutResponse; then CopyData sends one CopyData
+	// message per call and CopyDone ends the stream.
+	CopyOut(format int8, ncols int) error
+	CopyData(p []byte) error
+	CopyDone() error
 }

@@ -613,3 +613,42 @@ func (s *Session) nspName(oid uint32) string {
 func (s *Session) userTables(c *exec.Ctx) ([]*catalog.Relation, error) {
 	return s.eng.Catalog.UserTables(c.Tx)
 }
+
+// truncate empties tables by giving each (and its indexes) a new file,
+// transactionally, as PostgreSQL's TRUNCATE does.
+func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWriter) error {
+	if ts.RestartSeqs {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "TRUNCATE … RESTART IDENTITY is not supported yet")
+	}
+	p := &exec.Planner{C: c}
+	var rels []*catalog.Relation
+	for _, n := range ts.Relations {
+		rel, err := p.OpenRelation(n.GetRangeVar(), int(xact.AccessExclusiveLock))
+		if err != nil {
+			return err
+		}
+		rels = append(rels, rel)
+	}
+	s.assignXid(c)
+	for _, rel := range rels {
+		if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, rel); err != nil {
+			return err
+		}
+		for _, ix := range rel.Indexes {
+			if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, ix); err != nil {
+				return err
+			}
+		}
+		// Build the empty indexes in their new files.
+		nr, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+		if err != nil {
+			return err
+		}
+		for _, ix := range nr.Indexes {
+			if err := exec.BuildIndex(c, nr, ix); err != nil {
+				return err
+			}
+		}
+	}
+	return w.CommandComplete("TRUNCATE TABLE")
+}

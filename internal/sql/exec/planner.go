@@ -864,7 +864,7 @@ func unifyTypes(a, b types.Type) types.Type {
 // assignCoerce converts a value for storing in a column of type t.
 func assignCoerce(e expr.Expr, t types.Type) (expr.Expr, error) {
 	if p, ok := e.(*expr.Param); ok && p.T.OID == types.UnknownOID {
-		p.T = t
+		p.Infer(t)
 		return p, nil
 	}
 	out, err := expr.Coerce(e, t, types.CastAssignment)

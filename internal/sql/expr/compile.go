@@ -74,11 +74,16 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		return e, withPos(err, cr.Location)
 	case n.GetParamRef() != nil:
 		p := n.GetParamRef()
-		t := types.Unknown
-		if int(p.Number) <= len(c.Hooks.ParamTypes) {
-			t = c.Hooks.ParamTypes[p.Number-1]
+		if p.Number < 1 {
+			return nil, withPos(pgerr.Errorf(pgerr.UndefinedParameter, "there is no parameter $%d", p.Number), p.Location)
 		}
-		return &Param{N: int(p.Number), T: t}, nil
+		t := types.Unknown
+		var slot *types.Type
+		if int(p.Number) <= len(c.Hooks.ParamTypes) {
+			slot = &c.Hooks.ParamTypes[p.Number-1]
+			t = *slot
+		}
+		return &Param{N: int(p.Number), T: t, Slot: slot}, nil
 	case n.GetAExpr() != nil:
 		return c.compileAExpr(n.GetAExpr())
 	case n.GetBoolExpr() != nil:
@@ -211,6 +216,12 @@ func TypeFromName(tn *pg.TypeName) (types.Type, error) {
 
 // Coerce converts e to type t if the cast is allowed in that context.
 func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
+	if p, ok := e.(*Param); ok && p.T.OID == types.UnknownOID && t.OID != types.UnknownOID && t.Known() {
+		// A parameter of unknown type takes the type its context wants
+		// (PostgreSQL's coerce_type on a variable Param); a typmod is
+		// then applied by a cast, as for any other value.
+		p.Infer(types.Type{OID: t.OID, Typmod: -1})
+	}
 	from := e.Type()
 	if from.OID == t.OID && (t.Typmod < 0 || from.Typmod == t.Typmod) {
 		return e, nil
@@ -448,10 +459,10 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 		lt = l.Type()
 	}
 	if p, ok := r.(*Param); ok && p.T.OID == types.UnknownOID && l != nil && lt.OID != types.UnknownOID {
-		p.T = lt
+		p.Infer(types.Type{OID: lt.OID, Typmod: -1})
 	}
 	if p, ok := l.(*Param); ok && p.T.OID == types.UnknownOID && r.Type().OID != types.UnknownOID {
-		p.T = r.Type()
+		p.Infer(types.Type{OID: r.Type().OID, Typmod: -1})
 		lt = p.T
 	}
 	fn, err := types.LookupOperator(op, lt, r.Type())

@@ -78,6 +78,20 @@ func (v *Var) String() string                                      { return v.Na
 type Param struct {
 	N int // 1-based
 	T types.Type
+	// Slot, when set, is the statement-wide type of $N (an element of the
+	// compiler's Hooks.ParamTypes): inferring this node's type from its
+	// context also fixes the type there, so that later uses of $N and the
+	// statement's ParameterDescription agree, as in PostgreSQL.
+	Slot *types.Type
+}
+
+// Infer gives a still-unknown parameter the type t that its context calls
+// for (PostgreSQL's variable parameter type resolution).
+func (p *Param) Infer(t types.Type) {
+	p.T = t
+	if p.Slot != nil && p.Slot.OID == types.UnknownOID {
+		*p.Slot = types.Type{OID: t.OID, Typmod: -1}
+	}
 }
 
 func (p *Param) Eval(env *Env, _ []types.Datum) (types.Datum, error) {
