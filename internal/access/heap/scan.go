@@ -22,6 +22,13 @@ type Scan struct {
 	tups  []scanTuple
 	i     int
 	hints HintSet
+
+	// Filter, if set, is applied to each visible tuple while the page is
+	// share-locked (it must not read pages itself); rejected tuples are
+	// not copied out and are counted in Filtered.
+	Filter    func(t Tuple) (bool, error)
+	Filtered  int64
+	filterErr error
 }
 
 type scanTuple struct {
@@ -89,6 +96,17 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 				vis, bits = VisibleHints(r.env.Xact, t, s.tx)
 				s.hints.Add(off, it.Off, t, bits)
 			}
+			if vis && s.Filter != nil {
+				keep, err := s.Filter(t)
+				if err != nil {
+					s.filterErr = err
+					break
+				}
+				if !keep {
+					s.Filtered++
+					continue
+				}
+			}
 			if vis {
 				from := len(s.arena)
 				s.arena = append(s.arena, t...)
@@ -99,6 +117,10 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 	pool.Unlock(b, buffer.Share)
 	s.hints.Apply(pool, s.u, b)
 	pool.Release(b)
+	if err := s.filterErr; err != nil {
+		s.filterErr = nil
+		return err
+	}
 	return nil
 }
 

@@ -45,6 +45,7 @@ type SeqScan struct {
 	natts     int
 	qualAttrs int // leading columns the qual reads
 	scratch   Row
+	pushed    bool // the qual runs inside the heap scan
 }
 
 func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
@@ -58,10 +59,23 @@ func (s *SeqScan) Open(c *Ctx) error {
 	s.def = heap.NewDeformer(s.Rel.Types())
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
+	s.pushed = false
 	if s.Qual != nil {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
 			s.qualAttrs = n
-			s.scratch = make(Row, s.natts+1)
+		}
+		s.scratch = make(Row, s.natts+1)
+		if simpleExpr(s.Qual) {
+			// Evaluate the qual on the page itself, so rejected rows
+			// are never copied out or decoded beyond the qual's columns.
+			s.pushed = true
+			env := c.Env
+			s.scan.Filter = func(t heap.Tuple) (bool, error) {
+				if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
+					return false, err
+				}
+				return expr.IsTrue(env, s.Qual, s.scratch)
+			}
 		}
 	}
 	return nil
@@ -70,10 +84,15 @@ func (s *SeqScan) Open(c *Ctx) error {
 func (s *SeqScan) Next(c *Ctx) (Row, error) {
 	for {
 		t, tid, ok, err := s.scan.Next()
+		if s.pushed {
+			s.instr.Filtered = s.scan.Filtered
+		}
 		if err != nil || !ok {
 			return nil, err
 		}
-		if s.scratch != nil {
+		if s.pushed {
+			s.instr.Filtered = s.scan.Filtered
+		} else if s.scratch != nil {
 			// Check the qual on the leading columns it reads before
 			// decoding (and allocating) the whole row.
 			if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
@@ -99,7 +118,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		if s.WithTID {
 			row[s.natts] = TIDDatum(tid)
 		}
-		if s.Qual != nil && s.scratch == nil {
+		if s.Qual != nil && s.scratch == nil && !s.pushed {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)
 			if err != nil {
 				return nil, err
@@ -191,11 +210,21 @@ type FunctionScan struct {
 	Alias string
 	Col   string
 	Qual  expr.Expr
-	iter  func() (types.Datum, bool, error)
+	// Ordinality names the WITH ORDINALITY column, if any.
+	Ordinality string
+	iter       func() (types.Datum, bool, error)
+	n          int64
 }
 
-func (f *FunctionScan) Columns() []Column { return []Column{{Name: f.Col, Type: f.SRF.Ret}} }
+func (f *FunctionScan) Columns() []Column {
+	cols := []Column{{Name: f.Col, Type: f.SRF.Ret}}
+	if f.Ordinality != "" {
+		cols = append(cols, Column{Name: f.Ordinality, Type: types.Int8})
+	}
+	return cols
+}
 func (f *FunctionScan) Open(c *Ctx) error {
+	f.n = 0
 	args := make([]types.Datum, len(f.Args))
 	for i, a := range f.Args {
 		d, err := a.Eval(c.Env, nil)
@@ -221,6 +250,10 @@ func (f *FunctionScan) Next(c *Ctx) (Row, error) {
 			return nil, err
 		}
 		row := Row{d}
+		if f.Ordinality != "" {
+			f.n++
+			row = append(row, types.Int(f.n))
+		}
 		if f.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, f.Qual, row)
 			if err != nil {
