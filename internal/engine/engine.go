@@ -36,6 +36,8 @@ type Config struct {
 	FullPageWrites    bool
 	CheckpointTimeout time.Duration
 	Logger            *log.Logger
+	// OnPanic replaces the process exit after a failed fsync (tests).
+	OnPanic func(error)
 }
 
 // DefaultConfig returns PostgreSQL's defaults.
@@ -379,6 +381,11 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	redo := e.WAL.BeginCheckpoint()
 	e.Xact.UnblockCommits()
 	written, err := e.Pool.FlushAll()
+	if errors.Is(err, smgr.ErrFsync) {
+		// A failed fsync is never retried and forgotten: stop, and let
+		// crash recovery redo everything from the last good checkpoint.
+		e.panic(err)
+	}
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -460,6 +467,16 @@ func (e *Engine) Close() error {
 		e.log.Printf("LOG:  database system is shut down")
 	}
 	return err
+}
+
+// panic stops the process after an error that leaves durability in doubt.
+func (e *Engine) panic(err error) {
+	e.log.Printf("PANIC:  %v", err)
+	if e.cfg.OnPanic != nil {
+		e.cfg.OnPanic(err)
+		return
+	}
+	os.Exit(3)
 }
 
 // DataDir is the data directory.

@@ -54,6 +54,9 @@ func (f ForkNumber) String() string {
 // BlocksPerSegment is RELSEG_SIZE: 1 GiB of 8 KiB blocks.
 const BlocksPerSegment = (1 << 30) / page.Size
 
+// ErrFsync marks a failed fsync of a relation file.
+var ErrFsync = errors.New("fsync failed")
+
 // Manager owns the open files of a data directory's base/.
 type Manager struct {
 	dir string
@@ -336,7 +339,10 @@ func (m *Manager) SyncAll() error {
 				continue
 			}
 			if err := fh.Sync(); err != nil {
-				return fmt.Errorf("could not fsync file %q: %w", fh.Name(), err)
+				// The kernel may have dropped the dirty pages: retrying
+				// could falsely succeed, so callers must treat this as
+				// fatal (PostgreSQL PANICs, data_sync_retry = off).
+				return fmt.Errorf("%w: could not fsync file %q: %v", ErrFsync, fh.Name(), err)
 			}
 		}
 	}
