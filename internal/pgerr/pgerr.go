@@ -95,7 +95,8 @@ type Error struct {
 	Message  string
 	Detail   string
 	Hint     string
-	Position int32 // 1-based character position in the query, 0 if unknown
+	Position int32  // 1-based character position in the query, 0 if unknown
+	Where    string // context, e.g. `COPY t, line 2, column a: "x"` (psql's CONTEXT:)
 }
 
 func (e *Error) Error() string {

@@ -74,8 +74,9 @@ type conn struct {
 	user, db   string
 	sess       Session
 
-	ignoreTillSync bool // an extended-protocol error happened; skip until Sync
-	inAuth         bool // an Authenticator is reading a response
+	ignoreTillSync bool  // an extended-protocol error happened; skip until Sync
+	rerr           error // a read failed during COPY FROM STDIN; the connection ends
+	inAuth         bool  // an Authenticator is reading a response
 
 	mu        sync.Mutex
 	state     connState
@@ -237,6 +238,7 @@ func errorResponse(e *pgerr.Error) *pgproto3.ErrorResponse {
 		Detail:              e.Detail,
 		Hint:                e.Hint,
 		Position:            e.Position,
+		Where:               e.Where,
 	}
 }
 
@@ -647,9 +649,13 @@ func (c *conn) dispatch(typ byte, n int) error {
 		c.sendFatal(adminShutdownError())
 		return errTerminate
 	}
+	es, ext := c.sess.(ExtendedSession)
 	switch typ {
 	case 'Q':
 		c.simpleQuery(body)
+		if c.rerr != nil {
+			return c.rerr
+		}
 	case 'X':
 		return errTerminate
 	case 'S':
@@ -657,6 +663,12 @@ func (c *conn) dispatch(typ byte, n int) error {
 		c.ignoreTillSync = false
 		if err := m.Decode(body); err != nil {
 			c.sendError(pgerr.Errorf(pgerr.ProtocolViolation, "invalid message format"))
+		}
+		if ext {
+			c.sync(es)
+			if c.werr != nil {
+				return nil
+			}
 		}
 		c.readyForQuery()
 		_ = c.flush()
@@ -672,6 +684,12 @@ func (c *conn) dispatch(typ byte, n int) error {
 		c.readyForQuery()
 		_ = c.flush()
 	case 'P', 'B', 'D', 'E', 'C':
+		if ext {
+			if err := c.extended(es, typ, body); err != nil {
+				return err
+			}
+			break
+		}
 		c.sendError(pgerr.Errorf(pgerr.FeatureNotSupported, "extended query protocol is not supported yet"))
 		c.ignoreTillSync = true
 	}
@@ -698,7 +716,7 @@ func (c *conn) simpleQuery(body []byte) {
 	}
 	err := c.sess.SimpleQuery(ctx, q.String, resultWriter{c})
 	c.cr.abortPendingRead()
-	if c.werr != nil {
+	if c.werr != nil || c.rerr != nil {
 		return
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 type fakeEngine struct {
 	sleepMax time.Duration // how long "sleep" waits at most
 	noPanic  bool          // treat "panic" as an unknown statement
+	extended bool          // sessions implement ExtendedSession
 
 	mu       sync.Mutex
 	sessions map[CancelKey]*fakeSession
@@ -49,6 +51,9 @@ func (e *fakeEngine) Open(startup map[string]string, key CancelKey) (Session, er
 	e.sessions[key] = s
 	e.startups = append(e.startups, startup)
 	e.mu.Unlock()
+	if e.extended {
+		return &fakeExtSession{fakeSession: s, stmts: map[string]string{}, portals: map[string]*fakePortal{}}, nil
+	}
 	return s, nil
 }
 
@@ -69,7 +74,10 @@ func (e *fakeEngine) Cancel(key CancelKey) {
 }
 
 func (e *fakeEngine) ServerParams(s Session) [][2]string {
-	fs := s.(*fakeSession)
+	fs, ok := s.(*fakeSession)
+	if !ok {
+		fs = s.(*fakeExtSession).fakeSession
+	}
 	return [][2]string{
 		{"server_version", "17.0 (tidal)"},
 		{"server_encoding", "UTF8"},
@@ -212,6 +220,30 @@ func (s *fakeSession) exec(ctx context.Context, st string, w ResultWriter) error
 		return w.CommandComplete(tag)
 	case st == "create table t":
 		return w.CommandComplete("CREATE TABLE")
+	case st == "copy in":
+		r, err := w.(CopyWriter).CopyIn(0, 1)
+		if err != nil {
+			return err
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		return w.CommandComplete(fmt.Sprintf("COPY %d", bytes.Count(b, []byte("\n"))))
+	case st == "copy out":
+		cw := w.(CopyWriter)
+		if err := cw.CopyOut(0, 1); err != nil {
+			return err
+		}
+		for _, l := range []string{"a\n", "b\n"} {
+			if err := cw.CopyData([]byte(l)); err != nil {
+				return err
+			}
+		}
+		if err := cw.CopyDone(); err != nil {
+			return err
+		}
+		return w.CommandComplete("COPY 2")
 	case st == "sleep":
 		t := time.NewTimer(s.eng.sleepMax)
 		defer t.Stop()

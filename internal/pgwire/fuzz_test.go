@@ -32,6 +32,15 @@ func FuzzStartupAndMessages(f *testing.F) {
 	f.Add(encodeAll(&pgproto3.Query{String: "begin; bad"}, &pgproto3.Query{String: "rollback"}))
 	f.Add(encodeAll(&pgproto3.Parse{Query: "x"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{}, &pgproto3.Query{String: "big 10"}))
 	f.Add(encodeAll(&pgproto3.CopyData{Data: []byte("a")}, &pgproto3.FunctionCall{}, &pgproto3.Flush{}))
+	f.Add(encodeAll(&pgproto3.Parse{Name: "s", Query: "big 5"}, &pgproto3.Describe{ObjectType: 'S', Name: "s"},
+		&pgproto3.Bind{DestinationPortal: "p", PreparedStatement: "s", ResultFormatCodes: []int16{1}}, &pgproto3.Describe{ObjectType: 'P', Name: "p"},
+		&pgproto3.Execute{Portal: "p", MaxRows: 2}, &pgproto3.Execute{Portal: "p"}, &pgproto3.Close{ObjectType: 'P', Name: "p"}, &pgproto3.Sync{}))
+	f.Add(encodeAll(&pgproto3.Parse{Query: "select $1"}, &pgproto3.Bind{ParameterFormatCodes: []int16{0}, Parameters: [][]byte{[]byte("x")}},
+		&pgproto3.Execute{}, &pgproto3.Flush{}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{}, &pgproto3.Sync{}))
+	f.Add(encodeAll(&pgproto3.Query{String: "copy in"}, &pgproto3.CopyData{Data: []byte("1\n2\n")}, &pgproto3.Flush{}, &pgproto3.CopyDone{}, &pgproto3.Query{String: "copy out"}))
+	f.Add(encodeAll(&pgproto3.Query{String: "copy in"}, &pgproto3.CopyFail{Message: "no"}, &pgproto3.CopyData{Data: []byte("x")}))
+	f.Add(encodeAll(&pgproto3.Query{String: "copy in"}, &pgproto3.Query{String: "select 1"}))
+	f.Add([]byte{'D', 0, 0, 0, 6, 'X', 0, 'B', 0, 0, 0, 5, 0, 'S', 0, 0, 0, 4})
 	f.Add([]byte("Zgarbage"))
 	f.Add([]byte{'Q', 0x7f, 0xff, 0xff, 0xff, 'x'})
 	f.Add([]byte{'Q', 0, 0, 0, 1})
@@ -44,6 +53,7 @@ func FuzzStartupAndMessages(f *testing.F) {
 	eng := newFakeEngine()
 	eng.sleepMax = 10 * time.Millisecond
 	eng.noPanic = true
+	eng.extended = true
 	ts := startServer(f, eng, nil)
 	var panics atomic.Int32
 	hook := func(any) { panics.Add(1) }

@@ -74,6 +74,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.setStmt(stmt.GetVariableSetStmt(), w)
 	case stmt.GetVariableShowStmt() != nil:
 		return s.show(stmt.GetVariableShowStmt().Name, w)
+	case stmt.GetCopyStmt() != nil:
+		return s.copyStmt(c, stmt.GetCopyStmt(), w)
+	case stmt.GetPrepareStmt() != nil, stmt.GetExecuteStmt() != nil, stmt.GetDeallocateStmt() != nil:
+		return s.prepareStmt(ctx, c, stmt, w)
 	}
 	return pgerr.Errorf(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtKind(stmt))
 }

@@ -139,6 +139,8 @@ type Session struct {
 	isolation string
 	localSet  map[string]string // values before SET LOCAL, restored at end
 
+	extended *extState // prepared statements and portals (extended.go)
+
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
 	canceled atomic.Bool

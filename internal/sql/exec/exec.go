@@ -152,6 +152,9 @@ func Close(c *Ctx, n Node) {
 
 // Run executes a plan to completion, calling emit for each row.
 func Run(c *Ctx, n Node, emit func(Row) error) error {
+	if c.Env != nil && c.Env.Exec == nil {
+		c.Env.Exec = c
+	}
 	if err := Open(c, n); err != nil {
 		Close(c, n)
 		return err

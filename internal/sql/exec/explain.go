@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 )
@@ -40,6 +41,9 @@ func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 type explainer struct {
 	opt   ExplainOptions
 	lines []string
+	pad   string // extra indentation (subplan and CTE sections)
+	// seenCTE: CTEs whose plan was printed already.
+	seenCTE map[*cteDef]bool
 }
 
 func bufferLine(b stats.BufferUsage) string {
@@ -152,7 +156,7 @@ func (e *explainer) estimate(n Node) estimate {
 	case *Result:
 		return estimate{0, 0.01, 1, colsWidth(x.Columns())}
 	}
-	return estimate{0, 0, 1, 0}
+	return e.estimateMore(n)
 }
 
 func (e *explainer) label(n Node) string {
@@ -185,6 +189,9 @@ func (e *explainer) label(n Node) string {
 	case *Result:
 		return "Result"
 	}
+	if l := labelMore(n); l != "" {
+		return l
+	}
 	return fmt.Sprintf("%T", n)
 }
 
@@ -202,18 +209,22 @@ func (e *explainer) children(n Node) []Node {
 		}
 		return []Node{x.Input}
 	}
-	return nil
+	return childrenMore(n)
 }
 
 // node prints n at depth d. extra are detail lines contributed by a
 // transparent parent (Filter).
 func (e *explainer) node(n Node, d int, extra []string) {
+	e.nodeSubs(n, d, extra, nil)
+}
+
+func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 	switch x := n.(type) {
 	case *Project:
-		e.node(x.Input, d, extra)
+		e.nodeSubs(x.Input, d, extra, append(subs, x.Exprs...))
 		return
 	case *Filter:
-		e.node(x.Input, d, append(extra, "Filter: "+x.Qual.String(), fmt.Sprintf("Rows Removed by Filter: %d", x.instr.Filtered)))
+		e.nodeSubs(x.Input, d, append(extra, "Filter: "+x.Qual.String(), fmt.Sprintf("Rows Removed by Filter: %d", x.instr.Filtered)), append(subs, x.Qual))
 		return
 	}
 	line := e.label(n)
@@ -235,11 +246,11 @@ func (e *explainer) node(n Node, d int, extra []string) {
 		}
 	}
 	if d == 0 {
-		e.lines = append(e.lines, line)
+		e.lines = append(e.lines, e.pad+line)
 	} else {
-		e.lines = append(e.lines, strings.Repeat(" ", 6*d-4)+"->  "+line)
+		e.lines = append(e.lines, e.pad+strings.Repeat(" ", 6*d-4)+"->  "+line)
 	}
-	ind := strings.Repeat(" ", 2+6*d)
+	ind := e.pad + strings.Repeat(" ", 2+6*d)
 	add := func(s string) { e.lines = append(e.lines, ind+s) }
 	switch x := n.(type) {
 	case *SeqScan:
@@ -285,6 +296,8 @@ func (e *explainer) node(n Node, d int, extra []string) {
 		if x.Qual != nil {
 			add("One-Time Filter: " + x.Qual.String())
 		}
+	default:
+		e.detailsMore(n, add)
 	}
 	for _, s := range extra {
 		if strings.HasPrefix(s, "Rows Removed") && !e.opt.Analyze {
@@ -298,6 +311,7 @@ func (e *explainer) node(n Node, d int, extra []string) {
 	if e.opt.Analyze && e.opt.WAL && in.Usage.WAL != (stats.WALUsage{}) {
 		add(walLine(in.Usage.WAL))
 	}
+	e.sections(n, d, subs)
 	for _, c := range e.children(n) {
 		e.node(c, d+1, nil)
 	}

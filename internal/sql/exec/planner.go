@@ -19,62 +19,17 @@ const (
 	lockRowExclusive = int(xact.RowExclusiveLock)
 )
 
-// scopeCol is a column visible to expressions.
-type scopeCol struct {
-	rel   string // alias or table name
-	name  string
-	t     types.Type
-	index int
-}
-
-type scope struct {
-	cols []scopeCol
-	// qualify: print column names with their relation (joins).
-	qualify bool
-}
-
-func (s *scope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
-	found := -1
-	for i, c := range s.cols {
-		if c.name == name && (qual == "" || qual == c.rel) {
-			if found >= 0 {
-				return nil, pgerr.Errorf(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", name)
-			}
-			found = i
-		}
-	}
-	if found < 0 {
-		if qual != "" {
-			known := false
-			for _, c := range s.cols {
-				if c.rel == qual {
-					known = true
-				}
-			}
-			if !known {
-				return nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
-			}
-			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
-		}
-		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
-	}
-	c := s.cols[found]
-	disp := c.name
-	if s.qualify {
-		disp = c.rel + "." + c.name
-	}
-	return &expr.Var{Index: c.index, T: c.t, Name: disp}, nil
-}
-
 // Planner builds plans for one statement.
 type Planner struct {
 	C *Ctx
 	// ParamTypes of $n ($1 first); Unknown entries are inferred.
 	ParamTypes []types.Type
+
+	q planState
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
-	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes}}
+	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink}}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }
@@ -358,7 +313,7 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 	return &SeqScan{Rel: rel, Alias: fi.alias, Qual: qual, WithTID: withTID}
 }
 
-var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true}
+var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true}
 
 // hasAggregates reports whether the target list or HAVING uses aggregates.
 func hasAggregates(nodes ...*pg.Node) bool {
@@ -413,26 +368,7 @@ func hasAggregates(nodes ...*pg.Node) bool {
 type aggScope struct {
 	input  *scope
 	groups []expr.Expr
-}
-
-func (a *aggScope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
-	e, err := a.input.Resolve(qual, name, loc)
-	if err != nil {
-		return nil, err
-	}
-	for i, g := range a.groups {
-		if g.String() == e.String() {
-			return &expr.Var{Index: i, T: g.Type(), Name: e.String()}, nil
-		}
-	}
-	v := e.(*expr.Var)
-	rel := ""
-	for _, c := range a.input.cols {
-		if c.index == v.Index {
-			rel = c.rel
-		}
-	}
-	return nil, pgerr.Errorf(pgerr.GroupingError, "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function", rel, name)
+	p      *Planner
 }
 
 func targetName(rt *pg.ResTarget, e expr.Expr) string {
@@ -464,27 +400,28 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 	if sv := rt.Val.GetSqlvalueFunction(); sv != nil {
 		return strings.ToLower(strings.TrimPrefix(sv.Op.String(), "SVFOP_"))
 	}
+	if n := subLinkName(rt.Val); n != "" {
+		return n
+	}
 	return "?column?"
 }
 
 // PlanSelect plans a SELECT.
 func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
-	if s.Op != pg.SetOperation_SETOP_NONE {
-		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
-	}
-	if s.WithClause != nil {
-		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH queries are not supported yet")
-	}
+	node, cols, _, err := p.planQuery(s, nil, 0)
+	return node, cols, err
+}
+
+// planSimple plans a SELECT without set operations or WITH, whose scope
+// is nested in parent (for correlated references) at the given level.
+func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (Node, []Column, error) {
 	if len(s.ValuesLists) > 0 {
 		return p.planValues(s.ValuesLists, nil)
 	}
-	fi, err := p.planFrom(s.FromClause, false)
+	sc := &scope{parent: parent, level: level, p: p}
+	jt, err := p.buildFrom(s.FromClause, sc)
 	if err != nil {
 		return nil, nil, err
-	}
-	sc := &scope{}
-	if fi != nil {
-		sc.cols = fi.cols
 	}
 	comp := p.compiler(sc)
 	var qual expr.Expr
@@ -497,19 +434,11 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 		}
 	}
 	var input Node
-	switch {
-	case fi == nil:
-		input = nil
-	case fi.rel != nil:
-		input = p.scanFor(fi, qual, false)
-	default:
-		switch n := fi.node.(type) {
-		case *FunctionScan:
-			n.Qual = qual
-		case *ViewScan:
-			n.Qual = qual
+	if jt != nil {
+		if input, err = p.planJoinTree(jt, qual); err != nil {
+			return nil, nil, err
 		}
-		input = fi.node
+		qual = nil
 	}
 
 	agg := len(s.GroupClause) > 0 || hasAggregates(append(append([]*pg.Node{}, s.TargetList...), s.HavingClause)...)
@@ -527,7 +456,7 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 			}
 			aggNode.GroupBy = append(aggNode.GroupBy, ge)
 		}
-		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy}
+		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy, p: p}
 	}
 	tcomp := p.compiler(targetScope)
 	if agg {
@@ -539,8 +468,17 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 			call := &AggCall{Name: name, Distinct: fc.AggDistinct}
 			argT := types.Type{}
 			if !fc.AggStar {
-				if len(fc.Args) != 1 {
+				if len(fc.Args) != 1 && !(name == "string_agg" && len(fc.Args) == 2) {
 					return nil, true, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
+				}
+				if len(fc.Args) == 2 {
+					d, err := comp.Compile(fc.Args[1])
+					if err != nil {
+						return nil, true, err
+					}
+					if call.Arg2, err = expr.Coerce(d, types.Text, types.CastImplicit); err != nil {
+						return nil, true, err
+					}
 				}
 				a, err := comp.Compile(fc.Args[0])
 				if err != nil {
@@ -572,24 +510,20 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 			}
 			qual := ""
 			if len(cr.Fields) > 1 {
-				qual = cr.Fields[0].GetString_().Sval
+				qual = cr.Fields[len(cr.Fields)-2].GetString_().Sval
 			}
 			n := 0
 			for _, c := range sc.cols {
-				if qual == "" || c.rel == qual {
-					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: c.name})
-					col := Column{Name: c.name, Type: c.t}
-					if fi != nil && fi.rel != nil {
-						col.Table, col.Attr = fi.rel.OID, int16(c.index+1)
-					}
-					cols = append(cols, col)
+				if (qual == "" && !c.hidden) || (qual != "" && c.rel == qual) {
+					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: sc.display(c)})
+					cols = append(cols, Column{Name: c.name, Type: c.t, Table: c.table, Attr: c.attnum})
 					n++
 				}
 			}
-			if n == 0 && qual != "" {
+			if n == 0 && qual != "" && !sc.hasRel(qual) {
 				return nil, nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
 			}
-			if fi == nil {
+			if jt == nil {
 				return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "SELECT * with no tables specified is not valid")
 			}
 			continue
@@ -603,8 +537,12 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 		}
 		exprs = append(exprs, e)
 		col := Column{Name: targetName(rt, e), Type: e.Type()}
-		if v, ok := e.(*expr.Var); ok && fi != nil && fi.rel != nil && !agg {
-			col.Table, col.Attr = fi.rel.OID, int16(v.Index+1)
+		if v, ok := e.(*expr.Var); ok && !agg {
+			for _, c := range sc.cols {
+				if c.index == v.Index {
+					col.Table, col.Attr = c.table, c.attnum
+				}
+			}
 		}
 		cols = append(cols, col)
 	}

@@ -190,6 +190,7 @@ func (l *Limit) Close(c *Ctx) { Close(c, l.Input) }
 type AggCall struct {
 	Name     string    // count, sum, avg, min, max, bool_and, bool_or, string_agg
 	Arg      expr.Expr // nil for count(*)
+	Arg2     expr.Expr // string_agg's delimiter
 	Distinct bool
 	T        types.Type // result type
 }
@@ -229,6 +230,14 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 		return arg, nil
 	case "bool_and", "bool_or", "every":
 		return types.Boolean, nil
+	case "string_agg":
+		if types.IsString(arg) || arg.OID == types.UnknownOID {
+			return types.Text, nil
+		}
+	case "array_agg":
+		if t, ok := types.ArrayOf(arg); ok {
+			return t, nil
+		}
 	}
 	return types.Type{}, pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, arg)
 }
@@ -240,6 +249,8 @@ type aggState struct {
 	val   types.Datum
 	set   bool
 	seen  map[string]bool
+	elems []types.Datum
+	sb    strings.Builder
 }
 
 func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
@@ -248,8 +259,16 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 		return nil
 	}
 	d, err := a.Arg.Eval(c.Env, row)
-	if err != nil || d.IsNull() {
+	if err != nil {
 		return err
+	}
+	if a.Name == "array_agg" {
+		st.elems = append(st.elems, d)
+		st.set = true
+		return nil
+	}
+	if d.IsNull() {
+		return nil
 	}
 	if a.Distinct {
 		k := string(types.AppendText(nil, a.Arg.Type(), d))
@@ -264,6 +283,18 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 	st.count++
 	t := a.Arg.Type()
 	switch a.Name {
+	case "string_agg":
+		if st.set && a.Arg2 != nil {
+			sep, err := a.Arg2.Eval(c.Env, row)
+			if err != nil {
+				return err
+			}
+			if !sep.IsNull() {
+				st.sb.WriteString(sep.Str())
+			}
+		}
+		st.sb.WriteString(d.Str())
+		st.set = true
 	case "sum", "avg":
 		if types.IsInteger(t) {
 			s := st.sumI + d.Int()
@@ -317,6 +348,16 @@ func (a *AggCall) final(st *aggState) types.Datum {
 			return types.Null()
 		}
 		return types.Float(st.sumF / float64(st.count))
+	case "string_agg":
+		if !st.set {
+			return types.Null()
+		}
+		return types.Str(st.sb.String())
+	case "array_agg":
+		if !st.set {
+			return types.Null()
+		}
+		return types.Array(st.elems)
 	default:
 		if !st.set {
 			return types.Null()

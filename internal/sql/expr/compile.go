@@ -26,6 +26,9 @@ type Hooks struct {
 	Func func(fc *pg.FuncCall) (e Expr, handled bool, err error)
 	// ParamTypes are the declared or inferred types of $n.
 	ParamTypes []types.Type
+	// SubLink plans a subquery found in an expression compiled in scope
+	// outer (the subquery may refer to outer's columns).
+	SubLink func(sub *pg.Node, outer Scope) (*SubqueryPlan, error)
 }
 
 // Compiler turns parse nodes into expressions.
@@ -111,15 +114,38 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		return &NullTest{Arg: a, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		t, err := TypeFromName(tc.TypeName)
+		if nm := tc.TypeName.Names; len(nm) > 0 && len(tc.TypeName.ArrayBounds) == 0 && strings.HasPrefix(nm[len(nm)-1].GetString_().GetSval(), "reg") {
+			a, err := c.Compile(tc.Arg)
+			if err != nil {
+				return nil, err
+			}
+			if e, ok, err := regCast(a, nm[len(nm)-1].GetString_().GetSval()); ok {
+				return e, withPos(err, tc.Location)
+			}
+		}
+		t, err := castTypeFromName(tc.TypeName)
 		if err != nil {
 			return nil, withPos(err, tc.Location)
 		}
-		a, err := c.Compile(tc.Arg)
+		var a Expr
+		if ae := tc.Arg.GetAArrayExpr(); ae != nil && types.IsArray(t) {
+			a, err = c.compileArray(ae, &t)
+		} else {
+			a, err = c.Compile(tc.Arg)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return ExplicitCast(a, t, tc.Location)
+	case n.GetSubLink() != nil:
+		return c.compileSubLink(n.GetSubLink())
+	case n.GetCollateClause() != nil:
+		// Collations: tidal compares strings bytewise (the C collation).
+		return c.Compile(n.GetCollateClause().Arg)
+	case n.GetAIndirection() != nil:
+		return c.compileIndirection(n.GetAIndirection())
+	case n.GetAArrayExpr() != nil:
+		return c.compileArray(n.GetAArrayExpr(), nil)
 	case n.GetFuncCall() != nil:
 		return c.compileFunc(n.GetFuncCall())
 	case n.GetCaseExpr() != nil:
@@ -216,6 +242,13 @@ func TypeFromName(tn *pg.TypeName) (types.Type, error) {
 
 // Coerce converts e to type t if the cast is allowed in that context.
 func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
+	if t.OID == types.AnyOID {
+		// A polymorphic "any" argument takes the value as it is.
+		if e.Type().OID != types.UnknownOID {
+			return e, nil
+		}
+		t = types.Text
+	}
 	if p, ok := e.(*Param); ok && p.T.OID == types.UnknownOID && t.OID != types.UnknownOID && t.Known() {
 		// A parameter of unknown type takes the type its context wants
 		// (PostgreSQL's coerce_type on a variable Param); a typmod is
@@ -379,6 +412,8 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 			return &BoolOp{Op: "NOT", Args: []Expr{and}}, nil
 		}
 		return and, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return c.compileScalarArrayOp(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL)
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return c.compileVariadic("NULLIF", []*pg.Node{a.Lexpr, a.Rexpr}, a.Location)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
@@ -522,6 +557,9 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 			}
 		}
 		return &CatalogFunc{Name: name, Args: args}, nil
+	}
+	if e, ok, err := c.catalogCall(name, args, fc.Location); ok {
+		return e, err
 	}
 	fn, err := types.LookupFunction(name, ts)
 	if err != nil {

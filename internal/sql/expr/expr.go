@@ -18,6 +18,11 @@ type Env struct {
 	Params   []types.Datum
 	TxnTime  int64 // transaction start, µs since 2000-01-01 (now())
 	StmtTime int64
+	// Outer is the stack of rows of enclosing queries (correlated
+	// subqueries, LATERAL): OuterVar{Depth: d} reads Outer[len-d].
+	Outer [][]types.Datum
+	// Exec is the executor's per-statement state, for running subqueries.
+	Exec any
 }
 
 // Expr is a typed scalar expression.
@@ -538,7 +543,21 @@ func MaxVar(e Expr) int {
 			for _, a := range x.Args {
 				walk(a)
 			}
-		case *Const, *Param:
+		case *Const, *Param, *OuterVar:
+		case *SubPlan:
+			if x.Plan.Correlated {
+				m = 1 << 30 // pushes the whole row for the subquery
+			}
+			for _, a := range x.Left {
+				walk(a)
+			}
+		case *ArrayExpr:
+			for _, a := range x.Elems {
+				walk(a)
+			}
+		case *ScalarArrayOp:
+			walk(x.Left)
+			walk(x.Arr)
 		default:
 			m = 1 << 30 // unknown node: assume it reads everything
 		}

@@ -102,6 +102,9 @@ func castContext(from, to OID) (CastContext, bool) {
 			return CastAssignment, true
 		}
 	}
+	if c, ok := arrayCastContext(from, to); ok {
+		return c, true
+	}
 	fi, ti := info(from), info(to)
 	if fi == nil || ti == nil || fi.category == 'P' || ti.category == 'P' || from == NumericOID || to == NumericOID {
 		return 0, false
@@ -263,6 +266,9 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 		return Datum{}, cannotCast(from, to)
 	}
 	explicit := ctx == CastExplicit
+	if (IsArray(from) || from.OID == Int2VectorOID) && IsArray(to) && from.OID != to.OID {
+		return castArray(d, from, to, ctx)
+	}
 	if from.OID == to.OID {
 		if to.Typmod < 0 || to.Typmod == from.Typmod {
 			return d, nil

@@ -25,6 +25,9 @@ func Compare(t Type, a, b Datum) int {
 	case Int2VectorOID:
 		return cmpVec(a.s, b.s)
 	}
+	if a.k == kArr {
+		return compareArrays(t, a, b)
+	}
 	return compareByKind(a, b)
 }
 
@@ -107,6 +110,9 @@ func Equal(t Type, a, b Datum) bool {
 		x, y := a.Float(), b.Float()
 		return x == y || (x != x && y != y)
 	}
+	if a.k == kArr {
+		return compareArrays(t, a, b) == 0
+	}
 	return compareByKind(a, b) == 0
 }
 
@@ -173,7 +179,7 @@ func Hash(t Type, d Datum) uint64 {
 		}
 		return HashInt64(int64(math.Float64bits(f))) ^ hashK2
 	}
-	if d.k == kStr || d.k == kVec {
+	if d.k == kStr || d.k == kVec || d.k == kArr {
 		return HashString(d.s)
 	}
 	return HashInt64(d.i)

@@ -73,6 +73,9 @@ func Parse(t Type, s string) (Datum, error) {
 	case NumericOID:
 		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "type numeric is not supported yet")
 	}
+	if IsArray(t) {
+		return parseArray(t, s)
+	}
 	return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "input of type %s is not supported", t.String())
 }
 
@@ -549,6 +552,9 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 		return dst
 	case VoidOID:
 		return dst
+	}
+	if d.k == kArr {
+		return appendArray(dst, t, d)
 	}
 	switch d.k {
 	case kInt:

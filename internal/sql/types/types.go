@@ -171,7 +171,7 @@ func info(oid OID) *typeInfo {
 	case VoidOID:
 		return &infoVoid
 	}
-	return nil
+	return arrayInfo(oid)
 }
 
 var (

@@ -1,0 +1,870 @@
+package session
+
+// The extended query protocol: prepared statements, portals and the
+// implicit transaction of a batch (the messages up to Sync).
+//
+// A prepared statement keeps the parse tree, the parameter types (declared
+// by the client, or inferred from context while the statement is analyzed
+// at Parse; still unknown ones become text) and the result columns. Each
+// Execute plans the statement again with those parameter types: plans
+// cannot go stale after DDL, at the price of planning every execution. If
+// DDL changed the result columns, Execute fails with 0A000 "cached plan
+// must not change result type", as PostgreSQL does (pgx then re-prepares).
+//
+// A portal of a SELECT / INSERT / UPDATE / DELETE keeps its plan open
+// between Executes: Execute with a row limit sends that many rows and
+// suspends; the next Execute continues from the same executor state, with
+// the snapshot and command id the portal started with. Other statements
+// (utility commands) run to completion at their first Execute and their
+// rows, if any, are handed out from a buffer.
+//
+// Transactions follow PostgreSQL: outside BEGIN … COMMIT, the messages up
+// to Sync run in one implicit transaction that Sync commits; an error
+// aborts it (or fails the explicit block) and pgwire then skips to Sync.
+// Portals belong to their transaction and are dropped when it ends.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+var _ pgwire.ExtendedSession = (*Session)(nil)
+
+// SQLSTATEs of prepared statements and portals.
+const (
+	codeDuplicatePreparedStatement  = "42P05"
+	codeDuplicateCursor             = "42P03"
+	codeInvalidSQLStatementName     = "26000"
+	codeInvalidCursorName           = "34000"
+	codeIndeterminateDatatype       = "42P18"
+	codeInvalidBinaryRepresentation = "22P03"
+)
+
+// prepared is a prepared statement.
+type prepared struct {
+	name       string
+	text       string
+	stmt       *pg.Node // nil: empty query
+	paramTypes []types.Type
+	cols       []exec.Column // result columns; nil: no rows
+	fromSQL    bool          // created by PREPARE
+}
+
+// portal is a bound statement, possibly part-way through execution.
+type portal struct {
+	name    string
+	ps      *prepared
+	params  []types.Datum
+	formats []int16 // per result column
+	txStart time.Time
+
+	started bool
+	done    bool
+	count   int64
+	// plannable statements: the open plan
+	c    *exec.Ctx
+	node exec.Node
+	mt   *exec.ModifyTable
+	snap *xact.Snapshot
+	cid  uint32
+	// utility statements: buffered results
+	rows  [][][]byte
+	tag   string
+	empty bool
+	// where notices go during the current Execute
+	w pgwire.ResultWriter
+}
+
+type extState struct {
+	stmts   map[string]*prepared
+	portals map[string]*portal
+}
+
+func (s *Session) ext() *extState {
+	if s.extended == nil {
+		s.extended = &extState{stmts: map[string]*prepared{}, portals: map[string]*portal{}}
+	}
+	return s.extended
+}
+
+func isPlannable(n *pg.Node) bool {
+	return n.GetSelectStmt() != nil || n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil
+}
+
+func isTransactionExit(n *pg.Node) bool {
+	ts := n.GetTransactionStmt()
+	if ts == nil {
+		return false
+	}
+	switch ts.Kind {
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		return true
+	}
+	return false
+}
+
+func abortedError() error {
+	return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+}
+
+// maxParam is the highest $n in a parse tree.
+func maxParam(m protoreflect.Message) int {
+	if pr, ok := m.Interface().(*pg.ParamRef); ok {
+		return int(pr.Number)
+	}
+	n := 0
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				n = max(n, maxParam(l.Get(i).Message()))
+			}
+			return true
+		}
+		n = max(n, maxParam(v.Message()))
+		return true
+	})
+	return n
+}
+
+// extFail handles an error of an extended-protocol message: the implicit
+// transaction is rolled back, or the explicit block becomes failed; the
+// transaction's portals are gone either way.
+func (s *Session) extFail() {
+	if s.inBlock {
+		s.failBlock()
+	} else if s.inTx {
+		s.abort()
+	}
+	s.dropPortals(nil)
+}
+
+// dropPortals closes the portals (all, or those for which keep is false).
+func (s *Session) dropPortals(keep func(*portal) bool) {
+	if s.extended == nil {
+		return
+	}
+	for name, p := range s.extended.portals {
+		if keep != nil && keep(p) {
+			continue
+		}
+		p.close()
+		delete(s.extended.portals, name)
+	}
+}
+
+// gcPortals drops portals whose transaction has ended (by COMMIT or
+// ROLLBACK in a simple query, say).
+func (s *Session) gcPortals() {
+	s.dropPortals(func(p *portal) bool { return s.inTx && !s.failed && p.txStart.Equal(s.txStart) })
+}
+
+func (p *portal) close() {
+	if p.node != nil && p.c != nil && !p.done {
+		exec.Close(p.c, p.node)
+	}
+	p.node = nil
+	p.done = true
+}
+
+// portalsRunning reports an open, suspended plan (its snapshot must stay).
+func (s *Session) portalsRunning() bool {
+	if s.extended == nil {
+		return false
+	}
+	for _, p := range s.extended.portals {
+		if p.started && !p.done && p.node != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// withStatement runs f as one statement step: with statement_timeout, and
+// cancellable by a CancelRequest. Cancellation errors get PostgreSQL's
+// wording.
+func (s *Session) withStatement(ctx context.Context, f func(ctx context.Context) error) error {
+	timeout := s.intSetting("statement_timeout")
+	var cancel context.CancelFunc
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.canceled.Store(false)
+	s.cancelMu.Unlock()
+	err := f(ctx)
+	s.cancelMu.Lock()
+	s.cancel = nil
+	s.cancelMu.Unlock()
+	cancel()
+	if err != nil && ctx.Err() != nil && (pgerr.Code(err) == "" || pgerr.Code(err) == pgerr.QueryCanceled) {
+		err = canceledError(ctx)
+	}
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// Parse
+
+// Parse implements pgwire.ExtendedSession.
+func (s *Session) Parse(ctx context.Context, name, query string, paramOIDs []uint32) error {
+	s.gcPortals()
+	err := s.parse(ctx, name, query, paramOIDs)
+	if err != nil {
+		s.extFail()
+	}
+	return err
+}
+
+func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uint32) error {
+	tree, err := pg.Parse(query)
+	if err != nil {
+		return parseError(err)
+	}
+	if len(tree.Stmts) > 1 {
+		return pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	ps := &prepared{name: name, text: query}
+	if len(tree.Stmts) == 1 {
+		ps.stmt = tree.Stmts[0].Stmt
+		ps.text = stmtText(query, tree.Stmts[0])
+	}
+	if s.failed && (ps.stmt == nil || !isTransactionExit(ps.stmt)) {
+		return abortedError()
+	}
+	st := s.ext()
+	if name != "" {
+		if _, dup := st.stmts[name]; dup {
+			return pgerr.Errorf(codeDuplicatePreparedStatement, "prepared statement \"%s\" already exists", name)
+		}
+	}
+	var declared []types.Type
+	for _, oid := range paramOIDs {
+		t := types.Unknown
+		if oid != 0 {
+			var ok bool
+			if t, ok = types.TypeByOID(oid); !ok {
+				return pgerr.Errorf(pgerr.UndefinedObject, "type with OID %d does not exist", oid)
+			}
+		}
+		declared = append(declared, t)
+	}
+	if err := s.analyze(ctx, ps, declared, false); err != nil {
+		return err
+	}
+	if name == "" {
+		delete(st.stmts, "")
+	}
+	st.stmts[name] = ps
+	return nil
+}
+
+// analyze fills in a prepared statement's parameter types and result
+// columns, planning it once if it is plannable (inside the current or a
+// new implicit transaction, as PostgreSQL's parse analysis).
+//
+// nested: called from inside a running statement (SQL PREPARE), which has
+// its transaction, snapshot and cancellation set up already.
+func (s *Session) analyze(ctx context.Context, ps *prepared, declared []types.Type, nested bool) error {
+	n := len(declared)
+	if ps.stmt != nil {
+		n = max(n, maxParam(ps.stmt.ProtoReflect()))
+	}
+	pts := make([]types.Type, n)
+	for i := range pts {
+		pts[i] = types.Unknown
+		if i < len(declared) {
+			pts[i] = declared[i]
+		}
+	}
+	switch {
+	case ps.stmt == nil:
+	case isPlannable(ps.stmt):
+		plan := func(ctx context.Context) error {
+			c := s.newCtx(ctx, discardWriter{})
+			_, cols, _, err := s.planStmt(c, ps.stmt, pts)
+			ps.cols = cols
+			return err
+		}
+		if nested {
+			if err := plan(ctx); err != nil {
+				return err
+			}
+			break
+		}
+		if !s.inTx {
+			s.begin()
+		}
+		s.statementSnapshot()
+		if err := s.withStatement(ctx, plan); err != nil {
+			return err
+		}
+	default:
+		if n > 0 && ps.stmt.GetExecuteStmt() == nil {
+			return pgerr.Errorf(codeIndeterminateDatatype, "could not determine data type of parameter $1")
+		}
+		cols, err := s.utilityCols(ps.stmt)
+		if err != nil {
+			return err
+		}
+		ps.cols = cols
+	}
+	for i := range pts {
+		if pts[i].OID == types.UnknownOID {
+			pts[i] = types.Text
+		}
+	}
+	ps.paramTypes = pts
+	return nil
+}
+
+// planStmt plans a SELECT, INSERT, UPDATE or DELETE with parameter types
+// pts (which inference may fill in).
+func (s *Session) planStmt(c *exec.Ctx, stmt *pg.Node, pts []types.Type) (exec.Node, []exec.Column, *exec.ModifyTable, error) {
+	p := &exec.Planner{C: c, ParamTypes: pts}
+	var mt *exec.ModifyTable
+	var err error
+	switch {
+	case stmt.GetSelectStmt() != nil:
+		node, cols, err := p.PlanSelect(stmt.GetSelectStmt())
+		return node, cols, nil, err
+	case stmt.GetInsertStmt() != nil:
+		mt, err = p.PlanInsert(stmt.GetInsertStmt())
+	case stmt.GetUpdateStmt() != nil:
+		mt, err = p.PlanUpdate(stmt.GetUpdateStmt())
+	case stmt.GetDeleteStmt() != nil:
+		mt, err = p.PlanDelete(stmt.GetDeleteStmt())
+	default:
+		return nil, nil, nil, pgerr.Errorf(pgerr.InternalError, "statement is not plannable")
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var cols []exec.Column
+	if mt.Returning != nil {
+		cols = mt.RetCols
+	}
+	return mt, cols, mt, nil
+}
+
+// utilityCols are the result columns of a statement that is not planned.
+func (s *Session) utilityCols(stmt *pg.Node) ([]exec.Column, error) {
+	text := func(n string) exec.Column { return exec.Column{Name: n, Type: types.Text} }
+	switch {
+	case stmt.GetVariableShowStmt() != nil:
+		name := stmt.GetVariableShowStmt().Name
+		if strings.EqualFold(name, "all") {
+			return []exec.Column{text("name"), text("setting"), text("description")}, nil
+		}
+		return []exec.Column{text(strings.ToLower(name))}, nil
+	case stmt.GetExplainStmt() != nil:
+		return []exec.Column{text("QUERY PLAN")}, nil
+	case stmt.GetExecuteStmt() != nil:
+		ps := s.ext().stmts[stmt.GetExecuteStmt().Name]
+		if ps == nil {
+			return nil, pgerr.Errorf(codeInvalidSQLStatementName, "prepared statement \"%s\" does not exist", stmt.GetExecuteStmt().Name)
+		}
+		return ps.cols, nil
+	}
+	return nil, nil
+}
+
+// ---------------------------------------------------------------------------
+// Bind
+
+// Bind implements pgwire.ExtendedSession.
+func (s *Session) Bind(ctx context.Context, portalName, stmtName string, paramFormats []int16, params [][]byte, resultFormats []int16) error {
+	s.gcPortals()
+	err := s.bind(portalName, stmtName, paramFormats, params, resultFormats)
+	if err != nil {
+		s.extFail()
+	}
+	return err
+}
+
+func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params [][]byte, resultFormats []int16) error {
+	st := s.ext()
+	ps := st.stmts[stmtName]
+	if ps == nil {
+		if stmtName == "" {
+			return pgerr.Errorf(codeInvalidSQLStatementName, "unnamed prepared statement does not exist")
+		}
+		return pgerr.Errorf(codeInvalidSQLStatementName, "prepared statement \"%s\" does not exist", stmtName)
+	}
+	if len(paramFormats) > 1 && len(paramFormats) != len(params) {
+		return pgerr.Errorf(pgerr.ProtocolViolation, "bind message has %d parameter formats but %d parameters", len(paramFormats), len(params))
+	}
+	if len(params) != len(ps.paramTypes) {
+		return pgerr.Errorf(pgerr.ProtocolViolation, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(params), stmtName, len(ps.paramTypes))
+	}
+	if s.failed && (ps.stmt == nil || !isTransactionExit(ps.stmt)) {
+		return abortedError()
+	}
+	if portalName != "" {
+		if _, dup := st.portals[portalName]; dup {
+			return pgerr.Errorf(codeDuplicateCursor, "portal \"%s\" already exists", portalName)
+		}
+	}
+	vals := make([]types.Datum, len(params))
+	for i, b := range params {
+		if b == nil {
+			continue
+		}
+		f := int16(0)
+		if len(paramFormats) == 1 {
+			f = paramFormats[0]
+		} else if len(paramFormats) > 1 {
+			f = paramFormats[i]
+		}
+		t := ps.paramTypes[i]
+		var err error
+		switch f {
+		case 0:
+			vals[i], err = types.Parse(t, string(b))
+			if err != nil {
+				if pe, ok := err.(*pgerr.Error); ok && pe.Where == "" {
+					pe.Where = fmt.Sprintf("unnamed portal parameter $%d = '%s'", i+1, b)
+					if portalName != "" {
+						pe.Where = fmt.Sprintf("portal \"%s\" parameter $%d = '%s'", portalName, i+1, b)
+					}
+				}
+			}
+		case 1:
+			vals[i], err = types.ParseBinary(t, b)
+			if err != nil && pgerr.Code(err) == types.ErrBinaryFormat {
+				err = pgerr.Errorf(codeInvalidBinaryRepresentation, "incorrect binary data format in bind parameter %d", i+1)
+			}
+		default:
+			err = pgerr.Errorf(pgerr.ProtocolViolation, "unsupported format code: %d", f)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	ncols := len(ps.cols)
+	if len(resultFormats) > 1 && len(resultFormats) != ncols {
+		return pgerr.Errorf(pgerr.ProtocolViolation, "bind message has %d result formats but query has %d columns", len(resultFormats), ncols)
+	}
+	formats := make([]int16, ncols)
+	for i := range formats {
+		if len(resultFormats) == 1 {
+			formats[i] = resultFormats[0]
+		} else if len(resultFormats) > 1 {
+			formats[i] = resultFormats[i]
+		}
+		if formats[i] != 0 && formats[i] != 1 {
+			return pgerr.Errorf(pgerr.ProtocolViolation, "unsupported format code: %d", formats[i])
+		}
+	}
+	// Bind opens the implicit transaction the portal belongs to.
+	if !s.inTx {
+		s.begin()
+	}
+	if old := st.portals[portalName]; old != nil {
+		old.close()
+	}
+	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Describe, Close, Sync
+
+func fieldDescs(cols []exec.Column, formats []int16) []pgwire.FieldDesc {
+	fields := make([]pgwire.FieldDesc, len(cols))
+	for i, c := range cols {
+		l := c.Type.Layout()
+		fields[i] = pgwire.FieldDesc{Name: c.Name, TableOID: c.Table, ColumnAttr: uint16(c.Attr), TypeOID: c.Type.OID, TypeLen: l.Len, TypeMod: c.Type.Typmod}
+		if formats != nil {
+			fields[i].Format = formats[i]
+		}
+	}
+	return fields
+}
+
+// DescribeStatement implements pgwire.ExtendedSession.
+func (s *Session) DescribeStatement(name string) ([]uint32, []pgwire.FieldDesc, error) {
+	s.gcPortals()
+	ps := s.ext().stmts[name]
+	if ps == nil {
+		s.extFail()
+		if name == "" {
+			return nil, nil, pgerr.Errorf(codeInvalidSQLStatementName, "unnamed prepared statement does not exist")
+		}
+		return nil, nil, pgerr.Errorf(codeInvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
+	}
+	if s.failed {
+		s.extFail()
+		return nil, nil, abortedError()
+	}
+	oids := make([]uint32, len(ps.paramTypes))
+	for i, t := range ps.paramTypes {
+		oids[i] = t.OID
+	}
+	if ps.cols == nil {
+		return oids, nil, nil
+	}
+	return oids, fieldDescs(ps.cols, nil), nil
+}
+
+// DescribePortal implements pgwire.ExtendedSession.
+func (s *Session) DescribePortal(name string) ([]pgwire.FieldDesc, error) {
+	s.gcPortals()
+	p := s.ext().portals[name]
+	if p == nil {
+		s.extFail()
+		return nil, pgerr.Errorf(codeInvalidCursorName, "portal \"%s\" does not exist", name)
+	}
+	if s.failed {
+		s.extFail()
+		return nil, abortedError()
+	}
+	if p.ps.cols == nil {
+		return nil, nil
+	}
+	return fieldDescs(p.ps.cols, p.formats), nil
+}
+
+// CloseStatement implements pgwire.ExtendedSession.
+func (s *Session) CloseStatement(name string) error {
+	delete(s.ext().stmts, name)
+	return nil
+}
+
+// ClosePortal implements pgwire.ExtendedSession.
+func (s *Session) ClosePortal(name string) error {
+	st := s.ext()
+	if p := st.portals[name]; p != nil {
+		p.close()
+		delete(st.portals, name)
+	}
+	return nil
+}
+
+// Sync implements pgwire.ExtendedSession: outside an explicit block it
+// commits the batch's implicit transaction.
+func (s *Session) Sync() error {
+	if s.inTx && !s.inBlock {
+		s.dropPortals(nil)
+		return s.commit()
+	}
+	s.gcPortals()
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Execute
+
+// Execute implements pgwire.ExtendedSession.
+func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	s.gcPortals()
+	p := s.ext().portals[name]
+	if p == nil {
+		s.extFail()
+		return false, pgerr.Errorf(codeInvalidCursorName, "portal \"%s\" does not exist", name)
+	}
+	p.w = w
+	defer func() { p.w = nil }()
+	if p.ps.stmt == nil {
+		p.done = true
+		return false, w.EmptyQuery()
+	}
+	if p.done {
+		// Executing a completed portal again returns no more rows.
+		return false, w.CommandComplete(p.completionTag(0))
+	}
+	if s.failed && !isTransactionExit(p.ps.stmt) {
+		s.extFail()
+		return false, abortedError()
+	}
+	var suspended bool
+	var err error
+	if isPlannable(p.ps.stmt) {
+		suspended, err = s.runPlanned(ctx, p, maxRows, w)
+	} else {
+		suspended, err = s.runUtility(ctx, p, maxRows, w)
+	}
+	if err != nil {
+		p.close()
+		s.extFail()
+		return false, err
+	}
+	if !suspended && !s.portalsRunning() {
+		s.eng.Xact.ResetXmin(s.proc)
+	}
+	return suspended, nil
+}
+
+// completionTag is the CommandComplete tag of a finished portal.
+func (p *portal) completionTag(n int64) string {
+	if p.mt != nil {
+		switch p.mt.Kind {
+		case "Insert":
+			return fmt.Sprintf("INSERT 0 %d", p.mt.Count)
+		case "Update":
+			return fmt.Sprintf("UPDATE %d", p.mt.Count)
+		default:
+			return fmt.Sprintf("DELETE %d", p.mt.Count)
+		}
+	}
+	if p.tag != "" {
+		return p.tag
+	}
+	return fmt.Sprintf("SELECT %d", n)
+}
+
+func sameColumns(a, b []exec.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type.OID != b[i].Type.OID {
+			return false
+		}
+	}
+	return true
+}
+
+// runPlanned starts or resumes a portal of a plannable statement.
+func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	suspended := false
+	err := s.withStatement(ctx, func(ctx context.Context) error {
+		resumed := p.started
+		if !p.started {
+			if !s.inTx {
+				s.begin()
+				p.txStart = s.txStart
+			}
+			s.statementSnapshot()
+			c := s.newCtx(ctx, noticeTo{p})
+			c.Env.Params = p.params
+			pts := append([]types.Type(nil), p.ps.paramTypes...)
+			node, cols, mt, err := s.planStmt(c, p.ps.stmt, pts)
+			if err != nil {
+				return err
+			}
+			if !sameColumns(cols, p.ps.cols) {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
+			}
+			if err := exec.Open(c, node); err != nil {
+				exec.Close(c, node)
+				return err
+			}
+			p.started, p.c, p.node, p.mt = true, c, node, mt
+			p.snap, p.cid = s.htx.Snap, s.htx.Cid
+		} else {
+			saveSnap, saveCid := s.htx.Snap, s.htx.Cid
+			s.htx.Snap, s.htx.Cid = p.snap, p.cid
+			defer func() { s.htx.Snap, s.htx.Cid = saveSnap, saveCid }()
+			p.c.Context = ctx
+		}
+		cols := p.ps.cols
+		vals := make([][]byte, len(cols))
+		var buf []byte
+		sent := 0
+		for maxRows == 0 || sent < maxRows {
+			if err := ctx.Err(); err != nil {
+				return canceledError(ctx)
+			}
+			row, err := exec.Next(p.c, p.node)
+			if err != nil {
+				return err
+			}
+			if row == nil {
+				exec.Close(p.c, p.node)
+				p.done = true
+				if !resumed {
+					s.htx.Cid++
+				}
+				return w.CommandComplete(p.completionTag(p.count))
+			}
+			buf = encodeRow(buf[:0], vals, cols, p.formats, row)
+			if err := w.DataRow(vals); err != nil {
+				return err
+			}
+			sent++
+			p.count++
+		}
+		suspended = true
+		return nil
+	})
+	return suspended, err
+}
+
+// encodeRow formats a row's values in the result formats into vals,
+// using buf as the backing store.
+func encodeRow(buf []byte, vals [][]byte, cols []exec.Column, formats []int16, row exec.Row) []byte {
+	starts := make([]int, len(cols)+1)
+	for i := range cols {
+		starts[i] = len(buf)
+		if row[i].IsNull() {
+			continue
+		}
+		if formats[i] == 1 {
+			buf = types.AppendBinary(buf, cols[i].Type, row[i])
+		} else {
+			buf = types.AppendText(buf, cols[i].Type, row[i])
+		}
+	}
+	starts[len(cols)] = len(buf)
+	for i := range cols {
+		if row[i].IsNull() {
+			vals[i] = nil
+		} else {
+			vals[i] = buf[starts[i]:starts[i+1]:starts[i+1]]
+		}
+	}
+	return buf
+}
+
+// runUtility runs a utility statement at its first Execute, buffering its
+// rows, and hands the rows out maxRows at a time.
+func (s *Session) runUtility(ctx context.Context, p *portal, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	if !p.started {
+		p.started = true
+		cw := &captureWriter{w: w, p: p}
+		err := s.runStatement(ctx, p.ps.stmt, p.ps.text, cw, true)
+		if err != nil {
+			return false, err
+		}
+		// Binary results of utility statements: their rows come as text.
+		for ci, f := range p.formats {
+			if f != 1 || ci >= len(p.ps.cols) || p.ps.cols[ci].Type.OID == types.TextOID {
+				continue
+			}
+			t := p.ps.cols[ci].Type
+			for _, r := range p.rows {
+				if ci < len(r) && r[ci] != nil {
+					if d, err := types.Parse(t, string(r[ci])); err == nil {
+						r[ci] = types.AppendBinary(nil, t, d)
+					}
+				}
+			}
+		}
+	}
+	if p.empty {
+		p.done = true
+		return false, w.EmptyQuery()
+	}
+	sent := 0
+	for len(p.rows) > 0 && (maxRows == 0 || sent < maxRows) {
+		if err := w.DataRow(p.rows[0]); err != nil {
+			return false, err
+		}
+		p.rows = p.rows[1:]
+		sent++
+	}
+	if maxRows > 0 && sent == maxRows && p.ps.cols != nil {
+		// As PostgreSQL, no look-ahead: the next Execute ends the portal.
+		return true, nil
+	}
+	p.done = true
+	if p.tag == "" {
+		return false, nil
+	}
+	return false, w.CommandComplete(p.tag)
+}
+
+// captureWriter buffers a utility statement's rows and tag; notices and
+// COPY go straight to the client.
+type captureWriter struct {
+	w pgwire.ResultWriter
+	p *portal
+}
+
+func (c *captureWriter) RowDescription([]pgwire.FieldDesc) error { return nil }
+func (c *captureWriter) DataRow(values [][]byte) error {
+	row := make([][]byte, len(values))
+	for i, v := range values {
+		if v != nil {
+			row[i] = append([]byte{}, v...)
+		}
+	}
+	c.p.rows = append(c.p.rows, row)
+	return nil
+}
+func (c *captureWriter) CommandComplete(tag string) error { c.p.tag = tag; return nil }
+func (c *captureWriter) EmptyQuery() error                { c.p.empty = true; return nil }
+func (c *captureWriter) Notice(n *pgerr.Error) error      { return c.w.Notice(n) }
+
+// The copy sub-protocol goes straight to the client.
+func (c *captureWriter) copy() (pgwire.CopyWriter, error) {
+	cw, ok := c.w.(pgwire.CopyWriter)
+	if !ok {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY FROM STDIN / TO STDOUT is not supported by this connection")
+	}
+	return cw, nil
+}
+
+func (c *captureWriter) CopyIn(format int8, ncols int) (io.Reader, error) {
+	cw, err := c.copy()
+	if err != nil {
+		return nil, err
+	}
+	return cw.CopyIn(format, ncols)
+}
+
+func (c *captureWriter) CopyOut(format int8, ncols int) error {
+	cw, err := c.copy()
+	if err != nil {
+		return err
+	}
+	return cw.CopyOut(format, ncols)
+}
+
+func (c *captureWriter) CopyData(p []byte) error {
+	cw, err := c.copy()
+	if err != nil {
+		return err
+	}
+	return cw.CopyData(p)
+}
+
+func (c *captureWriter) CopyDone() error {
+	cw, err := c.copy()
+	if err != nil {
+		return err
+	}
+	return cw.CopyDone()
+}
+
+// noticeTo sends a portal's notices to the Execute that runs it.
+type noticeTo struct{ p *portal }
+
+func (n noticeTo) RowDescription([]pgwire.FieldDesc) error { return nil }
+func (n noticeTo) DataRow([][]byte) error                  { return nil }
+func (n noticeTo) CommandComplete(string) error            { return nil }
+func (n noticeTo) EmptyQuery() error                       { return nil }
+func (n noticeTo) Notice(e *pgerr.Error) error {
+	if n.p.w != nil {
+		return n.p.w.Notice(e)
+	}
+	return nil
+}
+
+// discardWriter drops everything (parse analysis).
+type discardWriter struct{}
+
+func (discardWriter) RowDescription([]pgwire.FieldDesc) error { return nil }
+func (discardWriter) DataRow([][]byte) error                  { return nil }
+func (discardWriter) CommandComplete(string) error            { return nil }
+func (discardWriter) EmptyQuery() error                       { return nil }
+func (discardWriter) Notice(*pgerr.Error) error               { return nil }

@@ -1,0 +1,274 @@
+package exec
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// systemView returns the computed view rv names, if it names one and no
+// stored relation of that name exists.
+func (p *Planner) systemView(rv *pg.RangeVar) *systemView {
+	view := systemViews[rv.Relname]
+	if view == nil {
+		view = catalogViews[rv.Relname]
+	}
+	if view == nil || (rv.Schemaname != "" && rv.Schemaname != "pg_catalog") {
+		return nil
+	}
+	if r, _ := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname); r != nil {
+		return nil
+	}
+	return view
+}
+
+var (
+	int2Array, _ = types.ArrayOf(types.Int2)
+	oidArray, _  = types.ArrayOf(types.Oid)
+	textArray, _ = types.ArrayOf(types.Text)
+)
+
+func colSpec(spec ...any) []Column {
+	var out []Column
+	for i := 0; i+1 < len(spec); i += 2 {
+		out = append(out, Column{Name: spec[i].(string), Type: spec[i+1].(types.Type)})
+	}
+	return out
+}
+
+func emptyView(spec ...any) *systemView {
+	return &systemView{cols: colSpec(spec...), rows: func(*Ctx) ([]Row, error) { return nil, nil }}
+}
+
+func nspName(oid uint32) string {
+	switch oid {
+	case catalog.PgCatalogNamespace:
+		return "pg_catalog"
+	case catalog.PublicNamespace:
+		return "public"
+	case catalog.PgToastNamespace:
+		return "pg_toast"
+	case catalog.InfoSchemaNamespace:
+		return "information_schema"
+	}
+	return strconv.Itoa(int(oid))
+}
+
+// catalogViews are catalog tables tidal computes instead of storing:
+// their contents follow from other catalogs or are fixed.
+var catalogViews = map[string]*systemView{
+	"pg_am": {
+		cols: colSpec("oid", types.Oid, "amname", types.Name, "amhandler", types.Oid, "amtype", types.Char),
+		rows: func(*Ctx) ([]Row, error) {
+			return []Row{
+				{types.Int(catalog.HeapAmOID), types.Str("heap"), types.Int(3), types.Int('t')},
+				{types.Int(catalog.BtreeAmOID), types.Str("btree"), types.Int(330), types.Int('i')},
+			}, nil
+		},
+	},
+	"pg_database": {
+		cols: colSpec("oid", types.Oid, "datname", types.Name, "datdba", types.Oid, "encoding", types.Int4,
+			"datlocprovider", types.Char, "datistemplate", types.Boolean, "datallowconn", types.Boolean,
+			"datconnlimit", types.Int4, "datfrozenxid", types.Oid, "datminmxid", types.Oid, "dattablespace", types.Oid,
+			"datcollate", types.Text, "datctype", types.Text, "daticulocale", types.Text, "daticurules", types.Text,
+			"datcollversion", types.Text, "datacl", textArray),
+		rows: func(*Ctx) ([]Row, error) {
+			return []Row{{types.Int(catalog.DatabaseOID), types.Str("postgres"), types.Int(catalog.BootstrapSuperuserID), types.Int(6),
+				types.Int('c'), types.Bool(false), types.Bool(true), types.Int(-1), types.Int(3), types.Int(1), types.Int(1663),
+				types.Str("C"), types.Str("C"), types.Null(), types.Null(), types.Null(), types.Null()}}, nil
+		},
+	},
+	"pg_tablespace": {
+		cols: colSpec("oid", types.Oid, "spcname", types.Name, "spcowner", types.Oid, "spcacl", types.Text, "spcoptions", types.Text),
+		rows: func(*Ctx) ([]Row, error) {
+			return []Row{
+				{types.Int(1663), types.Str("pg_default"), types.Int(10), types.Null(), types.Null()},
+				{types.Int(1664), types.Str("pg_global"), types.Int(10), types.Null(), types.Null()},
+			}, nil
+		},
+	},
+	"pg_inherits": emptyView("inhrelid", types.Oid, "inhparent", types.Oid, "inhseqno", types.Int4, "inhdetachpending", types.Boolean),
+	"pg_partitioned_table": emptyView("partrelid", types.Oid, "partstrat", types.Char, "partnatts", types.Int2,
+		"partdefid", types.Oid, "partattrs", types.Int2VectorType, "partclass", types.Text, "partcollation", types.Text, "partexprs", types.Text),
+	"pg_description":           emptyView("objoid", types.Oid, "classoid", types.Oid, "objsubid", types.Int4, "description", types.Text),
+	"pg_shdescription":         emptyView("objoid", types.Oid, "classoid", types.Oid, "description", types.Text),
+	"pg_trigger":               emptyView("oid", types.Oid, "tgrelid", types.Oid, "tgparentid", types.Oid, "tgname", types.Name, "tgfoid", types.Oid, "tgtype", types.Int2, "tgenabled", types.Char, "tgisinternal", types.Boolean, "tgconstrrelid", types.Oid, "tgconstrindid", types.Oid, "tgconstraint", types.Oid),
+	"pg_rewrite":               emptyView("oid", types.Oid, "rulename", types.Name, "ev_class", types.Oid, "ev_type", types.Char, "ev_enabled", types.Char, "is_instead", types.Boolean),
+	"pg_policy":                emptyView("oid", types.Oid, "polname", types.Name, "polrelid", types.Oid, "polcmd", types.Char, "polpermissive", types.Boolean, "polroles", oidArray, "polqual", types.Text, "polwithcheck", types.Text),
+	"pg_statistic_ext":         emptyView("oid", types.Oid, "stxrelid", types.Oid, "stxname", types.Name, "stxnamespace", types.Oid, "stxowner", types.Oid, "stxstattarget", types.Int4, "stxkeys", types.Int2VectorType, "stxkind", textArray, "stxexprs", types.Text),
+	"pg_publication":           emptyView("oid", types.Oid, "pubname", types.Name, "pubowner", types.Oid, "puballtables", types.Boolean, "pubinsert", types.Boolean, "pubupdate", types.Boolean, "pubdelete", types.Boolean, "pubtruncate", types.Boolean, "pubviaroot", types.Boolean),
+	"pg_publication_rel":       emptyView("oid", types.Oid, "prpubid", types.Oid, "prrelid", types.Oid, "prqual", types.Text, "prattrs", types.Int2VectorType),
+	"pg_publication_namespace": emptyView("oid", types.Oid, "pnpubid", types.Oid, "pnnspid", types.Oid),
+	"pg_foreign_table":         emptyView("ftrelid", types.Oid, "ftserver", types.Oid, "ftoptions", textArray),
+	"pg_sequence":              emptyView("seqrelid", types.Oid, "seqtypid", types.Oid, "seqstart", types.Int8, "seqincrement", types.Int8, "seqmax", types.Int8, "seqmin", types.Int8, "seqcache", types.Int8, "seqcycle", types.Boolean),
+	"pg_depend":                emptyView("classid", types.Oid, "objid", types.Oid, "objsubid", types.Int4, "refclassid", types.Oid, "refobjid", types.Oid, "refobjsubid", types.Int4, "deptype", types.Char),
+	"pg_collation":             emptyView("oid", types.Oid, "collname", types.Name, "collnamespace", types.Oid, "collowner", types.Oid, "collprovider", types.Char, "collisdeterministic", types.Boolean, "collencoding", types.Int4, "collcollate", types.Text, "collctype", types.Text),
+	"pg_auth_members":          emptyView("oid", types.Oid, "roleid", types.Oid, "member", types.Oid, "grantor", types.Oid, "admin_option", types.Boolean),
+	"pg_db_role_setting":       emptyView("setdatabase", types.Oid, "setrole", types.Oid, "setconfig", textArray),
+	"pg_roles":                 rolesView(false),
+	"pg_authid":                rolesView(true),
+	"pg_user": {
+		cols: colSpec("usename", types.Name, "usesysid", types.Oid, "usecreatedb", types.Boolean, "usesuper", types.Boolean,
+			"userepl", types.Boolean, "usebypassrls", types.Boolean, "passwd", types.Text, "valuntil", types.Timestamptz, "useconfig", textArray),
+		rows: func(*Ctx) ([]Row, error) {
+			return []Row{{types.Str("postgres"), types.Int(10), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true),
+				types.Str("********"), types.Null(), types.Null()}}, nil
+		},
+	},
+	"pg_constraint": {
+		cols: colSpec("oid", types.Oid, "conname", types.Name, "connamespace", types.Oid, "contype", types.Char,
+			"condeferrable", types.Boolean, "condeferred", types.Boolean, "convalidated", types.Boolean,
+			"conrelid", types.Oid, "contypid", types.Oid, "conindid", types.Oid, "conparentid", types.Oid,
+			"confrelid", types.Oid, "confupdtype", types.Char, "confdeltype", types.Char, "confmatchtype", types.Char,
+			"conislocal", types.Boolean, "coninhcount", types.Int4, "connoinherit", types.Boolean,
+			"conkey", int2Array, "confkey", int2Array, "conbin", types.Text),
+		rows: constraintRows,
+	},
+}
+
+func rolesView(authid bool) *systemView {
+	spec := []any{"rolname", types.Name, "rolsuper", types.Boolean, "rolinherit", types.Boolean, "rolcreaterole", types.Boolean,
+		"rolcreatedb", types.Boolean, "rolcanlogin", types.Boolean, "rolreplication", types.Boolean, "rolconnlimit", types.Int4,
+		"rolpassword", types.Text, "rolvaliduntil", types.Timestamptz, "rolbypassrls", types.Boolean}
+	row := Row{types.Str("postgres"), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true),
+		types.Bool(true), types.Int(-1), types.Null(), types.Null(), types.Bool(true)}
+	if authid {
+		spec = append([]any{"oid", types.Oid}, spec...)
+		row = append(Row{types.Int(catalog.BootstrapSuperuserID)}, row...)
+	} else {
+		row[8] = types.Str("********")
+		spec = append(spec, "rolconfig", textArray, "oid", types.Oid)
+		row = append(row, types.Null(), types.Int(catalog.BootstrapSuperuserID))
+	}
+	return &systemView{cols: colSpec(spec...), rows: func(*Ctx) ([]Row, error) { return []Row{row}, nil }}
+}
+
+// allRelations lists the tables (user and catalog) visible to c.
+func allRelations(c *Ctx) ([]*catalog.Relation, error) {
+	return c.Eng.Catalog.UserTables(c.Tx)
+}
+
+func constraintRows(c *Ctx) ([]Row, error) {
+	rels, err := allRelations(c)
+	if err != nil {
+		return nil, err
+	}
+	var out []Row
+	for _, r := range rels {
+		for _, ix := range r.Indexes {
+			// A primary key or UNIQUE constraint made its index; a
+			// CREATE UNIQUE INDEX has no constraint. tidal does not record
+			// which made a unique index, so the constraint's index name
+			// (<table>_<columns>_key) tells.
+			if ix.Index == nil || !(ix.Index.Primary || (ix.Index.Unique && strings.HasSuffix(ix.Name, "_key"))) {
+				continue
+			}
+			kind := 'u'
+			if ix.Index.Primary {
+				kind = 'p'
+			}
+			var keys []types.Datum
+			for _, k := range ix.Index.Keys {
+				keys = append(keys, types.Int(int64(k)))
+			}
+			out = append(out, Row{types.Int(int64(ix.OID)), types.Str(ix.Name), types.Int(int64(r.Namespace)), types.Int(int64(kind)),
+				types.Bool(false), types.Bool(false), types.Bool(true),
+				types.Int(int64(r.OID)), types.Int(0), types.Int(int64(ix.OID)), types.Int(0),
+				types.Int(0), types.Int(' '), types.Int(' '), types.Int(' '),
+				types.Bool(true), types.Int(0), types.Bool(true),
+				types.Array(keys), types.Null(), types.Null()})
+		}
+	}
+	return out, nil
+}
+
+// Call implements expr.CatalogCaller: the builtins that read catalogs.
+func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error) {
+	cat, tx := f.c.Eng.Catalog, f.c.Tx
+	switch name {
+	case "pg_table_is_visible":
+		return types.Bool(true), nil
+	case "regclassout", "regnamespaceout":
+		oid := uint32(args[0].Int())
+		if name == "regnamespaceout" {
+			if s := nspName(oid); s != strconv.Itoa(int(oid)) {
+				return types.Str(s), nil
+			}
+			return types.Str(strconv.Itoa(int(oid))), nil
+		}
+		r, err := cat.ByOID(tx, oid)
+		if err != nil {
+			return types.Null(), err
+		}
+		if r == nil {
+			return types.Str(strconv.Itoa(int(oid))), nil
+		}
+		if r.Namespace != catalog.PublicNamespace && r.Namespace != catalog.PgCatalogNamespace {
+			return types.Str(nspName(r.Namespace) + "." + r.Name), nil
+		}
+		return types.Str(r.Name), nil
+	case "regclassin", "regnamespacein":
+		s := args[0].Str()
+		if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+			return types.Int(int64(n)), nil
+		}
+		if name == "regnamespacein" {
+			o, err := cat.NamespaceOID(tx, s)
+			return types.Int(int64(o)), err
+		}
+		schema, rel := "", s
+		if i := strings.IndexByte(s, '.'); i >= 0 {
+			schema, rel = s[:i], s[i+1:]
+		}
+		rel = strings.Trim(rel, `"`)
+		r, err := cat.Lookup(tx, schema, rel)
+		if err != nil {
+			return types.Null(), err
+		}
+		if r == nil {
+			return types.Null(), pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", s)
+		}
+		return types.Int(int64(r.OID)), nil
+	case "pg_get_indexdef", "pg_get_constraintdef":
+		ix, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || ix == nil || ix.Index == nil {
+			return types.Null(), err
+		}
+		table, err := cat.ByOID(tx, ix.Index.RelID)
+		if err != nil || table == nil {
+			return types.Null(), err
+		}
+		var keys []string
+		for _, k := range ix.Index.Keys {
+			if int(k) >= 1 && int(k) <= len(table.Attrs) {
+				keys = append(keys, types.QuoteIdent(table.Attrs[k-1].Name))
+			}
+		}
+		if name == "pg_get_indexdef" && len(args) > 1 && args[1].Int() > 0 {
+			k := int(args[1].Int())
+			if k > len(keys) {
+				return types.Null(), nil
+			}
+			return types.Str(keys[k-1]), nil
+		}
+		if name == "pg_get_constraintdef" {
+			kind := "UNIQUE"
+			if ix.Index.Primary {
+				kind = "PRIMARY KEY"
+			}
+			return types.Str(kind + " (" + strings.Join(keys, ", ") + ")"), nil
+		}
+		u := ""
+		if ix.Index.Unique {
+			u = "UNIQUE "
+		}
+		return types.Str("CREATE " + u + "INDEX " + types.QuoteIdent(ix.Name) + " ON " + nspName(table.Namespace) + "." +
+			types.QuoteIdent(table.Name) + " USING btree (" + strings.Join(keys, ", ") + ")"), nil
+	}
+	return types.Null(), pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
+}

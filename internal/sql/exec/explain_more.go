@@ -1,0 +1,231 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/sql/expr"
+)
+
+// EXPLAIN for joins, subqueries, CTEs and set operations.
+
+func (e *explainer) estimateMore(n Node) estimate {
+	switch x := n.(type) {
+	case *HashJoin:
+		l, r := e.estimate(x.Left), e.estimate(x.Hash.Input)
+		rows := math.Max(l.rows, r.rows)
+		return estimate{r.total + 0.0125*r.rows, l.total + r.total + 0.01*(l.rows+r.rows), rows, l.width + r.width}
+	case *NestLoop:
+		l, r := e.estimate(x.Left), e.estimate(x.Right)
+		rows := l.rows * r.rows
+		if x.Qual != nil {
+			rows = math.Max(1, math.Round(rows*0.33))
+		}
+		return estimate{l.startup + r.startup, l.total + l.rows*r.total, rows, l.width + r.width}
+	case *Hash:
+		return e.estimate(x.Input)
+	case *SubqueryScan:
+		in := e.estimate(x.Input)
+		return estimate{in.startup, in.total, in.rows, colsWidth(x.Cols)}
+	case *CTEScan:
+		in := e.estimate(x.def.node)
+		return estimate{0, in.rows * 0.02, in.rows, colsWidth(x.def.cols)}
+	case *Append:
+		var out estimate
+		for _, c := range x.Inputs {
+			in := e.estimate(c)
+			out.total += in.total
+			out.rows += in.rows
+		}
+		out.width = colsWidth(x.Cols)
+		return out
+	case *SetOp:
+		l, r := e.estimate(x.Left), e.estimate(x.Right)
+		return estimate{l.total + r.total, l.total + r.total + 0.01*l.rows, l.rows, colsWidth(x.Cols)}
+	case *ViewScan:
+		return estimate{0, 10, 1000, colsWidth(x.view.cols)}
+	}
+	return estimate{0, 0, 1, 0}
+}
+
+func labelMore(n Node) string {
+	switch x := n.(type) {
+	case *HashJoin:
+		if k := joinName(x.Kind); k != "" {
+			return "Hash " + k + " Join"
+		}
+		return "Hash Join"
+	case *NestLoop:
+		if k := joinName(x.Kind); k != "" {
+			return "Nested Loop " + k + " Join"
+		}
+		return "Nested Loop"
+	case *Hash:
+		return "Hash"
+	case *SubqueryScan:
+		return "Subquery Scan on " + x.Alias
+	case *CTEScan:
+		s := "CTE Scan on " + x.def.name
+		if x.Alias != "" && x.Alias != x.def.name {
+			s += " " + x.Alias
+		}
+		return s
+	case *Append:
+		return "Append"
+	case *SetOp:
+		s := "HashSetOp Intersect"
+		if x.Except {
+			s = "HashSetOp Except"
+		}
+		if x.All {
+			s += " All"
+		}
+		return s
+	}
+	return ""
+}
+
+func childrenMore(n Node) []Node {
+	switch x := n.(type) {
+	case *HashJoin:
+		return []Node{x.Left, x.Hash}
+	case *NestLoop:
+		return []Node{x.Left, x.Right}
+	case *Hash:
+		return []Node{x.Input}
+	case *SubqueryScan:
+		return []Node{x.Input}
+	case *Append:
+		return x.Inputs
+	case *SetOp:
+		return []Node{x.Left, x.Right}
+	case *Project:
+		return []Node{x.Input}
+	case *Filter:
+		return []Node{x.Input}
+	}
+	return nil
+}
+
+func (e *explainer) detailsMore(n Node, add func(string)) {
+	filter := func(label string, q expr.Expr, removed int64) {
+		if q == nil {
+			return
+		}
+		add(label + ": " + q.String())
+		if e.opt.Analyze {
+			add(fmt.Sprintf("Rows Removed by %s: %d", label, removed))
+		}
+	}
+	switch x := n.(type) {
+	case *HashJoin:
+		c := strings.Join(x.Conds, " AND ")
+		if len(x.Conds) > 1 {
+			c = "(" + c + ")"
+		}
+		add("Hash Cond: " + c)
+		filter("Join Filter", x.Qual, x.instr.Filtered)
+	case *NestLoop:
+		filter("Join Filter", x.Qual, x.instr.Filtered)
+	case *SubqueryScan:
+		filter("Filter", x.Qual, x.instr.Filtered)
+	case *CTEScan:
+		filter("Filter", x.Qual, x.instr.Filtered)
+	case *ViewScan:
+		filter("Filter", x.Qual, x.instr.Filtered)
+	case *Hash:
+		if e.opt.Analyze {
+			add("Buckets: 1024  Batches: 1  Memory Usage: 9kB")
+		}
+	}
+}
+
+// nodeExprs are the expressions a node evaluates itself.
+func nodeExprs(n Node) []expr.Expr {
+	switch x := n.(type) {
+	case *SeqScan:
+		return []expr.Expr{x.Qual}
+	case *IndexScan:
+		return append(append([]expr.Expr{x.Qual}, x.Lower...), x.Upper...)
+	case *FunctionScan:
+		return append([]expr.Expr{x.Qual}, x.Args...)
+	case *ViewScan:
+		return []expr.Expr{x.Qual}
+	case *SubqueryScan:
+		return []expr.Expr{x.Qual}
+	case *CTEScan:
+		return []expr.Expr{x.Qual}
+	case *HashJoin:
+		return append(append([]expr.Expr{x.Qual}, x.LeftKeys...), x.RightKeys...)
+	case *NestLoop:
+		return []expr.Expr{x.Qual}
+	case *Result:
+		return append([]expr.Expr{x.Qual}, x.Exprs...)
+	case *Sort:
+		var out []expr.Expr
+		for _, k := range x.Keys {
+			out = append(out, k.Expr)
+		}
+		return out
+	case *Agg:
+		out := append([]expr.Expr{}, x.GroupBy...)
+		for _, a := range x.Aggs {
+			out = append(out, a.Arg)
+		}
+		return out
+	case *Values:
+		var out []expr.Expr
+		for _, r := range x.Rows {
+			out = append(out, r...)
+		}
+		return out
+	case *ModifyTable:
+		return append(append([]expr.Expr{x.Qual}, x.NewRow...), x.Returning...)
+	}
+	return nil
+}
+
+// sections prints the subqueries and CTEs a node runs, as PostgreSQL's
+// "SubPlan n", "InitPlan n" and "CTE name" sections.
+func (e *explainer) sections(n Node, d int, extra []expr.Expr) {
+	var subs []*expr.SubPlan
+	seen := map[int]bool{}
+	for _, x := range append(nodeExprs(n), extra...) {
+		expr.Walk(x, func(y expr.Expr) bool {
+			if sp, ok := y.(*expr.SubPlan); ok && !seen[sp.Plan.ID] {
+				seen[sp.Plan.ID] = true
+				subs = append(subs, sp)
+			}
+			return true
+		})
+	}
+	ind := strings.Repeat(" ", 2+6*d)
+	section := func(title string, child Node) {
+		e.lines = append(e.lines, e.pad+ind+title)
+		old := e.pad
+		e.pad = old + strings.Repeat(" ", 6*d+4-2)
+		e.node(child, 1, nil)
+		e.pad = old
+	}
+	if cs, ok := n.(*CTEScan); ok {
+		if e.seenCTE == nil {
+			e.seenCTE = map[*cteDef]bool{}
+		}
+		if !e.seenCTE[cs.def] {
+			e.seenCTE[cs.def] = true
+			section("CTE "+cs.def.name, cs.def.node)
+		}
+	}
+	for _, sp := range subs {
+		node, ok := sp.Plan.Node.(Node)
+		if !ok {
+			continue
+		}
+		title := fmt.Sprintf("SubPlan %d", sp.Plan.ID)
+		if !sp.Plan.Correlated {
+			title = fmt.Sprintf("InitPlan %d", sp.Plan.ID)
+		}
+		section(title, node)
+	}
+}

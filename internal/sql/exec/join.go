@@ -1,0 +1,437 @@
+package exec
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+func joinRow(l, r Row, lw, rw int) Row {
+	out := make(Row, lw+rw)
+	copy(out, l)
+	copy(out[lw:], r)
+	return out
+}
+
+func joinName(kind pg.JoinType) string {
+	switch kind {
+	case pg.JoinType_JOIN_LEFT:
+		return "Left"
+	case pg.JoinType_JOIN_RIGHT:
+		return "Right"
+	case pg.JoinType_JOIN_FULL:
+		return "Full"
+	}
+	return ""
+}
+
+// NestLoop joins each left row with every right row that satisfies Qual.
+// Without Lateral the right side is read once and kept in memory; with
+// Lateral it is run again for each left row, which is pushed on the
+// outer-row stack while it runs.
+type NestLoop struct {
+	nodeBase
+	Left, Right Node
+	Kind        pg.JoinType
+	Lateral     bool
+	Qual        expr.Expr
+	cols        []Column
+
+	lw, rw     int
+	inner      []Row
+	matched    []bool
+	cur        Row
+	pos        int
+	curMatched bool
+	rightOpen  bool
+	tail       int // emitting unmatched right rows (RIGHT/FULL) from here
+	leftDone   bool
+}
+
+func (n *NestLoop) Columns() []Column { return n.cols }
+
+func (n *NestLoop) Open(c *Ctx) error {
+	n.lw, n.rw = len(n.Left.Columns()), len(n.Right.Columns())
+	n.cur, n.inner, n.matched, n.tail, n.leftDone, n.rightOpen = nil, nil, nil, -1, false, false
+	if err := Open(c, n.Left); err != nil {
+		return err
+	}
+	if !n.Lateral {
+		if err := Open(c, n.Right); err != nil {
+			return err
+		}
+		for {
+			r, err := Next(c, n.Right)
+			if err != nil {
+				return err
+			}
+			if r == nil {
+				break
+			}
+			n.inner = append(n.inner, r)
+		}
+		n.matched = make([]bool, len(n.inner))
+	}
+	return nil
+}
+
+func (n *NestLoop) withLeft(c *Ctx, f func() error) error {
+	c.Env.Outer = append(c.Env.Outer, n.cur)
+	err := f()
+	c.Env.Outer = c.Env.Outer[:len(c.Env.Outer)-1]
+	return err
+}
+
+func (n *NestLoop) Next(c *Ctx) (Row, error) {
+	for {
+		if n.tail >= 0 {
+			for n.tail < len(n.inner) {
+				i := n.tail
+				n.tail++
+				if !n.matched[i] {
+					return joinRow(nil, n.inner[i], n.lw, n.rw), nil
+				}
+			}
+			return nil, nil
+		}
+		if n.cur == nil {
+			if n.leftDone {
+				return nil, nil
+			}
+			l, err := Next(c, n.Left)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				n.leftDone = true
+				if n.Kind == pg.JoinType_JOIN_RIGHT || n.Kind == pg.JoinType_JOIN_FULL {
+					n.tail = 0
+					continue
+				}
+				return nil, nil
+			}
+			n.cur, n.pos, n.curMatched = l, 0, false
+			if n.Lateral {
+				if n.rightOpen {
+					Close(c, n.Right)
+				}
+				if err := n.withLeft(c, func() error { return Open(c, n.Right) }); err != nil {
+					return nil, err
+				}
+				n.rightOpen = true
+			}
+		}
+		var r Row
+		idx := -1
+		if n.Lateral {
+			var err error
+			if err = n.withLeft(c, func() error { r, err = Next(c, n.Right); return err }); err != nil {
+				return nil, err
+			}
+		} else if n.pos < len(n.inner) {
+			r, idx = n.inner[n.pos], n.pos
+			n.pos++
+		}
+		if r == nil {
+			cur := n.cur
+			n.cur = nil
+			if !n.curMatched && (n.Kind == pg.JoinType_JOIN_LEFT || n.Kind == pg.JoinType_JOIN_FULL) {
+				return joinRow(cur, nil, n.lw, n.rw), nil
+			}
+			continue
+		}
+		out := joinRow(n.cur, r, n.lw, n.rw)
+		if n.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, n.Qual, out)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				n.instr.Filtered++
+				continue
+			}
+		}
+		n.curMatched = true
+		if idx >= 0 {
+			n.matched[idx] = true
+		}
+		return out, nil
+	}
+}
+
+func (n *NestLoop) Close(c *Ctx) {
+	Close(c, n.Left)
+	if !n.Lateral || n.rightOpen {
+		Close(c, n.Right)
+	}
+	n.rightOpen = false
+	n.inner = nil
+}
+
+// Hash reads its input into memory for a HashJoin (EXPLAIN shows it).
+type Hash struct {
+	nodeBase
+	Input Node
+}
+
+func (h *Hash) Columns() []Column        { return h.Input.Columns() }
+func (h *Hash) Open(c *Ctx) error        { return Open(c, h.Input) }
+func (h *Hash) Next(c *Ctx) (Row, error) { return Next(c, h.Input) }
+func (h *Hash) Close(c *Ctx)             { Close(c, h.Input) }
+
+// HashJoin joins on equality conditions: it builds a hash table of the
+// right (inner) rows, then probes it with each left row.
+type HashJoin struct {
+	nodeBase
+	Left      Node
+	Hash      *Hash
+	Kind      pg.JoinType
+	LeftKeys  []expr.Expr
+	RightKeys []expr.Expr
+	Eqs       []*types.Func // equality of LeftKeys[i], RightKeys[i]
+	Conds     []string      // Hash Cond, as EXPLAIN prints it
+	Qual      expr.Expr     // further join conditions (Join Filter)
+	cols      []Column
+
+	lw, rw     int
+	rows       []Row
+	keys       [][]types.Datum
+	table      map[uint64][]int
+	matched    []bool
+	cur        Row
+	curKeys    []types.Datum
+	cands      []int
+	ci         int
+	curMatched bool
+	tail       int
+	leftDone   bool
+	buckets    int
+}
+
+func (h *HashJoin) Columns() []Column { return h.cols }
+
+func (h *HashJoin) hashKeys(c *Ctx, es []expr.Expr, row Row) ([]types.Datum, uint64, bool, error) {
+	ks := make([]types.Datum, len(es))
+	var hv uint64 = 14695981039346656037
+	for i, e := range es {
+		d, err := e.Eval(c.Env, row)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if d.IsNull() {
+			return nil, 0, false, nil
+		}
+		ks[i] = d
+		hv = (hv ^ types.Hash(e.Type(), d)) * 1099511628211
+	}
+	return ks, hv, true, nil
+}
+
+func (h *HashJoin) Open(c *Ctx) error {
+	h.lw, h.rw = len(h.Left.Columns()), len(h.Hash.Columns())
+	h.rows, h.keys, h.table, h.cur, h.tail, h.leftDone = nil, nil, map[uint64][]int{}, nil, -1, false
+	if err := Open(c, h.Hash); err != nil {
+		return err
+	}
+	for {
+		r, err := Next(c, h.Hash)
+		if err != nil {
+			return err
+		}
+		if r == nil {
+			break
+		}
+		ks, hv, ok, err := h.hashKeys(c, h.RightKeys, r)
+		if err != nil {
+			return err
+		}
+		h.rows = append(h.rows, r)
+		h.keys = append(h.keys, ks)
+		if ok {
+			h.table[hv] = append(h.table[hv], len(h.rows)-1)
+		}
+	}
+	h.buckets = len(h.table)
+	h.matched = make([]bool, len(h.rows))
+	return Open(c, h.Left)
+}
+
+func (h *HashJoin) Next(c *Ctx) (Row, error) {
+	for {
+		if h.tail >= 0 {
+			for h.tail < len(h.rows) {
+				i := h.tail
+				h.tail++
+				if !h.matched[i] {
+					return joinRow(nil, h.rows[i], h.lw, h.rw), nil
+				}
+			}
+			return nil, nil
+		}
+		if h.cur == nil {
+			if h.leftDone {
+				return nil, nil
+			}
+			l, err := Next(c, h.Left)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				h.leftDone = true
+				if h.Kind == pg.JoinType_JOIN_RIGHT || h.Kind == pg.JoinType_JOIN_FULL {
+					h.tail = 0
+					continue
+				}
+				return nil, nil
+			}
+			ks, hv, ok, err := h.hashKeys(c, h.LeftKeys, l)
+			if err != nil {
+				return nil, err
+			}
+			h.cur, h.curKeys, h.ci, h.curMatched, h.cands = l, ks, 0, false, nil
+			if ok {
+				h.cands = h.table[hv]
+			}
+		}
+		if h.ci >= len(h.cands) {
+			cur := h.cur
+			h.cur = nil
+			if !h.curMatched && (h.Kind == pg.JoinType_JOIN_LEFT || h.Kind == pg.JoinType_JOIN_FULL) {
+				return joinRow(cur, nil, h.lw, h.rw), nil
+			}
+			continue
+		}
+		idx := h.cands[h.ci]
+		h.ci++
+		rk := h.keys[idx]
+		eq := true
+		for i, f := range h.Eqs {
+			d, err := f.Fn([]types.Datum{h.curKeys[i], rk[i]})
+			if err != nil {
+				return nil, err
+			}
+			if d.IsNull() || !d.Bool() {
+				eq = false
+				break
+			}
+		}
+		if !eq {
+			continue
+		}
+		out := joinRow(h.cur, h.rows[idx], h.lw, h.rw)
+		if h.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, h.Qual, out)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				h.instr.Filtered++
+				continue
+			}
+		}
+		h.curMatched = true
+		h.matched[idx] = true
+		return out, nil
+	}
+}
+
+func (h *HashJoin) Close(c *Ctx) {
+	Close(c, h.Left)
+	Close(c, h.Hash)
+	h.rows, h.keys, h.table = nil, nil, nil
+}
+
+// SubqueryScan returns the rows of a subquery in FROM under its alias.
+type SubqueryScan struct {
+	nodeBase
+	Input Node
+	Alias string
+	Cols  []Column
+	Qual  expr.Expr
+}
+
+func (s *SubqueryScan) Columns() []Column { return s.Cols }
+func (s *SubqueryScan) Open(c *Ctx) error { return Open(c, s.Input) }
+func (s *SubqueryScan) Close(c *Ctx)      { Close(c, s.Input) }
+func (s *SubqueryScan) Next(c *Ctx) (Row, error) {
+	for {
+		r, err := Next(c, s.Input)
+		if err != nil || r == nil {
+			return nil, err
+		}
+		if s.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, s.Qual, r)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				s.instr.Filtered++
+				continue
+			}
+		}
+		return r, nil
+	}
+}
+
+// cteState is a WITH query's materialized result, shared by its scans.
+type cteState struct {
+	env  *expr.Env
+	rows []Row
+}
+
+// CTEScan reads a WITH query's result, computing it on first use.
+type CTEScan struct {
+	nodeBase
+	def   *cteDef
+	Alias string
+	Qual  expr.Expr
+	i     int
+}
+
+func (s *CTEScan) Columns() []Column { return s.def.cols }
+func (s *CTEScan) Open(c *Ctx) error {
+	s.i = 0
+	m := s.def.mat
+	if m.env == c.Env && c.Env != nil {
+		return nil
+	}
+	m.rows = nil
+	err := func() error {
+		if err := Open(c, s.def.node); err != nil {
+			Close(c, s.def.node)
+			return err
+		}
+		defer Close(c, s.def.node)
+		for {
+			r, err := Next(c, s.def.node)
+			if err != nil || r == nil {
+				return err
+			}
+			m.rows = append(m.rows, r)
+		}
+	}()
+	if err == nil {
+		m.env = c.Env
+	}
+	return err
+}
+func (s *CTEScan) Next(c *Ctx) (Row, error) {
+	for s.i < len(s.def.mat.rows) {
+		r := s.def.mat.rows[s.i]
+		s.i++
+		if s.Qual != nil {
+			ok, err := expr.IsTrue(c.Env, s.Qual, r)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				s.instr.Filtered++
+				continue
+			}
+		}
+		return r, nil
+	}
+	return nil, nil
+}
+func (s *CTEScan) Close(c *Ctx) {}

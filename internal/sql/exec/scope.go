@@ -1,0 +1,150 @@
+package exec
+
+import (
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// scopeCol is a column visible to expressions.
+type scopeCol struct {
+	rel   string // alias or table name
+	name  string
+	t     types.Type
+	index int
+	// hidden: the right-hand copy of a JOIN … USING column, reachable
+	// only qualified and left out of an unqualified *.
+	hidden bool
+	// table and attnum identify a table column for RowDescription.
+	table  uint32
+	attnum int16
+}
+
+// scope is the columns of one query level's FROM clause. Scopes nest:
+// a subquery's scope has the enclosing query's scope as parent, and a
+// reference that resolves there becomes an outer reference.
+type scope struct {
+	cols []scopeCol
+	// qualify: print column names with their relation (joins).
+	qualify bool
+	parent  levelScope
+	// level is the number of enclosing rows on the executor's outer-row
+	// stack while this scope's expressions run.
+	level int
+	p     *Planner
+}
+
+// levelScope is a scope that takes part in outer-reference resolution.
+type levelScope interface {
+	expr.Scope
+	// lookup resolves a column at this level only: found=false if there
+	// is none (err reports ambiguity or grouping errors).
+	lookup(qual, name string) (v *expr.Var, found bool, err error)
+	lvl() int
+	up() levelScope
+	hasRel(qual string) bool
+	planner() *Planner
+}
+
+func (s *scope) lvl() int          { return s.level }
+func (s *scope) up() levelScope    { return s.parent }
+func (s *scope) planner() *Planner { return s.p }
+func (s *scope) display(c scopeCol) string {
+	if s.qualify {
+		return c.rel + "." + c.name
+	}
+	return c.name
+}
+
+func (s *scope) hasRel(qual string) bool {
+	for _, c := range s.cols {
+		if c.rel == qual {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scope) lookup(qual, name string) (*expr.Var, bool, error) {
+	found := -1
+	for i, c := range s.cols {
+		if c.name != name || (qual == "" && c.hidden) || (qual != "" && qual != c.rel) {
+			continue
+		}
+		if found >= 0 {
+			return nil, false, pgerr.Errorf(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		return nil, false, nil
+	}
+	c := s.cols[found]
+	return &expr.Var{Index: c.index, T: c.t, Name: s.display(c)}, true, nil
+}
+
+func (s *scope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	return resolveChain(s, qual, name)
+}
+
+// resolveChain resolves a column in s or, failing that, in the enclosing
+// scopes (an outer reference).
+func resolveChain(s levelScope, qual, name string) (expr.Expr, error) {
+	for cur := s; cur != nil; cur = cur.up() {
+		v, found, err := cur.lookup(qual, name)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		if cur == s || cur.lvl() >= s.lvl() {
+			return v, nil
+		}
+		if p := s.planner(); p != nil {
+			p.markOuterRef(cur.lvl())
+		}
+		return &expr.OuterVar{Depth: s.lvl() - cur.lvl(), Index: v.Index, T: v.T, Name: v.Name}, nil
+	}
+	if qual != "" {
+		known := false
+		for cur := s; cur != nil; cur = cur.up() {
+			if cur.hasRel(qual) {
+				known = true
+			}
+		}
+		if !known {
+			return nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
+		}
+		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
+	}
+	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
+}
+
+func (a *aggScope) lvl() int             { return a.input.level }
+func (a *aggScope) up() levelScope       { return a.input.parent }
+func (a *aggScope) planner() *Planner    { return a.p }
+func (a *aggScope) hasRel(q string) bool { return a.input.hasRel(q) }
+
+func (a *aggScope) lookup(qual, name string) (*expr.Var, bool, error) {
+	v, found, err := a.input.lookup(qual, name)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	for i, g := range a.groups {
+		if g.String() == v.String() {
+			return &expr.Var{Index: i, T: g.Type(), Name: v.String()}, true, nil
+		}
+	}
+	rel := ""
+	for _, c := range a.input.cols {
+		if c.index == v.Index {
+			rel = c.rel
+		}
+	}
+	return nil, false, pgerr.Errorf(pgerr.GroupingError, "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function", rel, name)
+}
+
+func (a *aggScope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	return resolveChain(a, qual, name)
+}

@@ -1,0 +1,405 @@
+package expr
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// castTypeFromName is TypeFromName that also accepts array types
+// (text[], _int4 …), which casts may name but columns may not (yet).
+func castTypeFromName(tn *pg.TypeName) (types.Type, error) {
+	if len(tn.ArrayBounds) == 0 {
+		if n := len(tn.Names); n > 0 {
+			name := tn.Names[n-1].GetString_().GetSval()
+			if strings.HasPrefix(name, "_") {
+				if et, err := types.LookupTypeName([]string{name[1:]}, nil); err == nil {
+					if at, ok := types.ArrayOf(et); ok {
+						return at, nil
+					}
+				}
+			}
+		}
+		return TypeFromName(tn)
+	}
+	base := &pg.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location}
+	et, err := TypeFromName(base)
+	if err != nil {
+		return et, err
+	}
+	at, ok := types.ArrayOf(et)
+	if !ok {
+		return at, withPos(pgerr.Errorf(pgerr.UndefinedObject, "type %s[] does not exist", et), tn.Location)
+	}
+	return at, nil
+}
+
+// compileSubLink compiles EXISTS/IN/ANY/ALL/scalar/ARRAY subqueries.
+func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
+	if c.Hooks.SubLink == nil {
+		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "subqueries are not supported here"), sl.Location)
+	}
+	// The left operands are compiled before the subquery, in this scope.
+	var left []Expr
+	if sl.Testexpr != nil {
+		if re := sl.Testexpr.GetRowExpr(); re != nil {
+			for _, a := range re.Args {
+				e, err := c.Compile(a)
+				if err != nil {
+					return nil, err
+				}
+				left = append(left, e)
+			}
+		} else {
+			e, err := c.Compile(sl.Testexpr)
+			if err != nil {
+				return nil, err
+			}
+			left = append(left, e)
+		}
+	}
+	plan, err := c.Hooks.SubLink(sl.Subselect, c.Scope)
+	if err != nil {
+		return nil, err
+	}
+	sp := &SubPlan{Plan: plan}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		sp.Kind, sp.T = SubExists, types.Boolean
+		return sp, nil
+	case pg.SubLinkType_EXPR_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK:
+		if len(plan.Types) != 1 {
+			return nil, withPos(pgerr.Errorf(pgerr.SyntaxError, "subquery must return only one column"), sl.Location)
+		}
+		sp.Kind, sp.T = SubExpr, plan.Types[0]
+		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
+			at, ok := types.ArrayOf(plan.Types[0])
+			if !ok {
+				return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", plan.Types[0]), sl.Location)
+			}
+			sp.Kind, sp.T = SubArray, at
+		}
+		return sp, nil
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		op := "="
+		if len(sl.OperName) > 0 {
+			op = opName(sl.OperName)
+		}
+		if len(left) != len(plan.Types) {
+			msg := "subquery has too many columns"
+			if len(left) > len(plan.Types) {
+				msg = "subquery has too few columns"
+			}
+			return nil, withPos(pgerr.Errorf(pgerr.SyntaxError, "%s", msg), sl.Location)
+		}
+		n := len(left)
+		var tests []Expr
+		for i, l := range left {
+			lt := l.Type()
+			if lt.OID == types.UnknownOID {
+				if left[i], err = Coerce(l, plan.Types[i], types.CastImplicit); err != nil {
+					return nil, withPos(err, sl.Location)
+				}
+				lt = left[i].Type()
+			}
+			lv := &Var{Index: i, T: lt, Name: l.String()}
+			rv := &Var{Index: n + i, T: plan.Types[i], Name: "subquery"}
+			t, err := c.binary(op, lv, rv, sl.Location)
+			if err != nil {
+				return nil, err
+			}
+			tests = append(tests, t)
+		}
+		sp.Kind, sp.T, sp.Left = SubAny, types.Boolean, left
+		if sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK {
+			sp.Kind = SubAll
+		}
+		if len(tests) == 1 {
+			sp.Test = tests[0]
+		} else {
+			sp.Test = &BoolOp{Op: "AND", Args: tests}
+		}
+		return sp, nil
+	}
+	return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of subquery is not supported yet"), sl.Location)
+}
+
+// compileArray compiles ARRAY[…]; want, if known, is the array type the
+// context asks for (a cast).
+func (c *Compiler) compileArray(a *pg.A_ArrayExpr, want *types.Type) (Expr, error) {
+	var elems []Expr
+	et := types.Unknown
+	if want != nil {
+		et, _ = types.ElemType(*want)
+	}
+	for _, n := range a.Elements {
+		var e Expr
+		var err error
+		if sub := n.GetAArrayExpr(); sub != nil {
+			return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported yet"), a.Location)
+		}
+		if e, err = c.Compile(n); err != nil {
+			return nil, err
+		}
+		elems = append(elems, e)
+		if want == nil {
+			et = unify(et, e.Type())
+		}
+	}
+	if et.OID == types.UnknownOID {
+		if len(elems) == 0 {
+			return nil, withPos(pgerr.Errorf("42P18", "cannot determine type of empty array").
+				WithHint("Explicitly cast to the desired type, for example ARRAY[]::integer[]."), a.Location)
+		}
+		et = types.Text
+	}
+	at, ok := types.ArrayOf(et)
+	if !ok {
+		return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", et), a.Location)
+	}
+	for i := range elems {
+		var err error
+		if elems[i], err = Coerce(elems[i], et, types.CastImplicit); err != nil {
+			return nil, withPos(err, a.Location)
+		}
+	}
+	return &ArrayExpr{Elems: elems, T: at}, nil
+}
+
+// compileScalarArrayOp compiles x op ANY (array) / x op ALL (array).
+func (c *Compiler) compileScalarArrayOp(a *pg.A_Expr, all bool) (Expr, error) {
+	l, err := c.Compile(a.Lexpr)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.Compile(a.Rexpr)
+	if err != nil {
+		return nil, err
+	}
+	op := opName(a.Name)
+	lt, rt := l.Type(), r.Type()
+	if rt.OID == types.UnknownOID {
+		base := lt
+		if base.OID == types.UnknownOID {
+			base = types.Text
+		}
+		at, ok := types.ArrayOf(base)
+		if !ok {
+			return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", base), a.Location)
+		}
+		if r, err = Coerce(r, at, types.CastImplicit); err != nil {
+			return nil, withPos(err, a.Location)
+		}
+		rt = at
+	}
+	et, ok := types.ElemType(rt)
+	if !ok {
+		return nil, withPos(pgerr.Errorf(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side"), a.Location)
+	}
+	fn, err := types.LookupOperator(op, lt, et)
+	if err != nil {
+		return nil, withPos(err, a.Location)
+	}
+	if fn.Ret.OID != types.BoolOID {
+		return nil, withPos(pgerr.Errorf(pgerr.WrongObjectType, "op ANY/ALL (array) requires operator to yield boolean"), a.Location)
+	}
+	if l, err = Coerce(l, fn.Args[0], types.CastImplicit); err != nil {
+		return nil, withPos(err, a.Location)
+	}
+	if fn.Args[1].OID != et.OID {
+		want, ok := types.ArrayOf(fn.Args[1])
+		if !ok {
+			return nil, withPos(pgerr.Errorf(pgerr.UndefinedFunction, "operator does not exist: %s %s %s[]", lt, op, et), a.Location)
+		}
+		if r, err = Coerce(r, want, types.CastImplicit); err != nil {
+			return nil, withPos(err, a.Location)
+		}
+	}
+	return &ScalarArrayOp{Left: l, Arr: r, Op: fn, OpName: op, All: all}, nil
+}
+
+// CatalogCaller is implemented by the executor's CatalogFuncs for the
+// builtins that read the catalogs (pg_get_indexdef, …).
+type CatalogCaller interface {
+	Call(name string, args []types.Datum) (types.Datum, error)
+}
+
+// CatalogCall is a builtin answered by the catalog (see catalogCallTypes).
+type CatalogCall struct {
+	Name string
+	Args []Expr
+	T    types.Type
+}
+
+func (f *CatalogCall) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	vals := make([]types.Datum, len(f.Args))
+	for i, a := range f.Args {
+		d, err := a.Eval(env, row)
+		if err != nil {
+			return d, err
+		}
+		if d.IsNull() {
+			return types.Null(), nil
+		}
+		vals[i] = d
+	}
+	var cc CatalogCaller
+	if env != nil {
+		cc, _ = env.Catalog.(CatalogCaller)
+	}
+	if cc == nil {
+		return types.Null(), pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not available here", f.Name)
+	}
+	return cc.Call(f.Name, vals)
+}
+func (f *CatalogCall) Type() types.Type { return f.T }
+func (f *CatalogCall) String() string {
+	parts := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		parts[i] = a.String()
+	}
+	return f.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// catalogCalls are the builtins that need the catalog: argument types
+// (the trailing ones optional) and result type.
+var catalogCalls = map[string]struct {
+	args []types.Type
+	min  int
+	ret  types.Type
+}{
+	"pg_get_indexdef":      {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
+	"pg_get_constraintdef": {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"regclassout":          {[]types.Type{types.Oid}, 1, types.Text},
+	"regclassin":           {[]types.Type{types.Text}, 1, types.Oid},
+	"regnamespaceout":      {[]types.Type{types.Oid}, 1, types.Text},
+	"regnamespacein":       {[]types.Type{types.Text}, 1, types.Oid},
+	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
+}
+
+func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
+	spec, ok := catalogCalls[name]
+	if !ok || len(args) < spec.min || len(args) > len(spec.args) {
+		return nil, false, nil
+	}
+	for i := range args {
+		var err error
+		if args[i], err = Coerce(args[i], spec.args[i], types.CastImplicit); err != nil {
+			return nil, true, withPos(err, loc)
+		}
+	}
+	return &CatalogCall{Name: name, Args: args, T: spec.ret}, true, nil
+}
+
+// regCast compiles casts to regclass/regtype/regnamespace/regproc, which
+// tidal has no types for: from an OID they give the object's name as
+// text; from a string, the object's OID.
+func regCast(e Expr, name string) (Expr, bool, error) {
+	kind := ""
+	switch name {
+	case "regclass":
+		kind = "regclass"
+	case "regtype":
+		kind = "regtype"
+	case "regnamespace":
+		kind = "regnamespace"
+	case "regproc", "regprocedure", "regrole":
+		kind = name
+	default:
+		return nil, false, nil
+	}
+	t := e.Type()
+	if types.IsString(t) || t.OID == types.UnknownOID {
+		if kind != "regclass" && kind != "regnamespace" {
+			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "casts to %s are not supported yet", kind)
+		}
+		a, err := Coerce(e, types.Text, types.CastImplicit)
+		if err != nil {
+			return nil, true, err
+		}
+		return &CatalogCall{Name: kind + "in", Args: []Expr{a}, T: types.Oid}, true, nil
+	}
+	a, err := Coerce(e, types.Oid, types.CastImplicit)
+	if err != nil {
+		return nil, true, err
+	}
+	switch kind {
+	case "regtype":
+		fn, err := types.LookupFunction("format_type", []types.Type{types.Oid, types.Int4})
+		if err != nil {
+			return nil, true, err
+		}
+		return &Func{Fn: fn, Args: []Expr{a, &Const{Val: types.Null(), T: types.Int4}}, Name: "format_type"}, true, nil
+	case "regclass", "regnamespace":
+		return &CatalogCall{Name: kind + "out", Args: []Expr{a}, T: types.Text}, true, nil
+	case "regrole":
+		fn, err := types.LookupFunction("pg_get_userbyid", []types.Type{types.Oid})
+		if err != nil {
+			return nil, true, err
+		}
+		return &Func{Fn: fn, Args: []Expr{a}, Name: "pg_get_userbyid"}, true, nil
+	}
+	return a, true, nil
+}
+
+// compileIndirection compiles array subscripts: a[i].
+func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
+	e, err := c.Compile(ind.Arg)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ind.Indirection {
+		ai := n.GetAIndices()
+		if ai == nil || ai.IsSlice || ai.Uidx == nil {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
+		}
+		t := e.Type()
+		if t.OID == types.Int2VectorOID {
+			at, _ := types.ArrayOf(types.Int2)
+			if e, err = Coerce(e, at, types.CastImplicit); err != nil {
+				return nil, err
+			}
+			t = at
+		}
+		et, ok := types.ElemType(t)
+		if !ok {
+			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t)
+		}
+		idx, err := c.Compile(ai.Uidx)
+		if err != nil {
+			return nil, err
+		}
+		if idx, err = Coerce(idx, types.Int4, types.CastImplicit); err != nil {
+			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "array subscript must have type integer")
+		}
+		e = &Subscript{Arr: e, Idx: idx, T: et}
+	}
+	return e, nil
+}
+
+// Subscript is arr[i] (1-based; NULL when out of range).
+type Subscript struct {
+	Arr, Idx Expr
+	T        types.Type
+}
+
+func (s *Subscript) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	a, err := s.Arr.Eval(env, row)
+	if err != nil || a.IsNull() {
+		return types.Null(), err
+	}
+	i, err := s.Idx.Eval(env, row)
+	if err != nil || i.IsNull() {
+		return types.Null(), err
+	}
+	el := a.Elems()
+	if i.Int() < 1 || i.Int() > int64(len(el)) {
+		return types.Null(), nil
+	}
+	return el[i.Int()-1], nil
+}
+func (s *Subscript) Type() types.Type { return s.T }
+func (s *Subscript) String() string   { return s.Arr.String() + "[" + s.Idx.String() + "]" }

@@ -1,0 +1,436 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// OuterVar reads a column of an enclosing query's current row (a
+// correlated reference): Depth 1 is the innermost enclosing row.
+type OuterVar struct {
+	Depth int
+	Index int
+	T     types.Type
+	Name  string
+}
+
+func (v *OuterVar) Eval(env *Env, _ []types.Datum) (types.Datum, error) {
+	if env == nil || len(env.Outer) < v.Depth {
+		return types.Null(), pgerr.Errorf(pgerr.InternalError, "outer reference %s evaluated without its row", v.Name)
+	}
+	r := env.Outer[len(env.Outer)-v.Depth]
+	if v.Index >= len(r) {
+		return types.Null(), nil
+	}
+	return r[v.Index], nil
+}
+func (v *OuterVar) Type() types.Type { return v.T }
+func (v *OuterVar) String() string   { return v.Name }
+
+// SubLinkKind is the kind of a subquery in an expression.
+type SubLinkKind int
+
+const (
+	SubExists SubLinkKind = iota
+	SubExpr
+	SubAny
+	SubAll
+	SubArray
+)
+
+// SubqueryPlan is a planned subquery, run by the executor.
+type SubqueryPlan struct {
+	ID         int
+	Types      []types.Type
+	Correlated bool
+	// Run opens the plan with env (whose Outer stack already holds the
+	// current row) and calls fn per row until fn returns false.
+	Run func(env *Env, fn func(row []types.Datum) (bool, error)) error
+	// Node is the plan, for EXPLAIN.
+	Node any
+}
+
+// SubPlan is EXISTS (…), (SELECT …), x IN (SELECT …), x op ANY/ALL
+// (SELECT …) or ARRAY(SELECT …). A correlated subquery runs again for
+// each row; an uncorrelated one once per statement.
+type SubPlan struct {
+	Kind SubLinkKind
+	Plan *SubqueryPlan
+	// Left are the left operands of ANY/ALL, evaluated against the row.
+	Left []Expr
+	// Test compares one subquery row with the left operands: it is
+	// evaluated against [left values…, subquery row…].
+	Test Expr
+	T    types.Type
+
+	cacheEnv  *Env
+	cached    types.Datum
+	cacheRows [][]types.Datum
+}
+
+func (s *SubPlan) Type() types.Type { return s.T }
+func (s *SubPlan) String() string {
+	name := fmt.Sprintf("SubPlan %d", s.Plan.ID)
+	if !s.Plan.Correlated {
+		name = fmt.Sprintf("InitPlan %d", s.Plan.ID)
+	}
+	switch s.Kind {
+	case SubAny, SubAll:
+		var ls []string
+		for _, l := range s.Left {
+			ls = append(ls, l.String())
+		}
+		q := "ANY"
+		if s.Kind == SubAll {
+			q = "ALL"
+		}
+		return "(" + strings.Join(ls, ", ") + " " + q + " (" + name + "))"
+	case SubExists:
+		return "(EXISTS (" + name + "))"
+	}
+	return "(" + name + ")"
+}
+
+func (s *SubPlan) run(env *Env, row []types.Datum, fn func(r []types.Datum) (bool, error)) error {
+	env.Outer = append(env.Outer, row)
+	defer func() { env.Outer = env.Outer[:len(env.Outer)-1] }()
+	return s.Plan.Run(env, fn)
+}
+
+func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	if env == nil {
+		env = &Env{}
+	}
+	cache := !s.Plan.Correlated
+	if cache && s.cacheEnv != env {
+		s.cacheEnv, s.cacheRows, s.cached = nil, nil, types.Null()
+	}
+	switch s.Kind {
+	case SubAny, SubAll:
+		left := make([]types.Datum, len(s.Left))
+		for i, l := range s.Left {
+			d, err := l.Eval(env, row)
+			if err != nil {
+				return d, err
+			}
+			left[i] = d
+		}
+		sawNull := false
+		result := types.Null()
+		done := false
+		test := func(r []types.Datum) (bool, error) {
+			buf := append(append(make([]types.Datum, 0, len(left)+len(r)), left...), r...)
+			d, err := s.Test.Eval(env, buf)
+			if err != nil {
+				return false, err
+			}
+			switch {
+			case d.IsNull():
+				sawNull = true
+			case d.Bool() == (s.Kind == SubAny):
+				result, done = types.Bool(s.Kind == SubAny), true
+				return false, nil
+			}
+			return true, nil
+		}
+		if cache {
+			if s.cacheEnv == nil {
+				var rows [][]types.Datum
+				if err := s.run(env, row, func(r []types.Datum) (bool, error) {
+					rows = append(rows, append([]types.Datum(nil), r...))
+					return true, nil
+				}); err != nil {
+					return types.Null(), err
+				}
+				s.cacheRows, s.cacheEnv = rows, env
+			}
+			for _, r := range s.cacheRows {
+				more, err := test(r)
+				if err != nil {
+					return types.Null(), err
+				}
+				if !more {
+					break
+				}
+			}
+		} else if err := s.run(env, row, test); err != nil {
+			return types.Null(), err
+		}
+		if done {
+			return result, nil
+		}
+		if sawNull {
+			return types.Null(), nil
+		}
+		return types.Bool(s.Kind == SubAll), nil
+	}
+	if cache && s.cacheEnv == env {
+		return s.cached, nil
+	}
+	var out types.Datum
+	var err error
+	switch s.Kind {
+	case SubExists:
+		found := false
+		err = s.run(env, row, func([]types.Datum) (bool, error) { found = true; return false, nil })
+		out = types.Bool(found)
+	case SubExpr:
+		n := 0
+		out = types.Null()
+		err = s.run(env, row, func(r []types.Datum) (bool, error) {
+			n++
+			if n > 1 {
+				return false, pgerr.Errorf(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+			out = r[0]
+			return true, nil
+		})
+	case SubArray:
+		var elems []types.Datum
+		err = s.run(env, row, func(r []types.Datum) (bool, error) {
+			elems = append(elems, r[0])
+			return true, nil
+		})
+		out = types.Array(elems)
+	}
+	if err != nil {
+		return types.Null(), err
+	}
+	if cache {
+		s.cached, s.cacheEnv = out, env
+	}
+	return out, nil
+}
+
+// ArrayExpr is ARRAY[a, b, …].
+type ArrayExpr struct {
+	Elems []Expr
+	T     types.Type
+}
+
+func (a *ArrayExpr) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	vals := make([]types.Datum, len(a.Elems))
+	for i, e := range a.Elems {
+		d, err := e.Eval(env, row)
+		if err != nil {
+			return d, err
+		}
+		vals[i] = d
+	}
+	return types.Array(vals), nil
+}
+func (a *ArrayExpr) Type() types.Type { return a.T }
+func (a *ArrayExpr) String() string {
+	parts := make([]string, len(a.Elems))
+	for i, e := range a.Elems {
+		parts[i] = e.String()
+	}
+	return "ARRAY[" + strings.Join(parts, ", ") + "]"
+}
+
+// ScalarArrayOp is x op ANY (array) / x op ALL (array).
+type ScalarArrayOp struct {
+	Left, Arr Expr
+	Op        *types.Func // on (left type, element type)
+	OpName    string
+	All       bool
+}
+
+func (s *ScalarArrayOp) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	l, err := s.Left.Eval(env, row)
+	if err != nil {
+		return l, err
+	}
+	a, err := s.Arr.Eval(env, row)
+	if err != nil || a.IsNull() {
+		return types.Null(), err
+	}
+	elems := a.Elems()
+	if len(elems) == 0 {
+		return types.Bool(s.All), nil
+	}
+	if l.IsNull() {
+		return types.Null(), nil
+	}
+	sawNull := false
+	args := make([]types.Datum, 2)
+	for _, e := range elems {
+		if e.IsNull() {
+			sawNull = true
+			continue
+		}
+		args[0], args[1] = l, e
+		d, err := s.Op.Fn(args)
+		if err != nil {
+			return d, err
+		}
+		if d.IsNull() {
+			sawNull = true
+		} else if d.Bool() != s.All {
+			return types.Bool(!s.All), nil
+		}
+	}
+	if sawNull {
+		return types.Null(), nil
+	}
+	return types.Bool(s.All), nil
+}
+func (s *ScalarArrayOp) Type() types.Type { return types.Boolean }
+func (s *ScalarArrayOp) String() string {
+	q := "ANY"
+	if s.All {
+		q = "ALL"
+	}
+	return "(" + s.Left.String() + " " + s.OpName + " " + q + " (" + s.Arr.String() + "))"
+}
+
+// Children returns the direct subexpressions of e that are evaluated
+// against the same row; ok is false for a node this package does not know.
+func Children(e Expr) (kids []Expr, ok bool) {
+	switch x := e.(type) {
+	case nil, *Var, *OuterVar, *Const, *Param:
+		return nil, true
+	case *Func:
+		return x.Args, true
+	case *BoolOp:
+		return x.Args, true
+	case *NullTest:
+		return []Expr{x.Arg}, true
+	case *Cast:
+		return []Expr{x.Arg}, true
+	case *Like:
+		return []Expr{x.Arg, x.Pattern}, true
+	case *InList:
+		return append([]Expr{x.Arg}, x.Eqs...), true
+	case *Case:
+		out := append(append([]Expr{}, x.Whens...), x.Thens...)
+		if x.Else != nil {
+			out = append(out, x.Else)
+		}
+		return out, true
+	case *Coalesce:
+		return x.Args, true
+	case *distinctFrom:
+		return []Expr{x.l, x.r, x.eq}, true
+	case *CatalogFunc:
+		return x.Args, true
+	case *SubPlan:
+		return x.Left, true
+	case *ArrayExpr:
+		return x.Elems, true
+	case *ScalarArrayOp:
+		return []Expr{x.Left, x.Arr}, true
+	case *Subscript:
+		return []Expr{x.Arr, x.Idx}, true
+	case *CatalogCall:
+		return x.Args, true
+	}
+	return nil, false
+}
+
+// Walk calls fn for e and its subexpressions (preorder) until fn returns
+// false; it returns false if some node was unknown.
+func Walk(e Expr, fn func(Expr) bool) bool {
+	if e == nil {
+		return true
+	}
+	if !fn(e) {
+		return true
+	}
+	kids, ok := Children(e)
+	if !ok {
+		return false
+	}
+	for _, k := range kids {
+		if !Walk(k, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// MapVars returns a copy of e with every Var replaced by fn(v); ok is
+// false if e holds a node that cannot be copied (a correlated subquery,
+// which reads the whole row, or an unknown node).
+func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
+	if e == nil {
+		return nil, true
+	}
+	mapAll := func(es []Expr) ([]Expr, bool) {
+		out := make([]Expr, len(es))
+		for i, a := range es {
+			m, ok := MapVars(a, fn)
+			if !ok {
+				return nil, false
+			}
+			out[i] = m
+		}
+		return out, true
+	}
+	switch x := e.(type) {
+	case *Var:
+		return fn(x), true
+	case *OuterVar, *Const, *Param:
+		return x, true
+	case *Func:
+		args, ok := mapAll(x.Args)
+		return &Func{Fn: x.Fn, Args: args, Op: x.Op, Name: x.Name}, ok
+	case *BoolOp:
+		args, ok := mapAll(x.Args)
+		return &BoolOp{Op: x.Op, Args: args}, ok
+	case *NullTest:
+		a, ok := MapVars(x.Arg, fn)
+		return &NullTest{Arg: a, Not: x.Not}, ok
+	case *Cast:
+		a, ok := MapVars(x.Arg, fn)
+		return &Cast{Arg: a, To: x.To, Ctx: x.Ctx}, ok
+	case *Like:
+		a, ok1 := MapVars(x.Arg, fn)
+		p, ok2 := MapVars(x.Pattern, fn)
+		return &Like{Arg: a, Pattern: p, Not: x.Not, ICase: x.ICase}, ok1 && ok2
+	case *InList:
+		a, ok1 := MapVars(x.Arg, fn)
+		eqs, ok2 := mapAll(x.Eqs)
+		return &InList{Arg: a, Eqs: eqs, Not: x.Not, Text: x.Text}, ok1 && ok2
+	case *Case:
+		w, ok1 := mapAll(x.Whens)
+		t, ok2 := mapAll(x.Thens)
+		el, ok3 := MapVars(x.Else, fn)
+		return &Case{Whens: w, Thens: t, Else: el, T: x.T}, ok1 && ok2 && ok3
+	case *Coalesce:
+		args, ok := mapAll(x.Args)
+		return &Coalesce{Args: args, T: x.T, Name: x.Name}, ok
+	case *distinctFrom:
+		l, ok1 := MapVars(x.l, fn)
+		r, ok2 := MapVars(x.r, fn)
+		eq, ok3 := MapVars(x.eq, fn)
+		return &distinctFrom{l: l, r: r, eq: eq, not: x.not}, ok1 && ok2 && ok3
+	case *CatalogFunc:
+		args, ok := mapAll(x.Args)
+		return &CatalogFunc{Name: x.Name, Args: args}, ok
+	case *SubPlan:
+		if x.Plan.Correlated {
+			return nil, false
+		}
+		left, ok := mapAll(x.Left)
+		return &SubPlan{Kind: x.Kind, Plan: x.Plan, Left: left, Test: x.Test, T: x.T}, ok
+	case *ArrayExpr:
+		el, ok := mapAll(x.Elems)
+		return &ArrayExpr{Elems: el, T: x.T}, ok
+	case *ScalarArrayOp:
+		l, ok1 := MapVars(x.Left, fn)
+		a, ok2 := MapVars(x.Arr, fn)
+		return &ScalarArrayOp{Left: l, Arr: a, Op: x.Op, OpName: x.OpName, All: x.All}, ok1 && ok2
+	case *Subscript:
+		a, ok1 := MapVars(x.Arr, fn)
+		i, ok2 := MapVars(x.Idx, fn)
+		return &Subscript{Arr: a, Idx: i, T: x.T}, ok1 && ok2
+	case *CatalogCall:
+		args, ok := mapAll(x.Args)
+		return &CatalogCall{Name: x.Name, Args: args, T: x.T}, ok
+	}
+	return nil, false
+}

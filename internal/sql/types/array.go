@@ -1,0 +1,438 @@
+package types
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// Arrays are one-dimensional with lower bound 1 (what catalog queries
+// need). An array datum keeps its elements encoded in the string field:
+// per element a tag byte (0 NULL, 1 int, 2 float, 3 bool, 4 string,
+// 5 timestamp) followed by 8 bytes, or for strings a uvarint length and the
+// bytes. The element type comes from the array type's OID.
+
+const kArr kind = 100
+
+// array type OIDs (pg_type.typarray of the element types).
+const (
+	BoolArrayOID        OID = 1000
+	ByteaArrayOID       OID = 1001
+	CharArrayOID        OID = 1002
+	NameArrayOID        OID = 1003
+	Int2ArrayOID        OID = 1005
+	Int2VectorArrayOID  OID = 1006
+	Int4ArrayOID        OID = 1007
+	TextArrayOID        OID = 1009
+	BpcharArrayOID      OID = 1014
+	VarcharArrayOID     OID = 1015
+	Int8ArrayOID        OID = 1016
+	Float4ArrayOID      OID = 1021
+	Float8ArrayOID      OID = 1022
+	OidArrayOID         OID = 1028
+	TimestampArrayOID   OID = 1115
+	TimestamptzArrayOID OID = 1185
+)
+
+var arrayOf = map[OID]OID{
+	BoolOID: BoolArrayOID, ByteaOID: ByteaArrayOID, CharOID: CharArrayOID, NameOID: NameArrayOID,
+	Int2OID: Int2ArrayOID, Int2VectorOID: Int2VectorArrayOID, Int4OID: Int4ArrayOID, TextOID: TextArrayOID,
+	BpcharOID: BpcharArrayOID, VarcharOID: VarcharArrayOID, Int8OID: Int8ArrayOID, Float4OID: Float4ArrayOID,
+	Float8OID: Float8ArrayOID, OidOID: OidArrayOID, TimestampOID: TimestampArrayOID, TimestamptzOID: TimestamptzArrayOID,
+}
+
+var elemOf = func() map[OID]OID {
+	m := map[OID]OID{}
+	for e, a := range arrayOf {
+		m[a] = e
+	}
+	return m
+}()
+
+var arrayInfos map[OID]*typeInfo
+
+func init() {
+	m := map[OID]*typeInfo{}
+	for e, a := range arrayOf {
+		ei := info(e)
+		m[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", layout: Layout{-1, ei.layout.Align, false, 'x'}, category: 'A'}
+		if ei.layout.Align != 'd' {
+			m[a].layout.Align = 'i'
+		}
+	}
+	arrayInfos = m
+}
+
+func arrayInfo(oid OID) *typeInfo {
+	if arrayInfos == nil {
+		return nil
+	}
+	return arrayInfos[oid]
+}
+
+// ArrayOf returns the array type whose elements are t.
+func ArrayOf(t Type) (Type, bool) {
+	a, ok := arrayOf[t.OID]
+	return Type{a, -1}, ok
+}
+
+// ElemType returns the element type of an array type.
+func ElemType(t Type) (Type, bool) {
+	e, ok := elemOf[t.OID]
+	return Type{e, -1}, ok
+}
+
+// IsArray reports whether t is an array type.
+func IsArray(t Type) bool { _, ok := elemOf[t.OID]; return ok }
+
+// Array returns an array datum holding elems.
+func Array(elems []Datum) Datum {
+	var b []byte
+	for _, e := range elems {
+		switch e.k {
+		case kNull:
+			b = append(b, 0)
+		case kStr, kVec:
+			b = append(b, 4)
+			b = binary.AppendUvarint(b, uint64(len(e.s)))
+			b = append(b, e.s...)
+		default:
+			tag := byte(1)
+			switch e.k {
+			case kFloat:
+				tag = 2
+			case kBool:
+				tag = 3
+			case kTime:
+				tag = 5
+			}
+			b = append(b, tag)
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.i))
+		}
+	}
+	return Datum{s: string(b), k: kArr}
+}
+
+// Elems returns the elements of an array datum.
+func (d Datum) Elems() []Datum {
+	var out []Datum
+	s := d.s
+	for len(s) > 0 {
+		tag := s[0]
+		s = s[1:]
+		switch tag {
+		case 0:
+			out = append(out, Datum{})
+		case 4:
+			n, k := binary.Uvarint([]byte(s[:min(len(s), 10)]))
+			s = s[k:]
+			out = append(out, Datum{s: s[:n], k: kStr})
+			s = s[n:]
+		default:
+			v := int64(binary.LittleEndian.Uint64([]byte(s[:8])))
+			s = s[8:]
+			k := kInt
+			switch tag {
+			case 2:
+				k = kFloat
+			case 3:
+				k = kBool
+			case 5:
+				k = kTime
+			}
+			out = append(out, Datum{i: v, k: k})
+		}
+	}
+	return out
+}
+
+func arrayNeedsQuote(s string) bool {
+	if s == "" || strings.EqualFold(s, "NULL") {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{', '}', ',', '"', '\\', ' ', '\t', '\n', '\r', '\v', '\f':
+			return true
+		}
+	}
+	return false
+}
+
+func appendArray(dst []byte, t Type, d Datum) []byte {
+	et, _ := ElemType(t)
+	dst = append(dst, '{')
+	for i, e := range d.Elems() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if e.IsNull() {
+			dst = append(dst, "NULL"...)
+			continue
+		}
+		s := string(AppendText(nil, et, e))
+		if arrayNeedsQuote(s) {
+			dst = append(dst, '"')
+			for j := 0; j < len(s); j++ {
+				if s[j] == '"' || s[j] == '\\' {
+					dst = append(dst, '\\')
+				}
+				dst = append(dst, s[j])
+			}
+			dst = append(dst, '"')
+		} else {
+			dst = append(dst, s...)
+		}
+	}
+	return append(dst, '}')
+}
+
+func malformedArray(s, detail string) error {
+	return pgerr.Errorf(pgerr.InvalidTextRepresentation, "malformed array literal: \"%s\"", s).WithDetail("%s", detail)
+}
+
+// parseArray is array_in for one-dimensional arrays.
+func parseArray(t Type, s string) (Datum, error) {
+	et, _ := ElemType(t)
+	in := strings.TrimSpace(s)
+	if len(in) == 0 || in[0] != '{' {
+		return Datum{}, malformedArray(s, "Array value must start with \"{\" or dimension information.")
+	}
+	if in[len(in)-1] != '}' {
+		return Datum{}, malformedArray(s, "Junk after closing right brace.")
+	}
+	body := in[1 : len(in)-1]
+	var elems []Datum
+	if strings.TrimSpace(body) == "" {
+		return Array(nil), nil
+	}
+	i := 0
+	for {
+		for i < len(body) && isSpace(body[i]) {
+			i++
+		}
+		var sb strings.Builder
+		quoted := false
+		if i < len(body) && body[i] == '"' {
+			quoted = true
+			i++
+			for i < len(body) && body[i] != '"' {
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				sb.WriteByte(body[i])
+				i++
+			}
+			if i >= len(body) {
+				return Datum{}, malformedArray(s, "Unexpected end of input.")
+			}
+			i++
+			for i < len(body) && isSpace(body[i]) {
+				i++
+			}
+		} else {
+			for i < len(body) && body[i] != ',' {
+				if body[i] == '{' || body[i] == '}' || body[i] == '"' {
+					return Datum{}, malformedArray(s, "Unexpected array element.")
+				}
+				if body[i] == '\\' && i+1 < len(body) {
+					i++
+				}
+				sb.WriteByte(body[i])
+				i++
+			}
+		}
+		v := sb.String()
+		if !quoted {
+			v = strings.TrimRight(v, " \t\n\r\v\f")
+			if v == "" {
+				return Datum{}, malformedArray(s, "Unexpected \",\" character.")
+			}
+		}
+		if !quoted && strings.EqualFold(v, "NULL") {
+			elems = append(elems, Datum{})
+		} else {
+			d, err := Parse(et, v)
+			if err != nil {
+				return Datum{}, err
+			}
+			elems = append(elems, d)
+		}
+		if i >= len(body) {
+			break
+		}
+		if body[i] != ',' {
+			return Datum{}, malformedArray(s, "Unexpected array element.")
+		}
+		i++
+	}
+	return Array(elems), nil
+}
+
+func compareArrays(t Type, a, b Datum) int {
+	et, _ := ElemType(t)
+	x, y := a.Elems(), b.Elems()
+	for i := 0; i < len(x) && i < len(y); i++ {
+		switch {
+		case x[i].IsNull() && y[i].IsNull():
+			continue
+		case x[i].IsNull():
+			return 1
+		case y[i].IsNull():
+			return -1
+		}
+		if c := Compare(et, x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(int64(len(x)), int64(len(y)))
+}
+
+// castArray converts each element of an array.
+func castArray(d Datum, from, to Type, ctx CastContext) (Datum, error) {
+	if from.OID == Int2VectorOID {
+		var elems []Datum
+		for _, v := range d.Int2Vector() {
+			elems = append(elems, Int(int64(v)))
+		}
+		d, from = Array(elems), Type{Int2ArrayOID, -1}
+		if to.OID == Int2ArrayOID {
+			return d, nil
+		}
+	}
+	fe, _ := ElemType(from)
+	te, _ := ElemType(to)
+	elems := d.Elems()
+	for i, e := range elems {
+		v, err := Cast(e, fe, te, ctx)
+		if err != nil {
+			return Datum{}, err
+		}
+		elems[i] = v
+	}
+	return Array(elems), nil
+}
+
+func arrayCastContext(from, to OID) (CastContext, bool) {
+	if from == Int2VectorOID && to == Int2ArrayOID {
+		return CastImplicit, true
+	}
+	fe, ok1 := elemOf[from]
+	te, ok2 := elemOf[to]
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return castContext(fe, te)
+}
+
+// ArrayPosition is array_position(arr, v): the 1-based index of the first
+// element equal to v, or NULL.
+func ArrayPosition(t Type, arr, v Datum) Datum {
+	et, _ := ElemType(t)
+	for i, e := range arr.Elems() {
+		if e.IsNull() && v.IsNull() {
+			return Int(int64(i + 1))
+		}
+		if !e.IsNull() && !v.IsNull() && Equal(et, e, v) {
+			return Int(int64(i + 1))
+		}
+	}
+	return Datum{}
+}
+
+func init() {
+	for e, a := range arrayOf {
+		et, at := Type{e, -1}, Type{a, -1}
+		addFunc("array_position", &Func{Args: []Type{at, et}, Ret: Int4, Fn: func(x []Datum) (Datum, error) {
+			if x[0].IsNull() {
+				return Datum{}, nil
+			}
+			return ArrayPosition(at, x[0], x[1]), nil
+		}})
+		length := func(x []Datum) (Datum, error) {
+			n := len(x[0].Elems())
+			if n == 0 || (len(x) > 1 && x[1].i != 1) {
+				return Datum{}, nil
+			}
+			return Int(int64(n)), nil
+		}
+		fn("array_length", []Type{at, Int4}, Int4, length)
+		fn("array_upper", []Type{at, Int4}, Int4, length)
+		fn("array_lower", []Type{at, Int4}, Int4, func(x []Datum) (Datum, error) {
+			if len(x[0].Elems()) == 0 || x[1].i != 1 {
+				return Datum{}, nil
+			}
+			return Int(1), nil
+		})
+		fn("cardinality", []Type{at}, Int4, func(x []Datum) (Datum, error) { return Int(int64(len(x[0].Elems()))), nil })
+		fn("array_ndims", []Type{at}, Int4, func(x []Datum) (Datum, error) {
+			if len(x[0].Elems()) == 0 {
+				return Datum{}, nil
+			}
+			return Int(1), nil
+		})
+		fn("array_to_string", []Type{at, Text}, Text, func(x []Datum) (Datum, error) {
+			var parts []string
+			for _, el := range x[0].Elems() {
+				if !el.IsNull() {
+					parts = append(parts, FormatText(et, el))
+				}
+			}
+			return Str(strings.Join(parts, x[1].s)), nil
+		})
+		fn("array_append", []Type{at, et}, at, func(x []Datum) (Datum, error) {
+			return Array(append(x[0].Elems(), x[1])), nil
+		})
+		for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
+			op := op
+			addOp(op, &Func{Args: []Type{at, at}, Ret: Boolean, Fn: func(x []Datum) (Datum, error) {
+				c := compareArrays(at, x[0], x[1])
+				var r bool
+				switch op {
+				case "=":
+					r = c == 0
+				case "<>":
+					r = c != 0
+				case "<":
+					r = c < 0
+				case "<=":
+					r = c <= 0
+				case ">":
+					r = c > 0
+				default:
+					r = c >= 0
+				}
+				return Bool(r), nil
+			}})
+		}
+		srfs["unnest"] = append(srfs["unnest"], &SRF{Name: "unnest", Args: []Type{at}, Ret: et, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
+			elems := x[0].Elems()
+			i := 0
+			return func() (Datum, bool, error) {
+				if i >= len(elems) {
+					return Datum{}, false, nil
+				}
+				i++
+				return elems[i-1], true, nil
+			}, nil
+		}})
+		srfs["generate_subscripts"] = append(srfs["generate_subscripts"], &SRF{Name: "generate_subscripts", Args: []Type{at, Int4}, Ret: Int4, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
+			n := len(x[0].Elems())
+			if x[1].i != 1 {
+				n = 0
+			}
+			i := 0
+			return func() (Datum, bool, error) {
+				if i >= n {
+					return Datum{}, false, nil
+				}
+				i++
+				return Int(int64(i)), true, nil
+			}, nil
+		}})
+	}
+}
+
+var _ = math.MaxInt

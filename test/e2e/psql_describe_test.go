@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/tidal-db/tidal/internal/testutil"
+)
+
+// TestPsqlDescribe runs psql's describe commands, whose catalog queries
+// use joins, LATERAL-free correlated subqueries, arrays, regclass casts
+// and regular expressions, and compares their output with PostgreSQL
+// 15's for the same schema (testdata/psql/*.out were captured from a
+// PostgreSQL 15 server after running testdata/psql/setup.sql).
+func TestPsqlDescribe(t *testing.T) {
+	psql, err := osexec.LookPath("psql")
+	if err != nil {
+		t.Skip("psql not installed")
+	}
+	s := testutil.Start(t, testutil.Options{})
+	run := func(args ...string) string {
+		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
+		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("-q", "-f", filepath.Join("testdata", "psql", "setup.sql"))
+	for _, tc := range []struct{ cmd, file string }{
+		{`\d pt`, "d_pt.out"},
+		{`\di pt*`, "di_pt.out"},
+		{`\dt pt`, "dt_pt.out"},
+		{`\du`, "du.out"},
+	} {
+		want, err := os.ReadFile(filepath.Join("testdata", "psql", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := run("-c", tc.cmd); got != string(want) {
+			t.Errorf("%s:\n got:\n%s\nwant:\n%s", tc.cmd, got, want)
+		}
+	}
+	// \l and \dn list tidal's one database and schema.
+	for _, cmd := range []string{`\l`, `\dn`, `\d`, `\dt`, `\di`} {
+		run("-c", cmd)
+	}
+}
