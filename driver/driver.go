@@ -1,0 +1,434 @@
+// Package driver is tidal embedded in a Go program: a database/sql driver,
+// registered as "tidal", that opens a data directory in-process — no
+// server, no network — and runs the same engine and SQL as `tidal serve`.
+//
+//	import _ "github.com/tidal-db/tidal/driver"
+//
+//	db, err := sql.Open("tidal", "/path/to/data")   // created on first use
+//	db.Exec("CREATE TABLE t (id int PRIMARY KEY, v text)")
+//	db.Exec("INSERT INTO t VALUES ($1, $2)", 1, "one")
+//
+// The DSN is a data-directory path, optionally followed by settings as a
+// query string: "/path/to/data?shared_buffers=64MB&fsync=off". Every
+// sql.DB opened on the same directory in one process shares one engine;
+// the engine shuts down cleanly (checkpoint) when the last one is closed.
+// A directory is used by one process at a time (a second process, or a
+// tidal server, is refused by the data directory's lock file).
+package driver
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/guc"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/session"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+func init() { sql.Register("tidal", &Driver{}) }
+
+// Driver is the database/sql driver.
+type Driver struct{}
+
+// Error is the error type queries return: a PostgreSQL-style error with
+// SQLSTATE (Code), message, detail and hint.
+type Error = pgerr.Error
+
+type openEngine struct {
+	eng  *engine.Engine
+	conf map[string]string
+	refs int
+}
+
+var (
+	enginesMu sync.Mutex
+	engines   = map[string]*openEngine{}
+)
+
+// Open implements driver.Driver.
+func (d *Driver) Open(dsn string) (driver.Conn, error) {
+	c, err := d.OpenConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return c.Connect(context.Background())
+}
+
+// OpenConnector implements driver.DriverContext.
+func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
+	dir, query, _ := strings.Cut(dsn, "?")
+	if dir == "" {
+		return nil, errors.New("tidal: the DSN must name a data directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	conf := map[string]string{}
+	if query != "" {
+		vals, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, fmt.Errorf("tidal: bad DSN settings: %w", err)
+		}
+		for k, v := range vals {
+			def, err := guc.Lookup(k)
+			if err != nil {
+				return nil, err
+			}
+			nv, err := def.Normalize(v[len(v)-1])
+			if err != nil {
+				return nil, err
+			}
+			conf[strings.ToLower(def.Name)] = nv
+		}
+	}
+	return &connector{dir: abs, conf: conf, drv: d}, nil
+}
+
+type connector struct {
+	dir  string
+	conf map[string]string
+	drv  *Driver
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	oe := engines[c.dir]
+	if oe == nil {
+		cfg := engine.DefaultConfig(c.dir)
+		get := func(name string) string {
+			d, _ := guc.Lookup(name)
+			if v, ok := c.conf[strings.ToLower(d.Name)]; ok {
+				return v
+			}
+			return d.Default
+		}
+		sb, _ := guc.Lookup("shared_buffers")
+		cfg.SharedBuffers = int(sb.Bytes(get("shared_buffers")))
+		cfg.Fsync = get("fsync") == "on"
+		cfg.FullPageWrites = get("full_page_writes") == "on"
+		cfg.Logger = log.New(io.Discard, "", 0)
+		eng, err := engine.Open(cfg)
+		if err != nil {
+			return nil, err
+		}
+		oe = &openEngine{eng: eng, conf: c.conf}
+		engines[c.dir] = oe
+	}
+	oe.refs++
+	return &conn{dir: c.dir, sess: session.New(oe.eng, oe.conf)}, nil
+}
+
+func release(dir string) error {
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	oe := engines[dir]
+	if oe == nil {
+		return nil
+	}
+	oe.refs--
+	if oe.refs > 0 {
+		return nil
+	}
+	delete(engines, dir)
+	return oe.eng.Close()
+}
+
+// conn is one session.
+type conn struct {
+	dir    string
+	sess   *session.Session
+	closed bool
+}
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return &stmt{c: c, query: query}, nil
+}
+
+func (c *conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.sess.Close()
+	return release(c.dir)
+}
+
+func (c *conn) Begin() (driver.Tx, error) { return c.BeginTx(context.Background(), driver.TxOptions{}) }
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	q := "BEGIN"
+	switch sql.IsolationLevel(opts.Isolation) {
+	case sql.LevelDefault:
+	case sql.LevelReadCommitted:
+		q += " ISOLATION LEVEL READ COMMITTED"
+	case sql.LevelRepeatableRead, sql.LevelSnapshot:
+		q += " ISOLATION LEVEL REPEATABLE READ"
+	case sql.LevelSerializable:
+		q += " ISOLATION LEVEL SERIALIZABLE"
+	default:
+		return nil, fmt.Errorf("tidal: isolation level %v is not supported", sql.IsolationLevel(opts.Isolation))
+	}
+	if opts.ReadOnly {
+		q += " READ ONLY"
+	}
+	if err := c.simple(ctx, q); err != nil {
+		return nil, err
+	}
+	return &tx{c: c}, nil
+}
+
+func (c *conn) simple(ctx context.Context, q string) error {
+	return c.sess.SimpleQuery(ctx, q, &collector{})
+}
+
+type tx struct{ c *conn }
+
+func (t *tx) Commit() error   { return t.c.simple(context.Background(), "COMMIT") }
+func (t *tx) Rollback() error { return t.c.simple(context.Background(), "ROLLBACK") }
+
+// ExecContext implements driver.ExecerContext.
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	col, err := c.run(ctx, query, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	return result(col.tag), nil
+}
+
+// QueryContext implements driver.QueryerContext.
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	col, err := c.run(ctx, query, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &rows{fields: col.fields, data: col.rows}, nil
+}
+
+// run executes one statement through the extended-protocol path of the
+// session: Parse, Bind (text parameters), Describe, Execute, Sync. Rows are
+// collected in memory.
+func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue, maxRows int) (*collector, error) {
+	if c.closed {
+		return nil, driver.ErrBadConn
+	}
+	params := make([][]byte, len(args))
+	for i, a := range args {
+		b, err := encodeArg(a.Value)
+		if err != nil {
+			return nil, fmt.Errorf("tidal: argument $%d: %w", i+1, err)
+		}
+		params[i] = b
+	}
+	col := &collector{}
+	err := c.sess.Parse(ctx, "", query, nil)
+	if err == nil {
+		err = c.sess.Bind(ctx, "", "", nil, params, nil)
+	}
+	if err == nil {
+		col.fields, err = c.sess.DescribePortal("")
+	}
+	if err == nil {
+		_, err = c.sess.Execute(ctx, "", maxRows, col)
+	}
+	if serr := c.sess.Sync(); err == nil {
+		err = serr
+	}
+	if err != nil {
+		return nil, pgerr.From(err)
+	}
+	return col, nil
+}
+
+func encodeArg(v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		return strconv.AppendInt(nil, x, 10), nil
+	case float64:
+		return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+	case bool:
+		if x {
+			return []byte("t"), nil
+		}
+		return []byte("f"), nil
+	case string:
+		return []byte(x), nil
+	case []byte:
+		out := []byte(`\x`)
+		const hex = "0123456789abcdef"
+		for _, b := range x {
+			out = append(out, hex[b>>4], hex[b&15])
+		}
+		return out, nil
+	case time.Time:
+		return []byte(x.UTC().Format("2006-01-02 15:04:05.999999")), nil
+	}
+	return nil, fmt.Errorf("unsupported type %T", v)
+}
+
+// collector is a ResultWriter that keeps what a statement returned.
+type collector struct {
+	fields []pgwire.FieldDesc
+	rows   [][][]byte
+	tag    string
+}
+
+func (c *collector) RowDescription(f []pgwire.FieldDesc) error { c.fields = f; return nil }
+func (c *collector) DataRow(v [][]byte) error {
+	row := make([][]byte, len(v))
+	for i, b := range v {
+		if b != nil {
+			row[i] = append([]byte{}, b...)
+		}
+	}
+	c.rows = append(c.rows, row)
+	return nil
+}
+func (c *collector) CommandComplete(tag string) error { c.tag = tag; return nil }
+func (c *collector) EmptyQuery() error                { return nil }
+func (c *collector) Notice(*pgerr.Error) error        { return nil }
+
+type result string
+
+func (r result) LastInsertId() (int64, error) {
+	return 0, errors.New("tidal: LastInsertId is not supported; use RETURNING")
+}
+
+func (r result) RowsAffected() (int64, error) {
+	f := strings.Fields(string(r))
+	if len(f) == 0 {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	if err != nil {
+		return 0, nil
+	}
+	return n, nil
+}
+
+type stmt struct {
+	c     *conn
+	query string
+}
+
+func (s *stmt) Close() error  { return nil }
+func (s *stmt) NumInput() int { return -1 }
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.c.ExecContext(context.Background(), s.query, named(args))
+}
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.c.QueryContext(context.Background(), s.query, named(args))
+}
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.c.ExecContext(ctx, s.query, args)
+}
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.c.QueryContext(ctx, s.query, args)
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+type rows struct {
+	fields []pgwire.FieldDesc
+	data   [][][]byte
+	i      int
+}
+
+func (r *rows) Columns() []string {
+	out := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func (r *rows) Close() error { return nil }
+
+func (r *rows) Next(dest []driver.Value) error {
+	if r.i >= len(r.data) {
+		return io.EOF
+	}
+	row := r.data[r.i]
+	r.i++
+	for i, b := range row {
+		if b == nil {
+			dest[i] = nil
+			continue
+		}
+		v, err := decode(r.fields[i].TypeOID, b)
+		if err != nil {
+			return err
+		}
+		dest[i] = v
+	}
+	return nil
+}
+
+// ColumnTypeDatabaseTypeName implements driver.RowsColumnTypeDatabaseTypeName.
+func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
+	if t, ok := types.TypeByOID(r.fields[i].TypeOID); ok {
+		return strings.ToUpper(t.TypName())
+	}
+	return ""
+}
+
+func decode(oid uint32, b []byte) (driver.Value, error) {
+	s := string(b)
+	switch oid {
+	case types.Int2OID, types.Int4OID, types.Int8OID, types.OidOID:
+		return strconv.ParseInt(s, 10, 64)
+	case types.Float4OID, types.Float8OID:
+		return strconv.ParseFloat(s, 64)
+	case types.BoolOID:
+		return s == "t", nil
+	case types.ByteaOID:
+		d, err := types.Parse(types.Bytea, s)
+		if err != nil {
+			return nil, err
+		}
+		return []byte(d.Str()), nil
+	case types.TimestampOID, types.TimestamptzOID:
+		t := types.Timestamp
+		if oid == types.TimestamptzOID {
+			t = types.Timestamptz
+		}
+		d, err := types.Parse(t, s)
+		if err != nil {
+			return nil, err
+		}
+		return types.TimeFromTimestamp(d.Micros()), nil
+	}
+	return s, nil
+}
+
+var (
+	_ driver.DriverContext  = (*Driver)(nil)
+	_ driver.ExecerContext  = (*conn)(nil)
+	_ driver.QueryerContext = (*conn)(nil)
+	_ driver.ConnBeginTx    = (*conn)(nil)
+)
