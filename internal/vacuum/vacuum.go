@@ -63,6 +63,7 @@ type Report struct {
 	PagesFrozen        int64
 	TuplesFrozen       int64
 	LPDeadPages        int64
+	LPDeadItems        int64 // dead item identifiers found (removed, unless index vacuuming was bypassed)
 	DeadItemsRemoved   int64
 	PagesSetAllVisible int64
 	AllVisiblePages    int64
@@ -355,8 +356,27 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		if !res.Empty {
 			lastNonEmpty = int64(blk)
 		}
-		if len(res.DeadItems) > 0 {
+		if len(res.DeadItems) > 0 && len(rel.Indexes) == 0 {
+			// No indexes: PostgreSQL's one-pass strategy. No index entry
+			// can point at the dead items, so they become unused at once
+			// (without this they stayed LP_DEAD for ever: the space of
+			// deleted rows in an index-less table was never reused).
 			rep.LPDeadPages++
+			rep.LPDeadItems += int64(len(res.DeadItems))
+			b, err := pool.Read(u, h.Tag(blk), ring)
+			if err != nil {
+				return nil, err
+			}
+			free, err := h.VacuumHeapPage(u, b, blk, res.DeadItems, horizon)
+			pool.Release(b)
+			if err != nil {
+				return nil, err
+			}
+			h.RecordFreeSpace(u, blk, free)
+			rep.DeadItemsRemoved += int64(len(res.DeadItems))
+		} else if len(res.DeadItems) > 0 {
+			rep.LPDeadPages++
+			rep.LPDeadItems += int64(len(res.DeadItems))
 			store.SetBlockOffsets(blk, res.DeadItems)
 			prog.NumDeadItemIDs.Add(int64(len(res.DeadItems)))
 			prog.DeadTupleBytes.Store(store.MemoryUsage())
@@ -499,10 +519,17 @@ func (r *Report) Verbose(db, schema string) string {
 		fmt.Fprintf(&b, "new relfrozenxid: %d, which is %d XIDs ahead of previous value\n", r.NewRelFrozenXid, r.NewRelFrozenXid-r.OldRelFrozenXid)
 	}
 	fmt.Fprintf(&b, "frozen: %d pages from table (%.2f%% of total) had %d tuples frozen\n", r.PagesFrozen, pct(r.PagesFrozen, r.PagesRemain), r.TuplesFrozen)
-	if r.IndexScans > 0 || r.LPDeadPages == 0 {
+	// PostgreSQL's three forms: "needed" after index passes, "not needed"
+	// when there were none to do (no dead items, or no indexes: the
+	// one-pass strategy removed them), "bypassed" when INDEX_CLEANUP off
+	// left the dead items in place (their count, not 0, is reported).
+	switch {
+	case r.IndexScans > 0:
 		fmt.Fprintf(&b, "index scan needed: %d pages from table (%.2f%% of total) had %d dead item identifiers removed\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.DeadItemsRemoved)
-	} else {
-		fmt.Fprintf(&b, "index scan bypassed: %d pages from table (%.2f%% of total) have %d dead item identifiers\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.DeadItemsRemoved)
+	case r.LPDeadPages == 0 || r.DeadItemsRemoved == r.LPDeadItems:
+		fmt.Fprintf(&b, "index scan not needed: %d pages from table (%.2f%% of total) had %d dead item identifiers removed\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.DeadItemsRemoved)
+	default:
+		fmt.Fprintf(&b, "index scan bypassed: %d pages from table (%.2f%% of total) have %d dead item identifiers\n", r.LPDeadPages, pct(r.LPDeadPages, r.PagesRemain), r.LPDeadItems)
 	}
 	for _, ix := range r.Indexes {
 		fmt.Fprintf(&b, "index \"%s\": pages: %d in total, %d newly deleted, %d currently deleted, %d reusable\n", ix.Name, ix.Pages, ix.NewlyDeleted, ix.Deleted, ix.Reusable)

@@ -118,7 +118,17 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 	}
 	res.AllVisible = allVisible
 	res.AllFrozen = allVisible && allFrozen
-	res.Empty = p.MaxOffset() == 0
+	// A page whose only items are LP_DEAD (or unused) counts as empty for
+	// truncation, as PostgreSQL's hastup: its dead items become unused in
+	// this VACUUM's heap pass, so the pages a deleted tail leaves behind
+	// are truncated by the same VACUUM, not only by the next one.
+	res.Empty = true
+	for off := page.OffsetNumber(1); off <= p.MaxOffset(); off++ {
+		if f := p.Item(off).Flags; f != page.LPDead && f != page.LPUnused {
+			res.Empty = false
+			break
+		}
+	}
 	res.FreeSpace = pageFree(p)
 	if allVisible {
 		set, err := r.setAllVisible(u, b, blk, res.AllFrozen)
