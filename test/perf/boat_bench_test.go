@@ -77,3 +77,22 @@ func BenchmarkBoatSeqScanFilter(b *testing.B) {
 		exec(b, c, "SELECT count(*) FROM boat WHERE mod(id, 1000) = 1")
 	}
 }
+
+// BenchmarkBoatCreateIndexReg is CREATE INDEX boat_idx2 ON boat(reg).
+func BenchmarkBoatCreateIndexReg(b *testing.B) {
+	s := testutil.Start(b, testutil.Options{SharedBuffers: 128 << 20})
+	c, err := pgx.Connect(context.Background(), s.DSN()+"&default_query_exec_mode=simple_protocol")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	exec(b, c, "CREATE TABLE boat (id integer, name text, reg double precision)")
+	exec(b, c, "INSERT INTO boat(id, name, reg) SELECT i, md5(i::text), log(i) FROM generate_series(1, 500000) as i")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		exec(b, c, "CREATE INDEX boat_idx2 ON boat(reg)")
+		b.StopTimer()
+		exec(b, c, "DROP INDEX boat_idx2")
+		b.StartTimer()
+	}
+}

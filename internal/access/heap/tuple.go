@@ -146,3 +146,29 @@ func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
 	}
 	return nil
 }
+
+// DeformSkipping decodes the first upTo attributes except those whose bit
+// is set in skip (returned NULL), for callers that need a few columns.
+func (d *Deformer) DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uint64) error {
+	n := t.Natts()
+	if upTo > len(out) {
+		upTo = len(out)
+	}
+	if n > upTo {
+		n = upTo
+	}
+	if n > d.n {
+		n = d.n
+	}
+	var bitmap []byte
+	if t.Infomask()&HasNull != 0 {
+		bitmap = t[HeaderSize:t.Hoff()]
+	}
+	if err := d.td.DeformSkipping(t[t.Hoff():], bitmap, out, n, skip); err != nil {
+		return err
+	}
+	for i := n; i < upTo; i++ {
+		out[i] = types.Null()
+	}
+	return nil
+}

@@ -199,6 +199,13 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 			upTo = int(k)
 		}
 	}
+	// Columns before the last key that are not keys are stepped over.
+	skip := ^uint64(0)
+	for _, k := range ir.Index.Keys {
+		if k <= 64 {
+			skip &^= 1 << uint(k-1)
+		}
+	}
 	for {
 		if err := c.checkCancel(); err != nil {
 			return err
@@ -210,7 +217,7 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 		if !ok {
 			break
 		}
-		if err := scan.def.DeformUpTo(t, row, upTo); err != nil {
+		if err := scan.def.DeformSkipping(t, row, upTo, skip); err != nil {
 			return err
 		}
 		if err := b.Add(indexKey(ir, row), tid); err != nil {

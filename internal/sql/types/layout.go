@@ -286,6 +286,19 @@ func NewDeformer(types []Type) *Deformer {
 // Types returns the descriptor's types.
 func (d *Deformer) Types() []Type { return d.types }
 
+// DeformSkipping is Deform that does not decode the attributes whose bit
+// is set in skip (they come back NULL): a caller that needs one column
+// behind a text column does not pay for copying the text.
+func (d *Deformer) DeformSkipping(src []byte, bitmap []byte, out []Datum, upTo int, skip uint64) error {
+	if upTo > len(out) {
+		upTo = len(out)
+	}
+	if upTo > len(d.attrs) {
+		upTo = len(d.attrs)
+	}
+	return deformSkip(src, bitmap, d.attrs[:upTo], out[:upTo], 0, 0, skip)
+}
+
 // DataSize is DataSize for this descriptor.
 func (d *Deformer) DataSize(vals []Datum) int {
 	off := 0
@@ -395,6 +408,12 @@ type span struct {
 }
 
 func deform(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int) error {
+	return deformSkip(src, bitmap, attrs, out, i, off, 0)
+}
+
+// deformSkip is deform that steps over (does not decode) the attributes
+// whose bit is set in skip; they come back as NULL.
+func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int, skip uint64) error {
 	var spanBuf [16]span
 	spans := spanBuf[:0]
 	total := 0
@@ -472,6 +491,10 @@ func deform(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int) er
 			off = end + 1
 		}
 		k := a.kind
+		if i < 64 && skip&(1<<uint(i)) != 0 {
+			out[i] = Datum{}
+			continue
+		}
 		if len(spans) < cap(spans) {
 			out[i] = Datum{k: k}
 			spans = append(spans, span{int32(i), int32(start), int32(end)})
