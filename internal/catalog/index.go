@@ -43,4 +43,16 @@ func (c *Catalog) SetIndexHandle(relfilenode uint32, ix *btree.Index) {
 }
 
 // BtreeEnv is the environment btree indexes run in.
-func (c *Catalog) BtreeEnv() *btree.Env { return &btree.Env{Pool: c.env.Pool, WAL: c.env.WAL} }
+//
+// Deleted index pages carry the next transaction id as their safexid and
+// are reused once no running transaction is older, so the btree asks the
+// transaction manager for both.
+func (c *Catalog) BtreeEnv() *btree.Env {
+	x := c.env.Xact
+	return &btree.Env{
+		Pool:       c.env.Pool,
+		WAL:        c.env.WAL,
+		NextXid:    func() uint32 { return uint32(x.NextXid()) },
+		OldestXmin: func() uint32 { return uint32(x.OldestXmin()) },
+	}
+}

@@ -402,7 +402,21 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	for i, ir := range rel.Indexes {
 		ixr := IndexReport{Name: ir.Name, TuplesRemoved: removedPerIndex[i]}
 		if rep.IndexScans > 0 && ixStats[i].Pages > 0 {
-			ixr.Pages, ixr.Deleted, ixr.Tuples = ixStats[i].Pages, ixStats[i].PagesDeleted, ixStats[i].TuplesRemaining
+			st := ixStats[i]
+			ixr.Pages, ixr.Tuples = st.Pages, st.TuplesRemaining
+			ixr.NewlyDeleted, ixr.Deleted, ixr.Reusable = st.NewlyDeleted, st.Deleted, st.Free
+		} else if need, err := cat.IndexFor(rel, ir).NeedsCleanup(u); err != nil {
+			return nil, err
+		} else if need {
+			ix := cat.IndexFor(rel, ir)
+			// Many deleted pages not yet reusable: a cleanup pass makes
+			// them so (btvacuumcleanup's rule).
+			st, err := ix.Cleanup(u, tx.Heap.Xid, ring)
+			if err != nil {
+				return nil, err
+			}
+			ixr.Pages, ixr.Tuples = st.Pages, st.TuplesRemaining
+			ixr.NewlyDeleted, ixr.Deleted, ixr.Reusable = st.NewlyDeleted, st.Deleted, st.Free
 		} else {
 			n, err := pool.Smgr().NBlocks(smgr.RelFileNumber(ir.RelFileNode), smgr.MainFork)
 			if err != nil {

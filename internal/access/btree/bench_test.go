@@ -55,7 +55,12 @@ func BenchmarkLookup(b *testing.B) {
 	ix := benchIndex(b)
 	rng := rand.New(rand.NewSource(1))
 	key := make([]types.Datum, 1)
+	var m cpuMeter
+	b.ReportAllocs()
 	b.ResetTimer()
+	m.Start()
+	defer m.Report(b)
+	defer m.Stop()
 	for i := 0; i < b.N; i++ {
 		k := 1 + rng.Intn(1000000)
 		key[0] = types.Int(int64(k))
@@ -73,6 +78,12 @@ func BenchmarkLookup(b *testing.B) {
 // BenchmarkLookupParallel runs lookups on every core.
 func BenchmarkLookupParallel(b *testing.B) {
 	ix := benchIndex(b)
+	var m cpuMeter
+	b.ReportAllocs()
+	b.ResetTimer()
+	m.Start()
+	defer m.Report(b)
+	defer m.Stop()
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewSource(rand.Int63()))
 		key := make([]types.Datum, 1)
@@ -93,7 +104,12 @@ func BenchmarkInsertRandom(b *testing.B) {
 	ix := emptyIndex(b, te, 901, int4Opts("ins"))
 	rng := rand.New(rand.NewSource(1))
 	key := make([]types.Datum, 1)
+	var m cpuMeter
+	b.ReportAllocs()
 	b.ResetTimer()
+	m.Start()
+	defer m.Report(b)
+	defer m.Stop()
 	for i := 0; i < b.N; i++ {
 		key[0] = types.Int(int64(rng.Int31()))
 		if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(i / 100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
@@ -107,7 +123,12 @@ func BenchmarkInsertSequential(b *testing.B) {
 	te := newTestEnv(b, 16384)
 	ix := emptyIndex(b, te, 902, int4Opts("seq"))
 	key := make([]types.Datum, 1)
+	var m cpuMeter
+	b.ReportAllocs()
 	b.ResetTimer()
+	m.Start()
+	defer m.Report(b)
+	defer m.Stop()
 	for i := 0; i < b.N; i++ {
 		key[0] = types.Int(int64(i))
 		if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(i / 100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {

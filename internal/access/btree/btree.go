@@ -20,7 +20,8 @@
 // through smgr, one full-page-image WAL record per page), [Index.Insert]
 // (with unique checking through a caller-supplied callback),
 // [Index.Scan] (range and equality scans returning TIDs in key order),
-// [Index.BulkDelete] (VACUUM's index pass) and [Index.Stats].
+// [Index.BulkDelete] (VACUUM's index pass, which also deletes empty leaves
+// and finds deleted pages that splits may recycle) and [Index.Stats].
 //
 // Every page change is made under an exclusive content lock and covered by
 // one WAL record whose page deltas cover every byte changed; redo is the WAL
@@ -34,6 +35,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -119,6 +121,18 @@ const pageAvail = page.Size - page.HeaderSize - OpaqueSize
 type Env struct {
 	Pool *buffer.Pool
 	WAL  *wal.WAL
+
+	// NextXid returns the next transaction id to be assigned
+	// (ReadNextFullTransactionId). VACUUM stamps each page it deletes with
+	// it (the page's safexid): every scan that could still hold a link to
+	// the page runs under an xmin or xid at most that value. nil disables
+	// page deletion (empty leaves are kept, as before).
+	NextXid func() uint32
+	// OldestXmin returns the removal horizon: no running transaction
+	// advertises an xid or xmin older than it (GlobalVisState). A deleted
+	// page is recycled (reused by a split) only once its safexid precedes
+	// it. nil: deleted pages are never recycled.
+	OldestXmin func() uint32
 }
 
 // Options describe an index.
@@ -147,6 +161,15 @@ type Index struct {
 	lay layout
 
 	meta atomic.Pointer[metaInfo] // cached copy of the metapage (rd_amcache)
+
+	// Page deletion and recycling (pagedel.go).
+	delMu     sync.Mutex   // one page-deleting bulk delete at a time
+	vacuuming atomic.Int32 // bulk deletes in progress: no page reuse meanwhile
+	reusing   atomic.Int32 // splits between taking a free page and logging
+	extending atomic.Int32 // operations between smgr extend and locking the page
+	freeMu    sync.Mutex
+	free      []page.BlockNumber // recyclable blocks, highest first (pop lowest)
+	freeN     atomic.Int32
 }
 
 // metaInfo is the cached part of the metapage.
@@ -298,8 +321,8 @@ func readMeta(p page.Page) (*metaInfo, error) {
 	}, nil
 }
 
-// setMetaRoot updates root and fastroot (no page deletion: fastroot is
-// always the root).
+// setMetaRoot updates root and fastroot (page deletion never lowers the
+// fast root, so it is always the root).
 func setMetaRoot(p page.Page, root page.BlockNumber, level uint32, d *page.Delta) {
 	var b [16]byte
 	binary.LittleEndian.PutUint32(b[0:], root)
@@ -342,6 +365,7 @@ type IndexStats struct {
 	LeafPages     int
 	InternalPages int
 	EmptyPages    int // leaf pages with no entries
+	DeletedPages  int // deleted or half-dead pages (pgstatindex deleted_pages)
 	Tuples        int64
 	Levels        int // tree height (1 = the root is a leaf; 0 = empty)
 	RootBlock     page.BlockNumber

@@ -60,6 +60,9 @@ func TestBuildBoatSize(t *testing.T) {
 		{"float8", types.Float8, func(i int) types.Datum { return types.Float(math.Log10(float64(i))) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled && tc.name != "int4" {
+				t.Skip("slow under the race detector; sizes do not depend on concurrency")
+			}
 			t.Parallel()
 			te := newTestEnv(t, 256)
 			opt := Options{Name: "boat_idx", KeyTypes: []types.Type{tc.typ}, ColumnNames: []string{"k"}}

@@ -13,8 +13,10 @@ import (
 // pages cover the level left to right; items on each page are strictly
 // ascending, above the page's low key and at most its high key; each
 // level's downlinks name exactly the pages of the level below, in order,
-// and each downlink's separator equals the left neighbour's high key. It
-// must not run concurrently with changes to the index.
+// and each downlink's separator equals the left neighbour's high key.
+// Deleted pages must be unlinked; a half-dead leaf (an interrupted
+// deletion) may remain linked. It must not run concurrently with changes
+// to the index.
 func (ix *Index) Check(u *stats.Usage) error {
 	o := ix.newOp(u)
 	m, err := ix.getMeta(u, true)
@@ -42,8 +44,25 @@ func (ix *Index) Check(u *stats.Usage) error {
 				return err
 			}
 			p := o.page(lb)
-			err = o.checkPage(lb, p, level, prev, lowkey)
 			op := getOpaque(p)
+			if op.flags&FlagHalfDead != 0 {
+				// Left by an interrupted page deletion: still linked to
+				// its siblings, but its downlink is gone and its right
+				// sibling covers its key space.
+				if op.level != level || level != 0 || op.prev != prev || op.rightmost() || p.MaxOffset() >= op.firstData() {
+					o.release(lb)
+					return ix.corrupt("half-dead block %d is not an empty non-rightmost leaf linked from %d", blk, prev)
+				}
+				o.release(lb)
+				prev = blk
+				blk = op.next
+				continue
+			}
+			if op.flags&FlagDeleted != 0 {
+				o.release(lb)
+				return ix.corrupt("level %d: deleted block %d is still linked from block %d", level, blk, prev)
+			}
+			err = o.checkPage(lb, p, level, prev, lowkey)
 			var hk []byte
 			if err == nil {
 				if !op.rightmost() {

@@ -1,16 +1,16 @@
 package btree
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
-	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
 )
 
@@ -71,22 +71,27 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page
 	if len(keys) != ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
 	}
-	tup := ix.formTuple(keys, tid)
+	o := ix.getOp(u)
+	defer putOp(o)
+	ob := o.bufs()
+	tup := ix.formTupleInto(ob.tupBuf, keys, tid)
+	ob.tupBuf = tup
 	if err := ix.checkTupleSize(tup); err != nil {
 		return err
 	}
-	o := ix.newOp(u)
 	checking := ix.opt.Unique
 	for i := range keys {
 		if keys[i].IsNull() {
 			checking = false
 		}
 	}
-	sk := &scanKey{keys: keys, tail: tailExact, tid: tid}
+	sk := &ob.sks[0]
+	*sk = scanKey{keys: keys, tail: tailExact, tid: tid}
 	searchKey := sk
 	if checking {
 		// Land on the first page that may hold an equal key.
-		searchKey = &scanKey{keys: keys, tail: tailMinus}
+		searchKey = &ob.sks[1]
+		*searchKey = scanKey{keys: keys, tail: tailMinus}
 	}
 	for {
 		stack, lb, err := o.search(searchKey, true, xid)
@@ -141,9 +146,13 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 	}
 	var extra lockedBuf
 	defer func() { o.release(extra) }()
-	plus := &scanKey{keys: keys, tail: tailPlus}
+	plus := &o.bufs().sks[2]
+	*plus = scanKey{keys: keys, tail: tailPlus}
 	for {
 		max := p.MaxOffset()
+		if op.ignore() {
+			max = 0 // half-dead or deleted: no entries, no high key; move on
+		}
 		for ; off <= max; off++ {
 			t := itemAt(p, off)
 			eq, err := ix.keysEqual(keys, t, o.scratch)
@@ -172,12 +181,14 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 		if op.rightmost() {
 			return nil
 		}
-		c, err := ix.compare(plus, itemAt(p, PHiKey), o.scratch)
-		if err != nil {
-			return err
-		}
-		if c < 0 {
-			return nil // the right page holds only larger keys
+		if !op.ignore() {
+			c, err := ix.compare(plus, itemAt(p, PHiKey), o.scratch)
+			if err != nil {
+				return err
+			}
+			if c < 0 {
+				return nil // the right page holds only larger keys
+			}
 		}
 		next := op.next
 		o.release(extra)
@@ -258,26 +269,27 @@ func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page
 	if p.FreeSpace() < len(tup) {
 		return o.split(lb, stack, tup, off, child, xid)
 	}
-	var d page.Delta
-	if p.AddItem(tup, off, true, false, 0, &d) == page.InvalidOffset {
+	ob := o.bufs()
+	d := o.delta(0)
+	if p.AddItem(tup, off, true, false, 0, d) == page.InvalidOffset {
 		o.release(lb)
 		o.release(child)
 		return o.ix.corrupt("failed to add new item to block %d", lb.blk)
 	}
 	info := infoInsertLeaf
-	bufs := []lockedBuf{lb}
-	deltas := []*page.Delta{&d}
+	bufs := append(ob.bufs[:0], lb)
+	deltas := append(ob.dptrs[:0], d)
 	if child.buf != buffer.InvalidBuffer {
 		info = infoInsertUpper
-		var dc page.Delta
+		dc := o.delta(1)
 		cp := o.page(child)
-		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, &dc)
+		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, dc)
 		bufs = append(bufs, child)
-		deltas = append(deltas, &dc)
+		deltas = append(deltas, dc)
 	}
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], off)
-	err := o.logPages(info, xid, main[:], bufs, deltas)
+	main := ob.main[:2]
+	binary.LittleEndian.PutUint16(main, off)
+	err := o.logPages(info, xid, main, bufs, deltas)
 	o.release(lb)
 	o.release(child)
 	return err
@@ -304,6 +316,8 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 
 	// The page's items with the new one in place, copied out (the page is
 	// rewritten below).
+	orig := make(page.Page, page.Size)
+	copy(orig, p)
 	items := make([][]byte, 0, int(max-first)+2)
 	newPos := -1
 	for i := first; i <= max; i++ {
@@ -311,7 +325,7 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 			newPos = len(items)
 			items = append(items, tup)
 		}
-		items = append(items, append([]byte(nil), itemAt(p, i)...))
+		items = append(items, itemAt(orig, i))
 	}
 	if newPos < 0 {
 		newPos = len(items)
@@ -336,12 +350,17 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 		lhikey = append([]byte(nil), items[k]...)
 	}
 
-	// The new right page.
-	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	// The new right page: a recycled one, or a new block.
+	rb, reused, err := o.newPage()
 	if err != nil {
 		return fail(err)
 	}
-	rb := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+	rblk := rb.blk
+	defer func() {
+		if reused {
+			ix.reuseDone()
+		}
+	}()
 
 	// Rebuild the left page in a scratch page.
 	tmp := make(page.Page, page.Size)
@@ -419,6 +438,10 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	binary.LittleEndian.PutUint16(main[6:], off)
 	if err := o.logPages(info, xid, main[:], bufs, deltas); err != nil {
 		return fail(err, rb, sb)
+	}
+	if reused {
+		ix.reuseDone()
+		reused = false
 	}
 	o.release(sb)
 	o.release(child)
@@ -522,14 +545,14 @@ func (o *op) newRoot(left, right lockedBuf, sep []byte, xid uint32) error {
 		o.release(right)
 		return err
 	}
-	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	root, err := o.extend()
 	if err != nil {
 		o.release(meta)
 		o.release(left)
 		o.release(right)
 		return err
 	}
-	root := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+	rblk := root.blk
 	lp := o.page(left)
 	level := pageLevel(lp) + 1
 	rp := o.page(root)
@@ -571,12 +594,12 @@ func (o *op) createRoot(xid uint32) error {
 		o.release(meta)
 		return nil
 	}
-	rbuf, rblk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	root, err := o.extend()
 	if err != nil {
 		o.release(meta)
 		return err
 	}
-	root := lockedBuf{buf: rbuf, blk: rblk, excl: true}
+	rblk := root.blk
 	var dr, dm page.Delta
 	initBtPage(o.page(root), opaque{flags: FlagLeaf | FlagRoot}, &dr)
 	setMetaRoot(mp, rblk, 0, &dm)
@@ -742,7 +765,7 @@ func (o *op) findSplit(op opaque, items [][]byte, newPos int, hikey []byte) (int
 	if len(cands) == 0 {
 		return 0, ix.corrupt("could not find a feasible split point")
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].delta < cands[j].delta })
+	slices.SortStableFunc(cands, func(a, b splitCand) int { return cmp.Compare(a.delta, b.delta) })
 	interval := len(cands) / 20
 	maxInterval := 9
 	if !leaf {

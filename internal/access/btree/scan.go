@@ -22,9 +22,14 @@ type Bound struct {
 // Cursor returns the entries of a range scan in index order (key, then
 // heap TID). It reads one leaf page at a time: the matching entries are
 // copied out under a brief share lock and pin (_bt_readpage), then the
-// page is released and the right link followed on demand. Entries inserted
-// concurrently may or may not be seen; entries present when the scan
-// started and not deleted meanwhile are seen exactly once.
+// page is released and the right link followed on demand. Entries present
+// when the scan started and not deleted meanwhile are seen exactly once,
+// in index order. Entries inserted concurrently may or may not be seen,
+// and may come out of order: when VACUUM deletes an empty page the scan
+// has already passed, the page's key space goes to its right sibling, so a
+// later insert of a key from it lands ahead of the scan (as in PostgreSQL;
+// a snapshot taken before the scan started cannot see such an entry, and
+// callers must not rely on seeing their own concurrent inserts in order).
 //
 // A Cursor belongs to one goroutine.
 type Cursor struct {
@@ -49,6 +54,7 @@ type Cursor struct {
 	endsArr [4]int32
 
 	next    page.BlockNumber // right link still to read; PNone when done
+	blk     page.BlockNumber // the leaf the current entries came from (diagnostics)
 	started bool
 	done    bool
 	err     error
@@ -189,6 +195,7 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 	p := o.page(lb)
 	op := getOpaque(p)
 	c.next = PNone
+	c.blk = lb.blk
 	if op.ignore() || !op.isLeaf() {
 		if !op.isLeaf() && !op.ignore() {
 			return ix.corrupt("scan reached non-leaf block %d", lb.blk)

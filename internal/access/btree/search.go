@@ -1,6 +1,8 @@
 package btree
 
 import (
+	"sync"
+
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -16,12 +18,34 @@ type stackEntry struct {
 }
 
 // op carries one operation's per-call state: the usage counters and
-// scratch space for decoded keys.
+// scratch space for decoded keys, and (for inserts, whose ops are pooled)
+// reusable storage for the descent stack, the tuple being inserted, page
+// deltas and WAL main data, so that an insert without a split allocates
+// next to nothing.
 type op struct {
 	ix      *Index
 	u       *stats.Usage
 	scratch []types.Datum
 	arr     [4]types.Datum
+	b       *opBufs // allocated on first use; kept by pooled ops
+}
+
+// opBufs is an op's reusable storage for writes.
+type opBufs struct {
+	stackArr [8]stackEntry
+	tupBuf   []byte
+	deltas   [4]page.Delta
+	main     [8]byte
+	bufs     [4]lockedBuf
+	dptrs    [4]*page.Delta
+	sks      [3]scanKey
+}
+
+func (o *op) bufs() *opBufs {
+	if o.b == nil {
+		o.b = new(opBufs)
+	}
+	return o.b
 }
 
 func (o *op) init(ix *Index, u *stats.Usage) {
@@ -37,6 +61,37 @@ func (ix *Index) newOp(u *stats.Usage) *op {
 	o := &op{}
 	o.init(ix, u)
 	return o
+}
+
+var opPool = sync.Pool{New: func() any { return new(op) }}
+
+// getOp returns a pooled op; putOp gives it back (nothing may keep a
+// reference into it).
+func (ix *Index) getOp(u *stats.Usage) *op {
+	o := opPool.Get().(*op)
+	o.init(ix, u)
+	return o
+}
+
+func putOp(o *op) {
+	clear(o.arr[:])
+	if b := o.b; b != nil {
+		clear(b.sks[:])
+		clear(b.bufs[:])
+		clear(b.dptrs[:])
+		if cap(b.tupBuf) > 4096 {
+			b.tupBuf = nil
+		}
+	}
+	o.ix, o.u, o.scratch = nil, nil, nil
+	opPool.Put(o)
+}
+
+// delta returns reusable delta i, emptied.
+func (o *op) delta(i int) *page.Delta {
+	d := &o.bufs().deltas[i]
+	d.Reset()
+	return d
 }
 
 // lockedBuf is a pinned buffer with the content lock mode held.
@@ -212,6 +267,9 @@ func (o *op) search(sk *scanKey, forWrite bool, xid uint32) ([]stackEntry, locke
 		return nil, lb, nil
 	}
 	var stack []stackEntry
+	if forWrite {
+		stack = o.bufs().stackArr[:0]
+	}
 	for {
 		lb, err = o.moveRight(lb, sk, forWrite, xid)
 		if err != nil {

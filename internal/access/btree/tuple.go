@@ -98,22 +98,34 @@ func setPivotNAtts(t []byte, natts int, withTID bool) {
 type layout struct {
 	types []types.Type
 	def   *types.Deformer
-	ints  []bool // column i compares as a plain int64
+	ints  []bool    // column i compares as a plain int64
+	cols  []colDesc // in-place comparison descriptors (compare.go)
+	fast  int       // columns [0, fast) can be compared in place
 }
 
 func newLayout(ts []types.Type) layout {
-	l := layout{types: append([]types.Type(nil), ts...), def: types.NewDeformer(ts), ints: make([]bool, len(ts))}
+	l := layout{types: append([]types.Type(nil), ts...), def: types.NewDeformer(ts), ints: make([]bool, len(ts)), cols: make([]colDesc, len(ts))}
 	for i, t := range ts {
 		switch t.OID {
 		case types.Int2OID, types.Int4OID, types.Int8OID, types.OidOID, types.TimestampOID, types.TimestamptzOID, types.BoolOID:
 			l.ints[i] = true
 		}
+		l.cols[i] = newColDesc(t)
+	}
+	for l.fast < len(ts) && l.cols[l.fast].kind != ckGeneral {
+		l.fast++
 	}
 	return l
 }
 
 // formTuple builds a tuple (index_form_tuple) for keys[:n] with TID tid.
 func (ix *Index) formTuple(keys []types.Datum, tid page.ItemPointer) []byte {
+	return ix.formTupleInto(nil, keys, tid)
+}
+
+// formTupleInto is formTuple building into dst's storage when it is large
+// enough.
+func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPointer) []byte {
 	n := len(keys)
 	hasNulls := false
 	for i := range keys {
@@ -130,7 +142,13 @@ func (ix *Index) formTuple(keys []types.Datum, tid page.ItemPointer) []byte {
 	}
 	dsz := types.DataSize(ix.lay.types[:n], keys)
 	size := page.MaxAlignUp(hoff + dsz)
-	t := make([]byte, size)
+	var t []byte
+	if cap(dst) >= size {
+		t = dst[:size]
+		clear(t)
+	} else {
+		t = make([]byte, size)
+	}
 	page.PutItemPointer(t, tid)
 	if hasNulls {
 		types.FillNullBitmap(t[tupleHeaderSize:tupleHeaderSize+nullBitmapSize], keys)
@@ -232,15 +250,20 @@ const (
 	tailMinus tail = iota // (keys, -inf + epsilon): just above every pivot with this prefix
 	tailPlus              // (keys, +inf)
 	tailExact             // full keys plus an exact heap TID (insertion)
+	// tailBelow: just below the pivot tuple that has exactly these key
+	// attributes (and heap TID tid when hasTID): page deletion's search for
+	// the leaf whose high key that pivot is (PostgreSQL's pivotsearch).
+	tailBelow
 )
 
 // scanKey is a search position in the index order (PostgreSQL's
 // BTScanInsert): a prefix of key values (NULL sorts last and equals NULL),
 // then what the omitted attributes and the heap TID are taken to be.
 type scanKey struct {
-	keys []types.Datum
-	tail tail
-	tid  page.ItemPointer
+	keys   []types.Datum
+	tail   tail
+	tid    page.ItemPointer
+	hasTID bool // tailBelow: the pivot has a heap TID
 }
 
 // cmpCol compares two values of key column i with NULLS LAST.
@@ -278,14 +301,9 @@ func (ix *Index) compare(sk *scanKey, t []byte, scratch []types.Datum) (int, err
 		n = natts
 	}
 	if n > 0 {
-		vals := scratch[:n]
-		if err := ix.deform(t, vals, n); err != nil {
-			return 0, err
-		}
-		for i := 0; i < n; i++ {
-			if c := ix.cmpCol(i, sk.keys[i], vals[i]); c != 0 {
-				return c, nil
-			}
+		c, err := ix.cmpKeys(sk.keys, t, n, scratch)
+		if err != nil || c != 0 {
+			return c, err
 		}
 	}
 	if len(sk.keys) > natts {
@@ -294,6 +312,23 @@ func (ix *Index) compare(sk *scanKey, t []byte, scratch []types.Datum) (int, err
 	switch sk.tail {
 	case tailPlus:
 		return 1, nil
+	case tailBelow:
+		if natts > len(sk.keys) || natts < ix.nkeys {
+			// t has a real value where the pivot has minus infinity, or t
+			// is that same truncated pivot: the key is just below it.
+			return -1, nil
+		}
+		ht, ok := heapTID(t)
+		if !sk.hasTID {
+			return -1, nil
+		}
+		if !ok {
+			return 1, nil
+		}
+		if c := sk.tid.Compare(ht); c != 0 {
+			return c, nil
+		}
+		return -1, nil
 	case tailMinus:
 		if natts > len(sk.keys) {
 			return -1, nil // t has a real value where the key has -inf+eps
@@ -317,16 +352,8 @@ func (ix *Index) compare(sk *scanKey, t []byte, scratch []types.Datum) (int, err
 // keysEqual reports whether leaf tuple t has exactly the key values keys
 // (none of which is NULL).
 func (ix *Index) keysEqual(keys []types.Datum, t []byte, scratch []types.Datum) (bool, error) {
-	vals := scratch[:ix.nkeys]
-	if err := ix.deform(t, vals, ix.nkeys); err != nil {
-		return false, err
-	}
-	for i := range keys {
-		if ix.cmpCol(i, keys[i], vals[i]) != 0 {
-			return false, nil
-		}
-	}
-	return true, nil
+	c, err := ix.cmpKeys(keys, t, len(keys), scratch)
+	return c == 0, err
 }
 
 // ---- error text ----

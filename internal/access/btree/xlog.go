@@ -13,6 +13,9 @@ const (
 	infoSplitL      uint8 = 0x30 // XLOG_BTREE_SPLIT_L: left, right, right sibling, child
 	infoSplitR      uint8 = 0x40 // XLOG_BTREE_SPLIT_R
 	infoVacuum      uint8 = 0xC0 // XLOG_BTREE_VACUUM: leaf
+	infoUnlinkPage  uint8 = 0x80 // XLOG_BTREE_UNLINK_PAGE: target (re-initialized), right sibling, left sibling
+	infoMarkHalf    uint8 = 0xB0 // XLOG_BTREE_MARK_PAGE_HALFDEAD: leaf, parent
+	infoMetaCleanup uint8 = 0xE0 // XLOG_BTREE_META_CLEANUP: metapage
 	infoNewRoot     uint8 = 0xA0 // XLOG_BTREE_NEWROOT: root, left child, metapage
 	// infoNewPage logs one page written by a bulk build as a full-page
 	// image (PostgreSQL uses XLOG_FPI of the XLOG resource manager).
@@ -34,6 +37,12 @@ func RecordName(info uint8) string {
 		return "SPLIT_R"
 	case infoVacuum:
 		return "VACUUM"
+	case infoUnlinkPage:
+		return "UNLINK_PAGE"
+	case infoMarkHalf:
+		return "MARK_PAGE_HALFDEAD"
+	case infoMetaCleanup:
+		return "META_CLEANUP"
 	case infoNewRoot:
 		return "NEWROOT"
 	case infoNewPage:

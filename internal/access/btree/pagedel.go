@@ -1,0 +1,505 @@
+package btree
+
+import (
+	"encoding/binary"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/buffer"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
+)
+
+// Page deletion and recycling (nbtpage.c: _bt_pagedel,
+// _bt_mark_page_halfdead, _bt_unlink_halfdead_page, _bt_allocbuf). See
+// README.md, "Page deletion and recycling".
+
+// A deleted page holds, after the page header, BTDeletedPageData: the
+// 8-byte FullTransactionId safexid (epoch 0 here).
+const (
+	deletedSafexidOff = page.HeaderSize
+	deletedLower      = page.HeaderSize + 8
+)
+
+// invalidBlock is InvalidBlockNumber, the "no top parent" link a half-dead
+// leaf keeps in its high key slot.
+const invalidBlock page.BlockNumber = 0xFFFFFFFF
+
+// pageSafexid returns a deleted page's safexid.
+func pageSafexid(p page.Page) uint32 {
+	return uint32(binary.LittleEndian.Uint64(p[deletedSafexidOff:]))
+}
+
+// xidPrecedes is the horizon test (plain comparison, as xact.OldestXmin).
+func xidPrecedes(a, b uint32) bool { return a < b }
+
+// recyclable reports whether p may be reused: never initialized, or deleted
+// with a safexid before the horizon (BTPageIsRecyclable).
+func recyclable(p page.Page, horizon uint32) bool {
+	if p.IsNew() {
+		return true
+	}
+	op := getOpaque(p)
+	return op.flags&FlagDeleted != 0 && op.flags&FlagHasFullXid != 0 && xidPrecedes(pageSafexid(p), horizon)
+}
+
+// ---- the free-page list ----
+//
+// PostgreSQL records recyclable pages in the index's free space map. Here
+// the list is kept in memory on the Index handle, rebuilt by every bulk
+// delete's physical scan (which visits every page and sees which deleted
+// pages have become recyclable): nothing is logged for it, a crash or a new
+// handle just forgets it until the next VACUUM, and the pages it names are
+// re-checked under an exclusive lock before reuse, so a stale entry is
+// harmless.
+
+func (ix *Index) setFree(blks []page.BlockNumber) {
+	slices.SortFunc(blks, func(a, b page.BlockNumber) int { return int(int64(b) - int64(a)) })
+	blks = slices.Compact(blks)
+	ix.freeMu.Lock()
+	ix.free = blks
+	ix.freeN.Store(int32(len(blks)))
+	ix.freeMu.Unlock()
+}
+
+func (ix *Index) popFree() (page.BlockNumber, bool) {
+	ix.freeMu.Lock()
+	defer ix.freeMu.Unlock()
+	n := len(ix.free)
+	if n == 0 {
+		return 0, false
+	}
+	blk := ix.free[n-1]
+	ix.free = ix.free[:n-1]
+	ix.freeN.Store(int32(n - 1))
+	return blk, true
+}
+
+// FreePages returns the blocks currently known to be reusable, lowest first.
+func (ix *Index) FreePages() []page.BlockNumber {
+	ix.freeMu.Lock()
+	defer ix.freeMu.Unlock()
+	out := slices.Clone(ix.free)
+	slices.Reverse(out)
+	return out
+}
+
+// newPage returns a page for a split's new right half, exclusively locked:
+// a recycled one when the free list has one (_bt_allocbuf), else a new
+// block at the end of the relation. When reused is true the caller must
+// call ix.reuseDone() once the split's WAL record is written: until then a
+// bulk delete may not start its scan (it relies on entries moved by splits
+// during its pass landing on blocks it has not reached yet, and a recycled
+// block may lie behind it; PostgreSQL uses vacuum cycle IDs and
+// backtracking instead).
+func (o *op) newPage() (lb lockedBuf, reused bool, err error) {
+	ix := o.ix
+	if ix.freeN.Load() > 0 && ix.env.OldestXmin != nil {
+		ix.reusing.Add(1)
+		if ix.vacuuming.Load() == 0 {
+			var horizon uint32
+			haveHorizon := false
+			for {
+				blk, ok := ix.popFree()
+				if !ok {
+					break
+				}
+				if !haveHorizon {
+					horizon, haveHorizon = ix.env.OldestXmin(), true
+				}
+				b, err := ix.pool.Read(o.u, ix.tag(blk), nil)
+				if err != nil {
+					ix.reuseDone()
+					return lockedBuf{}, false, err
+				}
+				// Never wait here (we hold the page being split): a page
+				// someone has locked is not free for us anyway.
+				if !ix.pool.TryLockExclusive(b) {
+					ix.pool.Release(b)
+					continue
+				}
+				if recyclable(ix.pool.Page(b), horizon) {
+					return lockedBuf{buf: b, blk: blk, excl: true}, true, nil
+				}
+				ix.pool.UnlockRelease(b, buffer.Exclusive)
+			}
+		}
+		ix.reuseDone()
+	}
+	ix.extending.Add(1)
+	b, blk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	ix.extending.Add(-1)
+	if err != nil {
+		return lockedBuf{}, false, err
+	}
+	return lockedBuf{buf: b, blk: blk, excl: true}, false, nil
+}
+
+func (ix *Index) reuseDone() { ix.reusing.Add(-1) }
+
+// extend adds a block at the end of the relation, locked (newRoot,
+// createRoot).
+func (o *op) extend() (lockedBuf, error) {
+	ix := o.ix
+	ix.extending.Add(1)
+	b, blk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
+	ix.extending.Add(-1)
+	if err != nil {
+		return lockedBuf{}, err
+	}
+	return lockedBuf{buf: b, blk: blk, excl: true}, nil
+}
+
+// startVacuum stops page reuse and waits for splits already reusing a page
+// to finish.
+func (ix *Index) startVacuum() {
+	ix.vacuuming.Add(1)
+	for i := 0; ix.reusing.Load() > 0; i++ {
+		if i < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+}
+
+func (ix *Index) endVacuum() { ix.vacuuming.Add(-1) }
+
+// ---- deletion ----
+
+// canDeleteLeaf is the first check of _bt_pagedel: an empty, live leaf that
+// is neither the root nor the rightmost page of its level, and whose split
+// is complete.
+func canDeleteLeaf(p page.Page) bool {
+	op := getOpaque(p)
+	return op.isLeaf() && !op.ignore() && !op.isRoot() && !op.rightmost() && !op.incomplete() &&
+		p.MaxOffset() < op.firstData()
+}
+
+// pageDel tries to delete the empty leaf lb (exclusively locked by the
+// caller, who keeps its pin: lb is unlocked, not released, on return) in
+// PostgreSQL's two stages: mark it half-dead while removing its downlink
+// from the parent (the parent's pivot for it is re-pointed at its right
+// sibling, whose own pivot is removed, so the right sibling takes over its
+// key space), then unlink it from its siblings and mark it deleted with
+// safexid = the next xid. deleted is true when the page was deleted;
+// a page that cannot be deleted now is simply left alone.
+//
+// Simplification: only a leaf whose downlink is not the last one in its
+// parent is deleted (PostgreSQL also deletes a chain of single-child
+// parents with it); internal pages are never deleted.
+func (o *op) pageDel(lb lockedBuf, xid uint32) (deleted bool, safexid uint32, err error) {
+	ix := o.ix
+	p := o.page(lb)
+	if !canDeleteLeaf(p) {
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return false, 0, nil
+	}
+	op := getOpaque(p)
+	hikey := append([]byte(nil), itemAt(p, PHiKey)...)
+	leftsib := op.prev
+	// Locks are taken bottom-up and left to right only: drop the leaf's
+	// lock (keeping the pin) before looking left and descending.
+	ix.pool.Unlock(lb.buf, buffer.Exclusive)
+
+	// The right half of an incomplete split has no downlink yet.
+	if leftsib != PNone {
+		l, err := o.read(leftsib, false)
+		if err != nil {
+			return false, 0, err
+		}
+		lop := getOpaque(o.page(l))
+		bad := lop.next == lb.blk && lop.incomplete()
+		o.release(l)
+		if bad {
+			return false, 0, nil
+		}
+	}
+
+	// Find the parent: descend towards "just below the leaf's high key".
+	n := ix.natts(hikey)
+	keys := make([]types.Datum, n)
+	if err := ix.deform(hikey, keys, n); err != nil {
+		return false, 0, err
+	}
+	sk := &scanKey{keys: keys, tail: tailBelow}
+	if tid, ok := heapTID(hikey); ok && n == ix.nkeys {
+		sk.tid, sk.hasTID = tid, true
+	}
+	pe, ok, err := o.parentEntry(sk)
+	if err != nil || !ok {
+		return false, 0, err
+	}
+
+	// Stage 1 (_bt_mark_page_halfdead), leaf locked again and re-checked.
+	ix.pool.Lock(lb.buf, buffer.Exclusive)
+	if !canDeleteLeaf(p) {
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return false, 0, nil
+	}
+	rightsib := getOpaque(p).next
+	par, poff, found, err := o.lockParent(pe, lb.blk)
+	if err != nil || !found {
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return false, 0, err
+	}
+	pp := o.page(par)
+	if poff >= pp.MaxOffset() || downlink(itemAt(pp, poff+1)) != rightsib {
+		// The leaf is its parent's last child (deleting it would mean
+		// deleting the parent too), or the right sibling's downlink is
+		// not next to it (it is missing: a half-dead right sibling).
+		o.release(par)
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return false, 0, nil
+	}
+	if err := o.markHalfDead(lb, par, poff, rightsib, xid); err != nil {
+		o.release(par)
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return false, 0, err
+	}
+	o.release(par)
+
+	// Stage 2.
+	safexid, err = o.unlinkHalfDead(lb, xid)
+	return err == nil, safexid, err
+}
+
+// parentEntry descends with share locks, one page at a time, to the level-1
+// page whose downlink covers sk, and returns that page and offset.
+func (o *op) parentEntry(sk *scanKey) (stackEntry, bool, error) {
+	lb, err := o.getRoot()
+	if err != nil || lb.buf == buffer.InvalidBuffer {
+		return stackEntry{}, false, err
+	}
+	for {
+		if lb, err = o.moveRight(lb, sk, false, 0); err != nil {
+			return stackEntry{}, false, err
+		}
+		p := o.page(lb)
+		op := getOpaque(p)
+		if op.isLeaf() {
+			o.release(lb)
+			return stackEntry{}, false, nil
+		}
+		off, err := o.binsrch(p, op, sk)
+		if err != nil {
+			o.release(lb)
+			return stackEntry{}, false, err
+		}
+		if op.level == 1 {
+			o.release(lb)
+			return stackEntry{blk: lb.blk, off: off}, true, nil
+		}
+		child := downlink(itemAt(p, off))
+		o.release(lb)
+		if lb, err = o.read(child, false); err != nil {
+			return stackEntry{}, false, err
+		}
+	}
+}
+
+// lockParent exclusively locks the page holding the downlink to child,
+// starting where the descent found it and moving right (_bt_getstackbuf,
+// without finishing incomplete splits). found is false if it is not there.
+func (o *op) lockParent(pe stackEntry, child page.BlockNumber) (lockedBuf, page.OffsetNumber, bool, error) {
+	blk, start := pe.blk, pe.off
+	for {
+		lb, err := o.read(blk, true)
+		if err != nil {
+			return lockedBuf{}, 0, false, err
+		}
+		p := o.page(lb)
+		op := getOpaque(p)
+		if !op.ignore() && !op.isLeaf() {
+			first, last := op.firstData(), p.MaxOffset()
+			start = min(max(start, first), last+1)
+			for off := start; off <= last; off++ {
+				if downlink(itemAt(p, off)) == child {
+					return lb, off, true, nil
+				}
+			}
+			for off := start - 1; off >= first; off-- {
+				if downlink(itemAt(p, off)) == child {
+					return lb, off, true, nil
+				}
+			}
+		}
+		if op.rightmost() {
+			o.release(lb)
+			return lockedBuf{}, 0, false, nil
+		}
+		blk, start = op.next, 0
+		o.release(lb)
+	}
+}
+
+// topParentLink is the pivot a half-dead leaf keeps as its high key
+// (BTreeTupleSetTopParent): no key attributes, t_tid's block naming the
+// top parent of the subtree being deleted (none here).
+func topParentLink(blk page.BlockNumber) []byte {
+	t := minusInfPivot(PNone)
+	page.PutItemPointer(t, page.ItemPointer{Block: blk})
+	setPivotNAtts(t, 0, false)
+	return t
+}
+
+// markHalfDead removes the leaf's downlink and marks it half-dead, in one
+// MARK_PAGE_HALFDEAD record (leaf, parent).
+func (o *op) markHalfDead(leaf, par lockedBuf, poff page.OffsetNumber, rightsib page.BlockNumber, xid uint32) error {
+	pp := o.page(par)
+	// The parent: the pivot for the leaf now points at the right sibling
+	// (which inherits the leaf's key space), and the right sibling's own
+	// pivot goes.
+	var dp page.Delta
+	it := pp.Item(poff)
+	var tid [6]byte
+	copy(tid[:], pp[it.Off:it.Off+6])
+	page.PutItemPointer(tid[:], page.ItemPointer{Block: rightsib, Offset: page.GetItemPointer(tid[:]).Offset})
+	dp.PutBytes(pp, it.Off, tid[:])
+	pp.DeleteItems([]page.OffsetNumber{poff + 1}, &dp)
+
+	// The leaf: half-dead, its high key replaced by the top-parent link.
+	lp := o.page(leaf)
+	op := getOpaque(lp)
+	tmp := make(page.Page, page.Size)
+	initBtPage(tmp, opaque{prev: op.prev, next: op.next, level: op.level, flags: op.flags | FlagHalfDead}, nil)
+	if tmp.AddItem(topParentLink(invalidBlock), PHiKey, false, false, 0, nil) == page.InvalidOffset {
+		return o.ix.corrupt("could not mark block %d half-dead", leaf.blk)
+	}
+	var dl page.Delta
+	copy(lp[8:], tmp[8:])
+	dl.Mark(8, lp.Lower())
+	dl.Mark(lp.Upper(), page.Size)
+
+	var main [12]byte
+	binary.LittleEndian.PutUint32(main[0:], leaf.blk)
+	binary.LittleEndian.PutUint32(main[4:], par.blk)
+	binary.LittleEndian.PutUint16(main[8:], poff)
+	return o.logPages(infoMarkHalf, xid, main[:], []lockedBuf{leaf, par}, []*page.Delta{&dl, &dp})
+}
+
+// unlinkHalfDead unlinks the half-dead leaf lb (exclusively locked; it is
+// unlocked, not released, on return) from its siblings and marks it
+// deleted (_bt_unlink_halfdead_page), in one UNLINK_PAGE record. The
+// deleted page keeps its sibling links, so a scan that arrives at it later
+// moves right.
+func (o *op) unlinkHalfDead(lb lockedBuf, xid uint32) (uint32, error) {
+	ix := o.ix
+	p := o.page(lb)
+	leftsib := getOpaque(p).prev
+	ix.pool.Unlock(lb.buf, buffer.Exclusive)
+
+	// Lock order: left sibling, target, right sibling. The left sibling
+	// may have split since we looked: move right to the current one.
+	var lbuf lockedBuf
+	if leftsib != PNone {
+		var err error
+		if lbuf, err = o.read(leftsib, true); err != nil {
+			return 0, err
+		}
+		for {
+			lop := getOpaque(o.page(lbuf))
+			if lop.flags&FlagDeleted == 0 && lop.next == lb.blk {
+				break // (a half-dead left sibling is fine)
+			}
+			if lop.rightmost() || lop.flags&FlagDeleted != 0 || lop.next == lbuf.blk {
+				o.release(lbuf)
+				return 0, ix.corrupt("could not find left sibling of block %d (last tried %d)", lb.blk, lbuf.blk)
+			}
+			next := lop.next
+			o.release(lbuf)
+			if lbuf, err = o.read(next, true); err != nil {
+				return 0, err
+			}
+			leftsib = next
+		}
+	}
+	ix.pool.Lock(lb.buf, buffer.Exclusive)
+	fail := func(err error, more ...lockedBuf) (uint32, error) {
+		for _, b := range more {
+			o.release(b)
+		}
+		o.release(lbuf)
+		ix.pool.Unlock(lb.buf, buffer.Exclusive)
+		return 0, err
+	}
+	op := getOpaque(p)
+	if !op.isLeaf() || op.flags&FlagHalfDead == 0 || op.rightmost() || op.isRoot() || p.MaxOffset() >= op.firstData() {
+		return fail(ix.corrupt("target leaf page changed status unexpectedly in block %d", lb.blk))
+	}
+	if op.prev != leftsib {
+		return fail(ix.corrupt("target page left link unexpectedly changed from %d to %d in block %d", leftsib, op.prev, lb.blk))
+	}
+	rbuf, err := o.read(op.next, true)
+	if err != nil {
+		return fail(err)
+	}
+	rp := o.page(rbuf)
+	if rop := getOpaque(rp); rop.prev != lb.blk {
+		return fail(ix.corrupt("right sibling's left-link doesn't match: block %d links to %d instead of expected %d", rbuf.blk, rop.prev, lb.blk), rbuf)
+	}
+
+	var dl, dr, dt page.Delta
+	bufs := []lockedBuf{lb, rbuf}
+	deltas := []*page.Delta{&dt, &dr}
+	if lbuf.buf != buffer.InvalidBuffer {
+		lp := o.page(lbuf)
+		binary.LittleEndian.PutUint32(lp[specialOff+opNext:], op.next)
+		dl.Mark(specialOff+opNext, specialOff+opNext+4)
+		bufs = append(bufs, lbuf)
+		deltas = append(deltas, &dl)
+	}
+	setPagePrev(rp, leftsib, &dr)
+
+	// The target is re-initialized as a deleted page (BTPageSetDeleted; as
+	// in PostgreSQL's redo, which registers it WILL_INIT): the WAL carries
+	// no image of it. Its safexid bounds the xmin of any scan that may
+	// still hold a link to it.
+	var safexid uint32
+	if ix.env.NextXid != nil {
+		safexid = ix.env.NextXid()
+	}
+	initBtPage(p, opaque{prev: op.prev, next: op.next, level: op.level, flags: FlagDeleted | FlagHasFullXid | FlagLeaf}, &dt)
+	var sx [8]byte
+	binary.LittleEndian.PutUint64(sx[:], uint64(safexid))
+	dt.PutBytes(p, deletedSafexidOff, sx[:])
+	setLower(p, deletedLower, &dt)
+
+	var main [12]byte
+	binary.LittleEndian.PutUint32(main[0:], leftsib)
+	binary.LittleEndian.PutUint32(main[4:], rbuf.blk)
+	binary.LittleEndian.PutUint32(main[8:], safexid)
+	err = o.logPages(infoUnlinkPage, xid, main[:], bufs, deltas)
+	o.release(rbuf)
+	o.release(lbuf)
+	ix.pool.Unlock(lb.buf, buffer.Exclusive)
+	return safexid, err
+}
+
+// setCleanupInfo records the number of deleted-but-not-recycled pages in
+// the metapage (_bt_set_cleanup_info), logging a META_CLEANUP record when
+// it changes.
+func (o *op) setCleanupInfo(numDelPages uint32, xid uint32) error {
+	meta, err := o.read(MetaPageBlock, false)
+	if err != nil {
+		return err
+	}
+	mp := o.page(meta)
+	if binary.LittleEndian.Uint32(mp[metaOff+mLastCleanupDel:]) == numDelPages {
+		o.release(meta)
+		return nil
+	}
+	o.release(meta)
+	if meta, err = o.read(MetaPageBlock, true); err != nil {
+		return err
+	}
+	defer o.release(meta)
+	mp = o.page(meta)
+	var d page.Delta
+	d.PutUint32(mp, metaOff+mLastCleanupDel, numDelPages)
+	var main [4]byte
+	binary.LittleEndian.PutUint32(main[:], numDelPages)
+	return o.logPages(infoMetaCleanup, xid, main[:], []lockedBuf{meta}, []*page.Delta{&d})
+}
