@@ -220,21 +220,9 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 // (heap_inplace_update): used for statistics and flags that PostgreSQL
 // also updates non-transactionally.
 func (c *Catalog) setClassFields(tx *Txn, oid uint32, fields map[int]types.Datum) error {
-	var target page.ItemPointer
-	var vals []types.Datum
-	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
-		if uint32(v[cOid].Int()) == oid {
-			target = tid
-			vals = append([]types.Datum(nil), v...)
-			return false, nil
-		}
-		return true, nil
-	})
+	target, vals, err := c.classRow(tx, oid)
 	if err != nil {
 		return err
-	}
-	if !target.Valid() {
-		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
 	}
 	for k, d := range fields {
 		vals[k] = d
@@ -364,21 +352,9 @@ func (c *Catalog) RelFrozenXid(tx *Txn, oid uint32) (uint32, error) {
 // updateClassRow replaces fields of a relation's pg_class row with a new
 // MVCC version (a transactional change, unlike setClassFields).
 func (c *Catalog) updateClassRow(tx *Txn, oid uint32, fields map[int]types.Datum) error {
-	var target page.ItemPointer
-	var vals []types.Datum
-	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
-		if uint32(v[cOid].Int()) == oid {
-			target = tid
-			vals = append([]types.Datum(nil), v...)
-			return false, nil
-		}
-		return true, nil
-	})
+	target, vals, err := c.classRow(tx, oid)
 	if err != nil {
 		return err
-	}
-	if !target.Valid() {
-		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
 	}
 	for k, d := range fields {
 		vals[k] = d
@@ -412,4 +388,23 @@ func (c *Catalog) NewRelFileNode(tx *Txn, r *Relation) (uint32, error) {
 	}
 	tx.Dropped = append(tx.Dropped, r.RelFileNode)
 	return node, nil
+}
+
+// classRow finds the pg_class row of relation oid visible to tx: its TID
+// and a copy of its values.
+func (c *Catalog) classRow(tx *Txn, oid uint32) (page.ItemPointer, []types.Datum, error) {
+	var target page.ItemPointer
+	var vals []types.Datum
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == oid {
+			target = tid
+			vals = append([]types.Datum(nil), v...)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err == nil && !target.Valid() {
+		err = pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
+	}
+	return target, vals, err
 }
