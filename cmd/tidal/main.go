@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,10 +54,21 @@ func main() {
 	dir := fs.String("D", "tidal-data", "data directory")
 	port := fs.Int("p", 5433, "TCP port")
 	listen := fs.String("listen", "127.0.0.1", "comma-separated listen addresses")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for developers)")
 	sets := settingFlags{}
 	fs.Var(sets, "c", "set a configuration parameter (name=value), repeatable")
 	fs.Parse(os.Args[2:])
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "FATAL: ", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	if err := serve(*dir, *port, *listen, sets); err != nil {
+		pprof.StopCPUProfile()
 		pe := pgerr.From(err)
 		msg := "FATAL:  " + pe.Message
 		if pe.Detail != "" {

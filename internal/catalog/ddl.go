@@ -96,7 +96,10 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	if err != nil {
 		return 0, err
 	}
-	if _, err := c.insert(tx, PgClass, classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)); err != nil {
+	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
+	// Every row the table will hold has an xmin at or after its creator's.
+	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.Heap.Xid)
+	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}
 	for i := range attrs {
@@ -287,7 +290,9 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 		}
 	}
 	for _, d := range SystemTables {
-		if _, err := c.insert(tx, PgClass, classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)); err != nil {
+		row := classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)
+		row[PgClass.ColumnIndex("relfrozenxid")] = ov(xact.FirstNormalXid)
+		if _, err := c.insert(tx, PgClass, row); err != nil {
 			return err
 		}
 		for i, col := range d.Columns {
@@ -407,4 +412,49 @@ func (c *Catalog) classRow(tx *Txn, oid uint32) (page.ItemPointer, []types.Datum
 		err = pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
 	}
 	return target, vals, err
+}
+
+// OldestFrozenXid is the oldest relfrozenxid of any table (PostgreSQL's
+// datfrozenxid), in transaction-id order: the wraparound limits follow
+// from it.
+func (c *Catalog) OldestFrozenXid(tx *Txn) (uint32, error) {
+	var oldest uint32
+	col := PgClass.ColumnIndex("relfrozenxid")
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if byte(v[cRelkind].Int()) != KindTable {
+			return true, nil
+		}
+		x := uint32(v[col].Int())
+		if xact.IsNormal(x) && (oldest == 0 || xact.Precedes(x, oldest)) {
+			oldest = x
+		}
+		return true, nil
+	})
+	return oldest, err
+}
+
+// AllTables lists every table, system catalogs included (a database-wide
+// VACUUM covers them too).
+func (c *Catalog) AllTables(tx *Txn) ([]*Relation, error) {
+	var oids []uint32
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if byte(v[cRelkind].Int()) == KindTable {
+			oids = append(oids, uint32(v[cOid].Int()))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Relation
+	for _, o := range oids {
+		r, err := c.ByOID(tx, o)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -103,6 +103,10 @@ func Open(cfg Config) (*Engine, error) {
 		e.unlockDir()
 		return nil, err
 	}
+	if err := e.UpdateWrapLimit(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.wg.Add(1)
 	go e.checkpointer()
 	return e, nil
@@ -477,6 +481,21 @@ func (e *Engine) panic(err error) {
 		return
 	}
 	os.Exit(3)
+}
+
+// UpdateWrapLimit recomputes the transaction-id wraparound limits from
+// the oldest relfrozenxid (at start-up and after every VACUUM).
+func (e *Engine) UpdateWrapLimit() error {
+	proc := e.Xact.NewProc()
+	defer e.Xact.ReleaseProc(proc)
+	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: e.Xact.GetSnapshot(proc), Combo: &heap.ComboCids{}}, U: &stats.Usage{}}
+	defer e.Xact.ResetXmin(proc)
+	oldest, err := e.Catalog.OldestFrozenXid(tx)
+	if err != nil {
+		return err
+	}
+	e.Xact.SetWrapLimit(oldest)
+	return nil
 }
 
 // DataDir is the data directory.

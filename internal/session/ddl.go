@@ -45,8 +45,10 @@ func (s *Session) lockRel(c *exec.Ctx, oid uint32, mode xact.LockMode) error {
 	return s.eng.Xact.Lock(c.Context, s.proc, xact.RelationTag(oid), mode, false)
 }
 
-func (s *Session) assignXid(c *exec.Ctx) {
-	c.Tx.Heap.Xid = s.eng.Xact.AssignXid(s.proc)
+func (s *Session) assignXid(c *exec.Ctx) error {
+	xid, err := s.eng.Xact.AssignXid(s.proc)
+	c.Tx.Heap.Xid = xid
+	return err
 }
 
 type indexSpec struct {
@@ -148,7 +150,9 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		return pgerr.Errorf(pgerr.UndefinedObject, "access method \"%s\" does not exist", cs.AccessMethod)
 	}
 	// Validate defaults now so a bad one fails CREATE TABLE, not INSERT.
-	s.assignXid(c)
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
 	oid, err := s.eng.Catalog.CreateTable(c.Tx, nsp, rv.Relname, attrs, opts)
 	if err != nil {
 		return err
@@ -256,7 +260,9 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 			}
 		}
 	}
-	s.assignXid(c)
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
 	ioid, err := s.eng.Catalog.CreateIndex(c.Tx, rel, name, keys, sp.unique, sp.primary)
 	if err != nil {
 		return err
@@ -390,7 +396,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		if err := s.lockRel(c, lockOID, xact.AccessExclusiveLock); err != nil {
 			return err
 		}
-		s.assignXid(c)
+		if err := s.assignXid(c); err != nil {
+			return err
+		}
 		if err := s.eng.Catalog.DropRelation(c.Tx, rel); err != nil {
 			return err
 		}
@@ -526,7 +534,7 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		rels = append(rels, rel)
 	}
 	if len(vs.Rels) == 0 {
-		all, err := s.userTables(c)
+		all, err := s.eng.Catalog.AllTables(c.Tx)
 		if err != nil {
 			return err
 		}
@@ -567,6 +575,9 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		}
 	}
 	if vs.IsVacuumcmd {
+		if err := s.eng.UpdateWrapLimit(); err != nil {
+			return err
+		}
 		return w.CommandComplete("VACUUM")
 	}
 	return w.CommandComplete("ANALYZE")
@@ -629,7 +640,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		}
 		rels = append(rels, rel)
 	}
-	s.assignXid(c)
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
 	for _, rel := range rels {
 		if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, rel); err != nil {
 			return err

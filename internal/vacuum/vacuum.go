@@ -146,8 +146,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	freezeLimit := xact.XID(0)
 	if o.Freeze {
 		freezeLimit = horizon
-	} else if horizon > o.FreezeMinAge+xact.FirstNormalXid {
-		freezeLimit = horizon - o.FreezeMinAge
+	} else if o.FreezeMinAge < 1<<31 {
+		// Tuples older than vacuum_freeze_min_age transactions are frozen.
+		freezeLimit = xact.Retreat(horizon, o.FreezeMinAge)
 	}
 
 	var ring *buffer.Strategy
@@ -489,7 +490,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		return nil, err
 	}
 	rep.OldRelFrozenXid = old
-	if newFrozen <= old {
+	if xact.IsNormal(old) && xact.PrecedesOrEquals(newFrozen, old) {
 		newFrozen = 0
 	}
 	if err := cat.SetVacuumStats(tx, rel.OID, int32(newBlocks), float32(liveTuples), int32(rep.AllVisiblePages), newFrozen); err != nil {

@@ -129,7 +129,7 @@ func Replay(dir string, pool *buffer.Pool, redo LSN) (RecoveryResult, error) {
 				return res, fmt.Errorf("redo of %s record at %s: %w", rm.Name, FormatLSN(d.LSN), err)
 			}
 		}
-		if d.Xid > res.MaxXid {
+		if res.MaxXid == 0 || (d.Xid != 0 && int32(d.Xid-res.MaxXid) > 0) {
 			res.MaxXid = d.Xid
 		}
 		res.Records++

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/wal"
 )
@@ -41,13 +42,14 @@ type Snapshot struct {
 
 // XidInSnapshot reports whether xid counts as running for this snapshot.
 func (s *Snapshot) XidInSnapshot(xid XID) bool {
-	if xid < s.Xmin {
+	if Precedes(xid, s.Xmin) {
 		return false
 	}
-	if xid >= s.Xmax {
+	if FollowsOrEquals(xid, s.Xmax) {
 		return true
 	}
-	i := sort.Search(len(s.Xip), func(i int) bool { return s.Xip[i] >= xid })
+	// Xip is sorted in transaction-id order (all within 2^31 of Xmax).
+	i := sort.Search(len(s.Xip), func(i int) bool { return FollowsOrEquals(s.Xip[i], xid) })
 	return i < len(s.Xip) && s.Xip[i] == xid
 }
 
@@ -85,6 +87,11 @@ type Manager struct {
 	// commit record's insertion and the commit log update (PostgreSQL's
 	// delayChkpt): commits hold it shared, the checkpoint exclusively.
 	commitMu sync.RWMutex
+
+	// wraparound limits (SetWrapLimit); 0 = not yet known
+	oldestFrozen XID
+	stopLimit    XID
+	warnLimit    XID
 }
 
 // BlockCommits holds off commits in their critical section (checkpoint).
@@ -123,8 +130,8 @@ func (m *Manager) NextXid() XID {
 // AdvanceNextXid makes sure ids up to xid are never handed out again (redo).
 func (m *Manager) AdvanceNextXid(xid XID) {
 	m.mu.Lock()
-	if xid >= m.nextXid {
-		m.nextXid = xid + 1
+	if FollowsOrEquals(xid, m.nextXid) {
+		m.nextXid = Advance(xid)
 	}
 	m.mu.Unlock()
 }
@@ -149,13 +156,18 @@ func (m *Manager) ReleaseProc(p *Proc) {
 // AssignXid gives the backend a transaction id if it has none (at its
 // first write), and takes the transaction's own lock on it so others can
 // wait for it to end.
-func (m *Manager) AssignXid(p *Proc) XID {
+func (m *Manager) AssignXid(p *Proc) (XID, error) {
 	if x := p.xid.Load(); x != InvalidXid {
-		return x
+		return x, nil
 	}
 	m.mu.Lock()
 	x := m.nextXid
-	m.nextXid++
+	if m.stopLimit != 0 && FollowsOrEquals(x, m.stopLimit) {
+		m.mu.Unlock()
+		return InvalidXid, pgerr.Errorf(pgerr.ProgramLimitExceeded, "database is not accepting commands that assign new transaction IDs to avoid wraparound data loss in database \"postgres\"").
+			WithHint("Execute a database-wide VACUUM in that database.")
+	}
+	m.nextXid = Advance(m.nextXid)
 	p.xid.Store(x)
 	m.running[x] = p
 	if p.xmin.Load() == 0 {
@@ -167,7 +179,7 @@ func (m *Manager) AssignXid(p *Proc) XID {
 	m.locks.locks[XactLockTag(x)] = st
 	m.locks.grant(st, p, XactLockTag(x), ExclusiveLock)
 	m.mu.Unlock()
-	return x
+	return x, nil
 }
 
 // GetSnapshot takes an MVCC snapshot for p.
@@ -179,17 +191,17 @@ func (m *Manager) GetSnapshot(p *Proc) *Snapshot {
 		if x != s.Own {
 			s.Xip = append(s.Xip, x)
 		}
-		if x < xmin {
+		if Precedes(x, xmin) {
 			xmin = x
 		}
 	}
 	s.Xmin = xmin
-	if p.xmin.Load() == 0 || p.xmin.Load() > xmin || p.xid.Load() == 0 {
+	if p.xmin.Load() == 0 || Follows(p.xmin.Load(), xmin) || p.xid.Load() == 0 {
 		// Read committed refreshes its xmin with every snapshot.
 		p.xmin.Store(xmin)
 	}
 	m.mu.Unlock()
-	sort.Slice(s.Xip, func(i, j int) bool { return s.Xip[i] < s.Xip[j] })
+	sort.Slice(s.Xip, func(i, j int) bool { return Precedes(s.Xip[i], s.Xip[j]) })
 	return s
 }
 
@@ -207,10 +219,10 @@ func (m *Manager) OldestXmin() XID {
 	defer m.mu.Unlock()
 	h := m.nextXid
 	for _, p := range m.procs {
-		if x := p.xid.Load(); x != 0 && x < h {
+		if x := p.xid.Load(); x != 0 && Precedes(x, h) {
 			h = x
 		}
-		if x := p.xmin.Load(); x != 0 && x < h {
+		if x := p.xmin.Load(); x != 0 && Precedes(x, h) {
 			h = x
 		}
 	}

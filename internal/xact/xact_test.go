@@ -103,9 +103,9 @@ func TestXidInSnapshot(t *testing.T) {
 func TestCommitOrdering(t *testing.T) {
 	m, w, _ := newMgr(t)
 	a, b, c := m.NewProc(), m.NewProc(), m.NewProc()
-	xa := m.AssignXid(a)
-	xb := m.AssignXid(b)
-	if xa != 3 || xb != 4 || m.AssignXid(a) != xa || a.Xid() != xa {
+	xa := mustXid(m, a)
+	xb := mustXid(m, b)
+	if xa != 3 || xb != 4 || mustXid(m, a) != xa || a.Xid() != xa {
 		t.Fatal("xid assignment")
 	}
 	s1 := m.GetSnapshot(c)
@@ -172,9 +172,9 @@ func TestCommitOrdering(t *testing.T) {
 func TestRedoXact(t *testing.T) {
 	m, _, dir := newMgr(t)
 	p := m.NewProc()
-	x1 := m.AssignXid(p)
+	x1 := mustXid(m, p)
 	m.Commit(nil, p, CommitOptions{Sync: true})
-	x2 := m.AssignXid(p)
+	x2 := mustXid(m, p)
 	m.Abort(p)
 	m.wal.Flush(m.wal.InsertPos())
 	m2, err := Open(filepath.Join(dir, "xact2"), nil, 3)
@@ -200,7 +200,7 @@ func TestRedoXact(t *testing.T) {
 func TestWaitForXid(t *testing.T) {
 	m, _, _ := newMgr(t)
 	a, b := m.NewProc(), m.NewProc()
-	xa := m.AssignXid(a)
+	xa := mustXid(m, a)
 	done := make(chan Status, 1)
 	go func() {
 		if err := m.WaitForXid(context.Background(), b, xa); err != nil {
@@ -230,8 +230,8 @@ func TestWaitForXid(t *testing.T) {
 		t.Fatalf("waiter still holds %v", b.held)
 	}
 	// Two transactions waiting for each other: one gets 40P01.
-	xa = m.AssignXid(a)
-	xb := m.AssignXid(b)
+	xa = mustXid(m, a)
+	xb := mustXid(m, b)
 	errA := make(chan error, 1)
 	go func() { errA <- m.WaitForXid(context.Background(), a, xb) }()
 	waitQueued(t, m, XactLockTag(xb), 1)
@@ -263,4 +263,14 @@ func waitQueued(t testing.TB, m *Manager, tag LockTag, n int) {
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("%d waiters never queued on %v", n, tag)
+}
+
+func mustXid(m interface {
+	AssignXid(*Proc) (XID, error)
+}, p *Proc) XID {
+	x, err := m.AssignXid(p)
+	if err != nil {
+		panic(err)
+	}
+	return x
 }

@@ -33,7 +33,14 @@ func pageSafexid(p page.Page) uint32 {
 }
 
 // xidPrecedes is the horizon test (plain comparison, as xact.OldestXmin).
-func xidPrecedes(a, b uint32) bool { return a < b }
+// xidPrecedes compares transaction ids modulo 2^32 (normal ids ≥ 3), as
+// xact.Precedes does.
+func xidPrecedes(a, b uint32) bool {
+	if a < 3 || b < 3 {
+		return a < b
+	}
+	return int32(a-b) < 0
+}
 
 // recyclable reports whether p may be reused: never initialized, or deleted
 // with a safexid before the horizon (BTPageIsRecyclable).

@@ -410,7 +410,7 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 			p.SetFlags(p.Flags()&^page.FlagAllVisible, &d)
 			flags |= 1
 		}
-		if p.PruneXid() == 0 || tx.Xid < p.PruneXid() {
+		if p.PruneXid() == 0 || xact.Precedes(tx.Xid, p.PruneXid()) {
 			p.SetPruneXid(tx.Xid, &d)
 		}
 		rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
@@ -550,7 +550,7 @@ func (r *Relation) updateSamePage(u *stats.Usage, tx *Txn, b buffer.Buffer, tid 
 		p.SetFlags(p.Flags()&^page.FlagAllVisible, &d)
 		flags |= 1
 	}
-	if p.PruneXid() == 0 || tx.Xid < p.PruneXid() {
+	if p.PruneXid() == 0 || xact.Precedes(tx.Xid, p.PruneXid()) {
 		p.SetPruneXid(tx.Xid, &d)
 	}
 	info := InfoUpdate
@@ -606,7 +606,7 @@ func (r *Relation) updateOtherPage(u *stats.Usage, tx *Txn, ob buffer.Buffer, ti
 		np.SetFlags(np.Flags()&^page.FlagAllVisible, &nd)
 		flags |= 2
 	}
-	if op.PruneXid() == 0 || tx.Xid < op.PruneXid() {
+	if op.PruneXid() == 0 || xact.Precedes(tx.Xid, op.PruneXid()) {
 		op.SetPruneXid(tx.Xid, &od)
 	}
 	var vmp vmPins

@@ -64,7 +64,7 @@ func rowID(t testing.TB, tup Tuple) int {
 func (te *testEnv) begin() *Txn {
 	p := te.x.NewProc()
 	tx := &Txn{Proc: p, Combo: &ComboCids{}}
-	tx.Xid = te.x.AssignXid(p)
+	tx.Xid = mustXid(te.x, p)
 	tx.Snap = te.x.GetSnapshot(p)
 	return tx
 }
@@ -154,3 +154,13 @@ func (te *testEnv) item(t testing.TB, r *Relation, tid page.ItemPointer) (page.I
 }
 
 var nilUsage *stats.Usage
+
+func mustXid(m interface {
+	AssignXid(*xact.Proc) (xact.XID, error)
+}, p *xact.Proc) xact.XID {
+	x, err := m.AssignXid(p)
+	if err != nil {
+		panic(err)
+	}
+	return x
+}

@@ -28,7 +28,7 @@ func (r *Relation) PruneOpt(u *stats.Usage, b buffer.Buffer, blk page.BlockNumbe
 		return
 	}
 	horizon := r.env.Xact.OldestXmin()
-	if pruneXid >= horizon {
+	if !xact.Precedes(pruneXid, horizon) {
 		return
 	}
 	minFree := r.saveFreeSpace()
@@ -92,7 +92,7 @@ func (r *Relation) Prune(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, 
 	newPruneXid := xact.XID(0)
 	notePrune := func(t Tuple) {
 		if t.Infomask()&XmaxInvalid == 0 && t.Infomask()&XmaxLockOnly == 0 {
-			if xm := t.Xmax(); newPruneXid == 0 || xm < newPruneXid {
+			if xm := t.Xmax(); newPruneXid == 0 || xact.Precedes(xm, newPruneXid) {
 				newPruneXid = xm
 			}
 		}

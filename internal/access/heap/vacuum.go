@@ -70,14 +70,14 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 		switch st {
 		case TupleLive:
 			res.LiveTuples++
-			if t.Xmin() >= horizon && t.Infomask()&XminFrozen != XminFrozen {
+			if !xact.Precedes(t.Xmin(), horizon) && t.Infomask()&XminFrozen != XminFrozen {
 				allVisible = false
 			}
 			if t.Infomask()&XmaxInvalid == 0 && t.Infomask()&XmaxLockOnly == 0 {
 				allVisible = false
 			}
 			if t.Infomask()&XminFrozen != XminFrozen {
-				if t.Xmin() < freezeLimit && t.Infomask()&XminCommitted != 0 {
+				if xact.Precedes(t.Xmin(), freezeLimit) && t.Infomask()&XminCommitted != 0 {
 					freeze = append(freeze, off)
 				} else {
 					allFrozen = false
@@ -102,7 +102,12 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 		for _, off := range freeze {
 			base := p.Item(off).Off
 			t := Tuple(p.ItemBytes(off))
-			d.PutUint16(p, base+offInfomask, t.Infomask()|XminFrozen)
+			mask := t.Infomask() | XminFrozen
+			// A finished locker's xmax must not outlive its id either.
+			if mask&XmaxLockOnly != 0 && x.State(t.Xmax()) != xact.InProgress {
+				mask |= XmaxInvalid
+			}
+			d.PutUint16(p, base+offInfomask, mask)
 			main = binary.LittleEndian.AppendUint16(main, off)
 		}
 		rec := wal.NewRecord(wal.RmHeap2, Info2Freeze, 0)
@@ -197,7 +202,7 @@ func (r *Relation) VacuumHeapPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 		}
 		t := Tuple(p[it.Off : it.Off+it.Len])
 		st, _ := VacuumVisibility(x, t, horizon)
-		if st != TupleLive || (t.Xmin() >= horizon && t.Infomask()&XminFrozen != XminFrozen) ||
+		if st != TupleLive || (!xact.Precedes(t.Xmin(), horizon) && t.Infomask()&XminFrozen != XminFrozen) ||
 			(t.Infomask()&XmaxInvalid == 0 && t.Infomask()&XmaxLockOnly == 0) {
 			allVisible = false
 			break

@@ -246,7 +246,7 @@ func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (Vacuu
 			return TupleLive, hints | XmaxInvalid
 		}
 	}
-	if xmax < oldestXmin {
+	if xact.Precedes(xmax, oldestXmin) {
 		return TupleDead, hints
 	}
 	return TupleRecentlyDead, hints

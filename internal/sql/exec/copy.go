@@ -45,7 +45,11 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 	ci.deformer = heap.NewDeformer(rel.Types())
 	ci.ring = c.Eng.Pool.NewStrategy(buffer.BulkWrite, 16<<20)
 	ci.mt.Rel = rel
-	c.Tx.Heap.Xid = c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	if err != nil {
+		return nil, err
+	}
+	c.Tx.Heap.Xid = xid
 	return ci, nil
 }
 

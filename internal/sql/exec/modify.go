@@ -39,7 +39,11 @@ func (m *ModifyTable) Columns() []Column { return m.RetCols }
 func (m *ModifyTable) Open(c *Ctx) error {
 	m.done, m.Count, m.retRows, m.retI = false, 0, nil, 0
 	m.deformer = heap.NewDeformer(m.Rel.Types())
-	c.Tx.Heap.Xid = c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	if err != nil {
+		return err
+	}
+	c.Tx.Heap.Xid = xid
 	return Open(c, m.Input)
 }
 
