@@ -107,8 +107,9 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go e.checkpointer()
+	go e.walWriter()
 	return e, nil
 }
 
@@ -432,6 +433,27 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	e.log.Printf("LOG:  checkpoint complete: wrote %d buffers (%.1f%%); write=%.3f s; lsn=%s, redo lsn=%s",
 		written, 100*float64(written)/float64(e.Pool.NBuffers()), time.Since(start).Seconds(), wal.FormatLSN(pos), wal.FormatLSN(redo))
 	return nil
+}
+
+// walWriter flushes the WAL every 200 ms (wal_writer_delay), so that
+// asynchronous commits (synchronous_commit = off) become durable within a
+// bounded time, as PostgreSQL's WAL writer does.
+func (e *Engine) walWriter() {
+	defer e.wg.Done()
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-t.C:
+			if err := e.WAL.Flush(e.WAL.InsertPos()); err != nil {
+				e.log.Printf("ERROR:  WAL writer: %v", err)
+				continue
+			}
+			e.Xact.ForgetFlushedAsync()
+		}
+	}
 }
 
 func (e *Engine) checkpointer() {

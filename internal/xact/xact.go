@@ -88,6 +88,12 @@ type Manager struct {
 	// delayChkpt): commits hold it shared, the checkpoint exclusively.
 	commitMu sync.RWMutex
 
+	// asynchronous commits whose commit record may not be durable yet:
+	// their hint bits must wait (PostgreSQL's clog group LSNs).
+	asyncMu      sync.Mutex
+	asyncCommits map[XID]wal.LSN
+	asyncCount   atomic.Int64 // len(asyncCommits), read without the lock
+
 	// wraparound limits (SetWrapLimit); 0 = not yet known
 	oldestFrozen XID
 	stopLimit    XID
@@ -284,6 +290,15 @@ func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, e
 			m.finish(p, Aborted)
 			return 0, err
 		}
+		if !opt.Sync {
+			m.asyncMu.Lock()
+			if m.asyncCommits == nil {
+				m.asyncCommits = map[XID]wal.LSN{}
+			}
+			m.asyncCommits[xid] = end
+			m.asyncCount.Store(int64(len(m.asyncCommits)))
+			m.asyncMu.Unlock()
+		}
 		if opt.Sync {
 			if err := m.wal.Flush(end); err != nil {
 				// The commit may or may not be durable; the server must
@@ -356,4 +371,45 @@ func (m *Manager) RedoXact(d *wal.Decoded) {
 		m.clog.Set(d.Xid, Aborted)
 	}
 	m.AdvanceNextXid(d.Xid)
+}
+
+// HintSafe reports whether a "committed" hint bit for xid may be written:
+// not while its commit was asynchronous and its commit record is not yet
+// durable, or a crash could leave a page claiming a lost commit.
+func (m *Manager) HintSafe(xid XID) bool {
+	if m.asyncCount.Load() == 0 {
+		return true
+	}
+	m.asyncMu.Lock()
+	defer m.asyncMu.Unlock()
+	if len(m.asyncCommits) == 0 {
+		return true
+	}
+	lsn, ok := m.asyncCommits[xid]
+	if !ok {
+		return true
+	}
+	if m.wal.FlushedLSN() < lsn {
+		return false
+	}
+	delete(m.asyncCommits, xid)
+	m.asyncCount.Store(int64(len(m.asyncCommits)))
+	return true
+}
+
+// ForgetFlushedAsync drops asynchronous commits whose records are durable
+// (the WAL writer calls it after each flush).
+func (m *Manager) ForgetFlushedAsync() {
+	m.asyncMu.Lock()
+	defer m.asyncMu.Unlock()
+	if len(m.asyncCommits) == 0 {
+		return
+	}
+	flushed := m.wal.FlushedLSN()
+	for x, lsn := range m.asyncCommits {
+		if lsn <= flushed {
+			delete(m.asyncCommits, x)
+		}
+	}
+	m.asyncCount.Store(int64(len(m.asyncCommits)))
 }

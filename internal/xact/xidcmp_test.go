@@ -89,3 +89,39 @@ func TestAssignXidStopsBeforeWraparound(t *testing.T) {
 	}
 	m.Abort(p)
 }
+
+// A committed-hint must wait for an asynchronous commit's record to be
+// durable.
+func TestHintSafeWaitsForAsyncCommitFlush(t *testing.T) {
+	dir := t.TempDir()
+	w, err := wal.Open(dir+"/wal", wal.FirstLSN, 0, wal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	m, err := Open(dir+"/xact", w, FirstNormalXid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.NewProc()
+	x, err := m.AssignXid(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := m.Commit(nil, p, CommitOptions{Sync: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.FlushedLSN() >= end {
+		t.Fatalf("the commit record was already durable (flushed to %d, end %d): nothing to test", w.FlushedLSN(), end)
+	}
+	if m.HintSafe(x) {
+		t.Fatal("hint allowed before the async commit record is durable")
+	}
+	if err := w.Flush(end); err != nil {
+		t.Fatal(err)
+	}
+	if !m.HintSafe(x) {
+		t.Fatal("hint refused after the flush")
+	}
+}

@@ -298,8 +298,10 @@ func (r *Relation) checkModifiable(t Tuple, tx *Txn, self page.ItemPointer) (Out
 				setHint(t, XminInvalid)
 				return Outcome{Result: Invisible}, true
 			default:
-				setHint(t, XminCommitted)
-				hinted = true
+				if x.HintSafe(xmin) {
+					setHint(t, XminCommitted)
+					hinted = true
+				}
 			}
 		}
 	} else if mask&XminInvalid != 0 && mask&XminCommitted == 0 {
@@ -330,7 +332,7 @@ func (r *Relation) checkModifiable(t Tuple, tx *Txn, self page.ItemPointer) (Out
 	if mask&XmaxLockOnly != 0 {
 		return Outcome{Result: Ok}, hinted
 	}
-	if mask&XmaxCommitted == 0 {
+	if mask&XmaxCommitted == 0 && x.HintSafe(xmax) {
 		setHint(t, XmaxCommitted)
 		hinted = true
 	}

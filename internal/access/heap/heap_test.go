@@ -2,7 +2,6 @@ package heap
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -696,11 +695,8 @@ func TestVMClearedWithChange(t *testing.T) {
 // still 0, then rejects the target because its xmin != prevXmax, so every
 // HOT-updated row whose page was pruned becomes invisible to index scans.
 // PostgreSQL's heap_hot_search_buffer only compares when prev_xmax is
-// valid. Set TIDAL_KNOWN_BUGS=1 to run it.
+// valid (a bug found by this test, fixed).
 func TestFetchThroughRedirect(t *testing.T) {
-	if os.Getenv("TIDAL_KNOWN_BUGS") == "" {
-		t.Skip("known bug: heap.Fetch does not follow LP_REDIRECT (xmin check against prevXmax 0); TIDAL_KNOWN_BUGS=1 runs it")
-	}
 	te := newTestEnv(t, 64)
 	r := Open(te.env, 16384, "t", boatTypes, 100)
 	ctx := context.Background()
@@ -737,11 +733,8 @@ func TestFetchThroughRedirect(t *testing.T) {
 // LIVE one, as PostgreSQL's heap_prune_chain does ("we can't advance past
 // anything else" than RECENTLY_DEAD), so it removes chain[0..latestDead]
 // including the live root: the root becomes LP_DEAD and the committed row
-// disappears. Set TIDAL_KNOWN_BUGS=1 to run it.
+// disappears (a bug found by this test, fixed).
 func TestPruneAbortedHOTUpdate(t *testing.T) {
-	if os.Getenv("TIDAL_KNOWN_BUGS") == "" {
-		t.Skip("known bug: pruning after an aborted HOT update kills the live root; TIDAL_KNOWN_BUGS=1 runs it")
-	}
 	te := newTestEnv(t, 64)
 	r := Open(te.env, 16384, "t", boatTypes, 100)
 	ctx := context.Background()

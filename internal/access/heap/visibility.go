@@ -107,7 +107,9 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 			return false, 0
 		}
 		if x.CLOG().Get(xmin) == xact.Committed || xmin == xact.BootstrapXid || xmin == xact.FrozenXid {
-			hints |= XminCommitted
+			if x.HintSafe(xmin) {
+				hints |= XminCommitted
+			}
 			mask |= XminCommitted
 		} else {
 			return false, XminInvalid
@@ -128,6 +130,9 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 		}
 		if x.CLOG().Get(xmax) != xact.Committed {
 			return true, hints | XmaxInvalid
+		}
+		if !x.HintSafe(xmax) {
+			return false, hints
 		}
 		return false, hints | XmaxCommitted
 	}
@@ -226,7 +231,9 @@ func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (Vacuu
 		case xact.InProgress:
 			return TupleInsertInProgress, 0
 		case xact.Committed:
-			hints |= XminCommitted
+			if x.HintSafe(t.Xmin()) {
+				hints |= XminCommitted
+			}
 			mask |= XminCommitted
 		default:
 			return TupleDead, XminInvalid
@@ -241,7 +248,9 @@ func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (Vacuu
 		case xact.InProgress:
 			return TupleDeleteInProgress, hints
 		case xact.Committed:
-			hints |= XmaxCommitted
+			if x.HintSafe(xmax) {
+				hints |= XmaxCommitted
+			}
 		default:
 			return TupleLive, hints | XmaxInvalid
 		}
