@@ -335,8 +335,20 @@ func (c *Catalog) lookupIn(tx *Txn, nsp uint32, name string) (*Relation, error) 
 		}
 		return true, nil
 	})
-	if err != nil || oid == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if oid == 0 {
+		// Remember misses too: every unqualified name is first looked
+		// for in pg_catalog.
+		if !tx.Dirty {
+			c.mu.Lock()
+			if c.version.Load() == v && c.cacheV == v {
+				c.byName[key] = nil
+			}
+			c.mu.Unlock()
+		}
+		return nil, nil
 	}
 	r, err := c.ByOID(tx, oid)
 	if err != nil || r == nil {
