@@ -80,11 +80,14 @@ var nodeSize = [2][4]int64{
 // Memory accounting: MemoryUsage is the sum of unsafe.Sizeof of every live
 // tree node, plus the capacity of every offset-bitmap arena chunk (8 bytes a
 // word) and of the arena's chunk directory (24 bytes per slice header).
-// Nodes replaced by bigger ones when they grow are no longer counted (the
-// garbage collector frees them); arena words abandoned by replaced blocks
-// stay counted until Reset. Not counted: the RadixStore struct itself (a few
-// dozen bytes) and the Go allocator's rounding of each node to its size
-// class.
+// Nodes replaced by bigger or smaller ones when they grow or shrink, and
+// nodes freed by DeleteBlock, are no longer counted (the garbage collector
+// frees them). Arena words released by DeleteBlock or by a replacing
+// SetBlockOffsets go onto the arena's free lists, where later bitmaps reuse
+// them; they stay counted (see ArenaFreeBytes) until the store becomes empty
+// or is Reset, when all chunks are dropped. Not counted: the RadixStore
+// struct itself (a few hundred bytes, mostly free-list heads) and the Go
+// allocator's rounding of each node to its size class.
 type RadixStore struct {
 	root      *header // nil when empty
 	shift     uint    // key shift of the root's level; 0 means the root is a leaf-level node
@@ -125,6 +128,12 @@ func (t *RadixStore) NumTIDs() int64 { return t.numTIDs }
 
 // MemoryUsage implements Store; see the type comment for what is counted.
 func (t *RadixStore) MemoryUsage() int64 { return t.nodeBytes + t.arena.bytes }
+
+// ArenaFreeBytes returns the part of MemoryUsage that is arena words on the
+// free lists: bitmaps released by DeleteBlock or by a replacing
+// SetBlockOffsets (and chunk tails too short for the bitmap that opened the
+// next chunk), kept for reuse by later bitmaps.
+func (t *RadixStore) ArenaFreeBytes() int64 { return t.arena.freeWords * 8 }
 
 // Reset implements Store: the tree and the arena are dropped for the garbage
 // collector and MemoryUsage returns to 0.
@@ -389,8 +398,9 @@ func (t *RadixStore) valueRef(blk BlockNumber) *uint32 {
 }
 
 // SetBlockOffsets implements Store. Replacing a block whose old value is a
-// bitmap at least as long as the new one rewrites that bitmap in place;
-// otherwise the old bitmap's words are abandoned until Reset.
+// bitmap at least as long as the new one rewrites that bitmap in place and
+// frees its unused tail; otherwise the old bitmap's words are freed (to the
+// arena's free lists) and the new value stored elsewhere.
 func (t *RadixStore) SetBlockOffsets(blk BlockNumber, offsets []OffsetNumber) {
 	checkOffsets(offsets)
 	p := t.valueRef(blk)
@@ -404,17 +414,26 @@ func (t *RadixStore) SetBlockOffsets(blk BlockNumber, offsets []OffsetNumber) {
 		t.numTIDs -= int64(bitmapCount(t.arena.words(old &^ valueBitmapFlag)))
 	}
 	t.numTIDs += int64(len(offsets))
-	if v := embeddedValue(offsets); v != 0 {
-		*p = v
-		return
+	v := embeddedValue(offsets)
+	nw := 0
+	if v == 0 {
+		nw = bitmapWords(offsets[len(offsets)-1])
 	}
-	nw := bitmapWords(offsets[len(offsets)-1])
 	if old&valueBitmapFlag != 0 {
-		if w := t.arena.words(old &^ valueBitmapFlag); len(w) >= nw {
-			clear(w)
+		oldIdx := old &^ valueBitmapFlag
+		w := t.arena.words(oldIdx)
+		if v == 0 && len(w) >= nw {
 			writeBitmap(w[:nw], offsets)
+			if len(w) > nw {
+				t.arena.free(oldIdx+uint32(nw), len(w)-nw)
+			}
 			return
 		}
+		t.arena.free(oldIdx, len(w))
+	}
+	if v != 0 {
+		*p = v
+		return
 	}
 	idx := t.arena.alloc(nw)
 	c := t.arena.chunks[idx>>arenaChunkShift]

@@ -20,9 +20,10 @@
 //
 // Concurrency: a Store has no internal locking. Any number of goroutines may
 // call IsMember, NumTIDs, MemoryUsage and Iterate at the same time as long as
-// nobody modifies the store (SetBlockOffsets, Reset) concurrently; writers
-// need exclusive access. That is exactly VACUUM's pattern: one writer during
-// the heap scan, then several parallel index-vacuum workers that only read.
+// nobody modifies the store (SetBlockOffsets, DeleteBlock, Reset)
+// concurrently; writers need exclusive access. That is exactly VACUUM's
+// pattern: one writer during the heap scan, then several parallel
+// index-vacuum workers that only read.
 //
 // See README.md in this directory for the design and the memory accounting.
 package tidstore
@@ -67,6 +68,12 @@ type Store interface {
 	// whole offset set (it does not merge), as TidStoreSetBlockOffsets does.
 	// The offsets slice is not retained.
 	SetBlockOffsets(blk BlockNumber, offsets []OffsetNumber)
+
+	// DeleteBlock removes blk and its whole offset set from the store and
+	// reports whether blk was present. Deleting an absent block is a no-op.
+	// MemoryUsage drops accordingly (see each implementation for what is
+	// returned and what is kept for reuse).
+	DeleteBlock(blk BlockNumber) bool
 
 	// IsMember reports whether (blk, off) is in the store. It is the index
 	// bulk-delete callback, called once per index tuple. It never allocates

@@ -70,9 +70,20 @@ func embeddedCount(v uint32) int {
 // addressed by a 31-bit word index (chunk number << arenaChunkShift | word).
 // A bitmap never straddles two chunks. The first chunk starts small and
 // doubles (moving its contents) until it reaches full chunk size, so tiny
-// stores stay tiny; later chunks are allocated at full size. Words of a
-// bitmap that is replaced by a larger one, or by an embedded value, are not
-// reused until Reset (as in PostgreSQL 17's bump context).
+// stores stay tiny; later chunks are allocated at full size.
+//
+// Freed runs of words (the bitmap of a deleted block, a bitmap replaced by a
+// larger one or by an embedded value, the unused tail of a bitmap rewritten
+// shorter, the tail of a chunk too short for the bitmap that opened the next
+// chunk) go onto one of maxBitmapWords free lists by length, unless the run
+// ends at the bump pointer, which then simply moves back. alloc takes an
+// exact fit from the free lists first, then the smallest longer run (and
+// frees its remainder), and only then bumps. So every word of every chunk is
+// always in exactly one of: a live bitmap, a free list, or the unused end of
+// the last chunk. A free run's first word holds its length - 1 in the low
+// bitmapHdrBits bits, like a bitmap, and the next run's index + 1 in its
+// upper 32 bits (0 ends the list). Chunks are never returned individually;
+// the whole arena is dropped when the store becomes empty or is Reset.
 const (
 	arenaChunkShift = 13
 	arenaChunkWords = 1 << arenaChunkShift // 64 KiB per chunk
@@ -80,16 +91,35 @@ const (
 	arenaFirstWords = 64                           // 512 B first chunk
 	arenaMaxChunks  = (1 << 31) >> arenaChunkShift // 31-bit index: 16 GiB of bitmaps
 	sliceHeaderSize = 24                           // unsafe.Sizeof([]uint64{}) on 64-bit
+
+	// maxBitmapWords is the length of the longest bitmap (offset MaxOffset).
+	maxBitmapWords = (MaxOffset-1+bitmapHdrBits)>>6 + 1 // 33
 )
 
 type arena struct {
 	chunks [][]uint64
 	used   int   // words handed out from the last chunk
 	bytes  int64 // bytes of all chunks plus the chunk directory
+
+	// freeHead[n] is the index + 1 of the first free run of n words (0: none).
+	freeHead  [maxBitmapWords + 1]uint32
+	freeWords int64 // words on the free lists
 }
 
-// alloc returns the index of n (1..arenaChunkWords) fresh zeroed words.
+// alloc returns the index of n (1..maxBitmapWords) words. Their contents
+// are unspecified (writeBitmap clears them).
 func (a *arena) alloc(n int) uint32 {
+	if a.freeWords > 0 {
+		for m := n; m <= maxBitmapWords; m++ {
+			if a.freeHead[m] != 0 {
+				idx := a.pop(m)
+				if m > n {
+					a.free(idx+uint32(n), m-n)
+				}
+				return idx
+			}
+		}
+	}
 	if last := len(a.chunks) - 1; last >= 0 {
 		c := a.chunks[last]
 		if a.used+n <= len(c) {
@@ -111,6 +141,13 @@ func (a *arena) alloc(n int) uint32 {
 			return idx
 		}
 	}
+	if last := len(a.chunks) - 1; last >= 0 && a.used < len(a.chunks[last]) {
+		// Keep the tail of the full chunk (shorter than n) for later.
+		tail := len(a.chunks[last]) - a.used
+		idx := uint32(last)<<arenaChunkShift | uint32(a.used)
+		a.used = len(a.chunks[last])
+		a.push(idx, tail)
+	}
 	if len(a.chunks) >= arenaMaxChunks {
 		panic(fmt.Sprintf("tidstore: offset bitmaps exceed %d GiB; run an index pass earlier", (arenaMaxChunks*arenaChunkWords*8)>>30))
 	}
@@ -126,6 +163,31 @@ func (a *arena) alloc(n int) uint32 {
 	a.bytes += int64(size)*8 + int64(cap(a.chunks)-oldCap)*sliceHeaderSize
 	a.used = n
 	return uint32(len(a.chunks)-1) << arenaChunkShift
+}
+
+// free returns the n (1..maxBitmapWords) words at idx to the arena.
+func (a *arena) free(idx uint32, n int) {
+	last := len(a.chunks) - 1
+	if int(idx>>arenaChunkShift) == last && int(idx&arenaChunkMask)+n == a.used {
+		a.used -= n
+		return
+	}
+	a.push(idx, n)
+}
+
+// push puts the n words at idx on their free list.
+func (a *arena) push(idx uint32, n int) {
+	a.chunks[idx>>arenaChunkShift][idx&arenaChunkMask] = uint64(a.freeHead[n])<<32 | uint64(n-1)
+	a.freeHead[n] = idx + 1
+	a.freeWords += int64(n)
+}
+
+// pop removes and returns the first free run of n words (there must be one).
+func (a *arena) pop(n int) uint32 {
+	idx := a.freeHead[n] - 1
+	a.freeHead[n] = uint32(a.chunks[idx>>arenaChunkShift][idx&arenaChunkMask] >> 32)
+	a.freeWords -= int64(n)
+	return idx
 }
 
 // words returns the bitmap starting at word index idx.
