@@ -147,7 +147,8 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 		}
 		addrs = append(addrs, net.JoinHostPort(a, strconv.Itoa(port)))
 	}
-	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: addrs, Logger: logger}, session.NewServer(eng, conf))
+	sessions := session.NewServer(eng, conf)
+	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: addrs, Logger: logger, Authenticator: sessions.Authenticator()}, sessions)
 	if err := srv.Listen(); err != nil {
 		eng.Close()
 		return err

@@ -276,7 +276,7 @@ var builtinTypes = []types.OID{
 func (c *Catalog) Bootstrap(tx *Txn) error {
 	tx.Heap.Xid = xact.BootstrapXid
 	sm := c.env.Pool.Smgr()
-	for _, d := range SystemTables {
+	for _, d := range bootstrapTables() {
 		if err := sm.Create(smgr.RelFileNumber(d.OID), smgr.MainFork); err != nil {
 			return err
 		}
@@ -289,7 +289,7 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 			return err
 		}
 	}
-	for _, d := range SystemTables {
+	for _, d := range bootstrapTables() {
 		row := classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)
 		row[PgClass.ColumnIndex("relfrozenxid")] = ov(xact.FirstNormalXid)
 		if _, err := c.insert(tx, PgClass, row); err != nil {
@@ -319,7 +319,10 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 			return err
 		}
 	}
-	return nil
+	if LegacyBootstrap {
+		return nil
+	}
+	return c.insertBootstrapRole(tx)
 }
 
 // SetVacuumStats records what VACUUM learnt (vac_update_relstats): pages,

@@ -23,6 +23,7 @@ const (
 	PgNamespaceRelID     = 2615
 	PgIndexRelID         = 2610
 	PgAttrdefRelID       = 2604
+	PgAuthidRelID        = 1260
 	HeapAmOID            = 2
 	BtreeAmOID           = 403
 	BootstrapSuperuserID = 10
@@ -105,7 +106,7 @@ var (
 )
 
 // SystemTables lists the catalog tables, bootstrapped in this order.
-var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef}
+var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid}
 
 // ColumnIndex returns the position of a column in a catalog table.
 func (d *TableDef) ColumnIndex(name string) int {

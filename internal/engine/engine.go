@@ -107,6 +107,10 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.ensureAuthid(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.wg.Add(2)
 	go e.checkpointer()
 	go e.walWriter()

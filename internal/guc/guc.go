@@ -103,6 +103,8 @@ func init() {
 	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
 	def(Def{Name: "jit", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "listen_addresses", Kind: String, Default: "127.0.0.1", Context: Postmaster})
+	def(Def{Name: "auth_loopback", Kind: Enum, Default: "trust", Context: Sighup, Enum: []string{"trust", "scram-sha-256", "reject"}, Desc: "tidal: authentication method for loopback and Unix-socket connections."})
+	def(Def{Name: "auth_remote", Kind: Enum, Default: "scram-sha-256", Context: Sighup, Enum: []string{"trust", "scram-sha-256", "reject"}, Desc: "tidal: authentication method for connections from other addresses."})
 	def(Def{Name: "port", Kind: Int, Default: "5433", Context: Postmaster, Min: 1, Max: 65535})
 	def(Def{Name: "data_directory", Kind: String, Default: "", Context: Postmaster})
 	def(Def{Name: "block_size", Kind: Int, Default: "8192", Context: Internal, Min: 8192, Max: 8192})

@@ -56,8 +56,9 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 	if db == "" {
 		db = user
 	}
-	if user != "postgres" {
-		return nil, pgerr.Errorf(pgerr.InvalidAuthorizationSpec, "role \"%s\" does not exist", user)
+	role, err := s.loginRole(user)
+	if err != nil {
+		return nil, err
 	}
 	if db != "postgres" {
 		return nil, pgerr.Errorf(pgerr.InvalidCatalogName, "database \"%s\" does not exist", db)
@@ -72,6 +73,7 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 	}
 	sess := New(s.Eng, s.Conf)
 	sess.srv, sess.key = s, key
+	sess.setRole(role)
 	for k, v := range startup {
 		switch k {
 		case "user", "database", "replication":

@@ -73,7 +73,8 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: []string{"127.0.0.1:0"}, Logger: cfg.Logger}, session.NewServer(eng, opt.Conf))
+	sessions := session.NewServer(eng, opt.Conf)
+	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: []string{"127.0.0.1:0"}, Logger: cfg.Logger, Authenticator: sessions.Authenticator()}, sessions)
 	if err := srv.Listen(); err != nil {
 		eng.Close()
 		return nil, err

@@ -110,15 +110,11 @@ var catalogViews = map[string]*systemView{
 	"pg_collation":             emptyView("oid", types.Oid, "collname", types.Name, "collnamespace", types.Oid, "collowner", types.Oid, "collprovider", types.Char, "collisdeterministic", types.Boolean, "collencoding", types.Int4, "collcollate", types.Text, "collctype", types.Text),
 	"pg_auth_members":          emptyView("oid", types.Oid, "roleid", types.Oid, "member", types.Oid, "grantor", types.Oid, "admin_option", types.Boolean),
 	"pg_db_role_setting":       emptyView("setdatabase", types.Oid, "setrole", types.Oid, "setconfig", textArray),
-	"pg_roles":                 rolesView(false),
-	"pg_authid":                rolesView(true),
+	"pg_roles":                 rolesView(),
 	"pg_user": {
 		cols: colSpec("usename", types.Name, "usesysid", types.Oid, "usecreatedb", types.Boolean, "usesuper", types.Boolean,
 			"userepl", types.Boolean, "usebypassrls", types.Boolean, "passwd", types.Text, "valuntil", types.Timestamptz, "useconfig", textArray),
-		rows: func(*Ctx) ([]Row, error) {
-			return []Row{{types.Str("postgres"), types.Int(10), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true),
-				types.Str("********"), types.Null(), types.Null()}}, nil
-		},
+		rows: userRows,
 	},
 	"pg_constraint": {
 		cols: colSpec("oid", types.Oid, "conname", types.Name, "connamespace", types.Oid, "contype", types.Char,
@@ -131,21 +127,42 @@ var catalogViews = map[string]*systemView{
 	},
 }
 
-func rolesView(authid bool) *systemView {
+// rolesView is pg_roles: pg_authid with the password hidden. (pg_authid
+// itself is a stored catalog table.)
+func rolesView() *systemView {
 	spec := []any{"rolname", types.Name, "rolsuper", types.Boolean, "rolinherit", types.Boolean, "rolcreaterole", types.Boolean,
 		"rolcreatedb", types.Boolean, "rolcanlogin", types.Boolean, "rolreplication", types.Boolean, "rolconnlimit", types.Int4,
-		"rolpassword", types.Text, "rolvaliduntil", types.Timestamptz, "rolbypassrls", types.Boolean}
-	row := Row{types.Str("postgres"), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true), types.Bool(true),
-		types.Bool(true), types.Int(-1), types.Null(), types.Null(), types.Bool(true)}
-	if authid {
-		spec = append([]any{"oid", types.Oid}, spec...)
-		row = append(Row{types.Int(catalog.BootstrapSuperuserID)}, row...)
-	} else {
-		row[8] = types.Str("********")
-		spec = append(spec, "rolconfig", textArray, "oid", types.Oid)
-		row = append(row, types.Null(), types.Int(catalog.BootstrapSuperuserID))
+		"rolpassword", types.Text, "rolvaliduntil", types.Timestamptz, "rolbypassrls", types.Boolean, "rolconfig", textArray, "oid", types.Oid}
+	return &systemView{cols: colSpec(spec...), rows: func(c *Ctx) ([]Row, error) {
+		roles, err := c.Eng.Catalog.Roles(c.Tx)
+		if err != nil {
+			return nil, err
+		}
+		var out []Row
+		for _, r := range roles {
+			out = append(out, Row{types.Str(r.Name), types.Bool(r.Super), types.Bool(r.Inherit), types.Bool(r.CreateRole),
+				types.Bool(r.CreateDB), types.Bool(r.CanLogin), types.Bool(r.Replication), types.Int(int64(r.ConnLimit)),
+				types.Str("********"), r.ValidUntil, types.Bool(r.BypassRLS), types.Null(), types.Int(int64(r.OID))})
+		}
+		return out, nil
+	}}
+}
+
+// userRows is pg_user: the roles that can log in.
+func userRows(c *Ctx) ([]Row, error) {
+	roles, err := c.Eng.Catalog.Roles(c.Tx)
+	if err != nil {
+		return nil, err
 	}
-	return &systemView{cols: colSpec(spec...), rows: func(*Ctx) ([]Row, error) { return []Row{row}, nil }}
+	var out []Row
+	for _, r := range roles {
+		if !r.CanLogin {
+			continue
+		}
+		out = append(out, Row{types.Str(r.Name), types.Int(int64(r.OID)), types.Bool(r.CreateDB), types.Bool(r.Super),
+			types.Bool(r.Replication), types.Bool(r.BypassRLS), types.Str("********"), r.ValidUntil, types.Null()})
+	}
+	return out, nil
 }
 
 // allRelations lists the tables (user and catalog) visible to c.
