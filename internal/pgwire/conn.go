@@ -590,7 +590,12 @@ func (c *conn) loop() {
 			c.sendFatal(adminShutdownError())
 			return
 		}
+		idle := c.armIdleTimeout()
 		typ, n, err := c.readHeader()
+		if idle && c.disarmIdleTimeout(err) {
+			c.sendFatal(idleInTransactionError())
+			return
+		}
 		if err == nil {
 			err = c.dispatch(typ, n)
 		}

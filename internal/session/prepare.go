@@ -94,10 +94,15 @@ func (s *Session) sqlExecute(c *exec.Ctx, es *pg.ExecuteStmt, w pgwire.ResultWri
 		if err != nil {
 			return err
 		}
-		if e, err = expr.Coerce(e, ps.paramTypes[i], types.CastAssignment); err != nil {
+		ce, err := expr.Coerce(e, ps.paramTypes[i], types.CastAssignment)
+		if err != nil {
+			if pgerr.Code(err) == pgerr.InvalidTextRepresentation {
+				return err
+			}
 			return pgerr.Errorf(pgerr.DatatypeMismatch, "parameter $%d of type %s cannot be coerced to the expected type %s", i+1, e.Type(), ps.paramTypes[i]).
 				WithHint("You will need to rewrite or cast the expression.")
 		}
+		e = ce
 		if params[i], err = e.Eval(c.Env, nil); err != nil {
 			return err
 		}

@@ -50,13 +50,17 @@ var (
 	running    = map[*Progress]bool{}
 )
 
-func startProgress(pid int, rel uint32) *Progress {
+func newProgress(pid int, rel uint32) *Progress {
 	p := &Progress{PID: pid, RelID: rel}
 	p.SetPhase(PhaseInitializing)
+	return p
+}
+
+// publish makes the row visible in pg_stat_progress_vacuum.
+func (p *Progress) publish() {
 	progressMu.Lock()
 	running[p] = true
 	progressMu.Unlock()
-	return p
 }
 
 func (p *Progress) end() {

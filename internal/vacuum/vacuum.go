@@ -134,8 +134,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	h := rel.Heap
 
 	rep := &Report{Relation: rel.Name, DeadItemStoreKind: o.StoreKind}
-	prog := startProgress(o.PID, rel.OID)
-	defer prog.end()
+	// The progress row is published only once its limits are filled in,
+	// so another session never sees a half-initialised row.
+	prog := newProgress(o.PID, rel.OID)
 
 	nblocks, err := h.NBlocks()
 	if err != nil {
@@ -169,6 +170,8 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	}
 	prog.HeapBlksTotal.Store(int64(nblocks))
 	prog.IndexesTotal.Store(int64(len(rel.Indexes)))
+	prog.publish()
+	defer prog.end()
 
 	doIndexes := len(rel.Indexes) > 0 && o.IndexCleanup != "off"
 	var ixStats = make([]btree.BulkDeleteStats, len(rel.Indexes))

@@ -191,8 +191,8 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 		if qual, err = comp.Compile(s.WhereClause); err != nil {
 			return nil, err
 		}
-		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
-			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		if qual, err = coerceBoolArg("WHERE", qual); err != nil {
+			return nil, err
 		}
 	}
 	newRow := make([]expr.Expr, len(rel.Attrs))
@@ -248,8 +248,8 @@ func (p *Planner) PlanDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
 		if qual, err = p.compiler(sc).Compile(s.WhereClause); err != nil {
 			return nil, err
 		}
-		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
-			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		if qual, err = coerceBoolArg("WHERE", qual); err != nil {
+			return nil, err
 		}
 	}
 	ret, retCols, err := p.returning(fi.rel, s.ReturningList)

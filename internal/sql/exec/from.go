@@ -498,8 +498,8 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			if err != nil {
 				return nil, err
 			}
-			if q, err = expr.Coerce(q, types.Boolean, types.CastAssignment); err != nil {
-				return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of JOIN/ON must be type boolean, not type %s", q.Type())
+			if q, err = coerceBoolArg("JOIN/ON", q); err != nil {
+				return nil, err
 			}
 			t.on = append(t.on, conjuncts(q)...)
 		}

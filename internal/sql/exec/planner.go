@@ -429,8 +429,8 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		if qual, err = comp.Compile(s.WhereClause); err != nil {
 			return nil, nil, err
 		}
-		if qual, err = expr.Coerce(qual, types.Boolean, types.CastAssignment); err != nil {
-			return nil, nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", qual.Type())
+		if qual, err = coerceBoolArg("WHERE", qual); err != nil {
+			return nil, nil, err
 		}
 	}
 	var input Node
