@@ -1,6 +1,7 @@
 package btree
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math"
 	"strings"
@@ -121,46 +122,6 @@ func bytesString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func trimSpaces(s string) string {
-	n := len(s)
-	for n > 0 && s[n-1] == ' ' {
-		n--
-	}
-	return s[:n]
-}
-
-func cmpInt64(a, b int64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
-}
-
-// cmpFloat is float8_cmp_internal (as types.Compare): NaN sorts after every
-// other value and equals itself.
-func cmpFloat(a, b float64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	if a == b {
-		return 0
-	}
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	}
-	return -1
-}
-
 // cmpKeysFast compares keys[:n] with the first n key attributes of tuple t
 // (which stores at least n) in place, NULLS LAST. ok is false when some
 // attribute cannot be compared in place; the caller then uses the general
@@ -239,19 +200,19 @@ func (ix *Index) cmpKeysFast(keys []types.Datum, t []byte, n int) (c int, ok boo
 		p := src[off:]
 		switch cd.kind {
 		case ckUint8:
-			c = cmpInt64(k.Int(), int64(p[0]))
+			c = cmp.Compare(k.Int(), int64(p[0]))
 		case ckInt16:
-			c = cmpInt64(k.Int(), int64(int16(binary.LittleEndian.Uint16(p))))
+			c = cmp.Compare(k.Int(), int64(int16(binary.LittleEndian.Uint16(p))))
 		case ckInt32:
-			c = cmpInt64(k.Int(), int64(int32(binary.LittleEndian.Uint32(p))))
+			c = cmp.Compare(k.Int(), int64(int32(binary.LittleEndian.Uint32(p))))
 		case ckUint32:
-			c = cmpInt64(k.Int(), int64(binary.LittleEndian.Uint32(p)))
+			c = cmp.Compare(k.Int(), int64(binary.LittleEndian.Uint32(p)))
 		case ckInt64:
-			c = cmpInt64(k.Int(), int64(binary.LittleEndian.Uint64(p)))
+			c = cmp.Compare(k.Int(), int64(binary.LittleEndian.Uint64(p)))
 		case ckFloat4:
-			c = cmpFloat(k.Float(), float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
+			c = types.CompareFloat(k.Float(), float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
 		case ckFloat8:
-			c = cmpFloat(k.Float(), math.Float64frombits(binary.LittleEndian.Uint64(p)))
+			c = types.CompareFloat(k.Float(), math.Float64frombits(binary.LittleEndian.Uint64(p)))
 		case ckName:
 			e := 0
 			for e < types.NameDataLen && p[e] != 0 {
@@ -261,7 +222,7 @@ func (ix *Index) cmpKeysFast(keys []types.Datum, t []byte, n int) (c int, ok boo
 		case ckBytes:
 			c = strings.Compare(k.Str(), vs)
 		case ckBpchar:
-			c = strings.Compare(trimSpaces(k.Str()), trimSpaces(vs))
+			c = strings.Compare(types.TrimBlankPadding(k.Str()), types.TrimBlankPadding(vs))
 		default:
 			return 0, false
 		}

@@ -351,7 +351,7 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	case TextOID, VarcharOID, BpcharOID, NameOID:
 		s := d.s
 		if from.OID == BpcharOID && to.OID != BpcharOID && IsString(to) {
-			s = trimTrailingSpaces(s)
+			s = TrimBlankPadding(s)
 		}
 		switch to.OID {
 		case TextOID:

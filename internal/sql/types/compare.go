@@ -19,9 +19,9 @@ func Compare(t Type, a, b Datum) int {
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID:
 		return strings.Compare(a.s, b.s)
 	case BpcharOID:
-		return strings.Compare(trimTrailingSpaces(a.s), trimTrailingSpaces(b.s))
+		return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s))
 	case Float8OID, Float4OID:
-		return cmpFloat(a.Float(), b.Float())
+		return CompareFloat(a.Float(), b.Float())
 	case Int2VectorOID:
 		return cmpVec(a.s, b.s)
 	}
@@ -34,7 +34,7 @@ func Compare(t Type, a, b Datum) int {
 func compareByKind(a, b Datum) int {
 	switch a.k {
 	case kFloat:
-		return cmpFloat(a.Float(), b.Float())
+		return CompareFloat(a.Float(), b.Float())
 	case kStr:
 		return strings.Compare(a.s, b.s)
 	case kVec:
@@ -54,7 +54,7 @@ func cmpInt(a, b int64) int {
 }
 
 // cmpFloat is PostgreSQL's float8_cmp_internal.
-func cmpFloat(a, b float64) int {
+func CompareFloat(a, b float64) int {
 	if a < b {
 		return -1
 	}
@@ -88,7 +88,9 @@ func cmpVec(a, b string) int {
 	return cmpInt(int64(len(a)), int64(len(b)))
 }
 
-func trimTrailingSpaces(s string) string {
+// TrimBlankPadding drops a bpchar value's trailing spaces, which are not
+// significant in comparisons.
+func TrimBlankPadding(s string) string {
 	n := len(s)
 	for n > 0 && s[n-1] == ' ' {
 		n--
@@ -105,7 +107,7 @@ func Equal(t Type, a, b Datum) bool {
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID, Int2VectorOID:
 		return a.s == b.s
 	case BpcharOID:
-		return trimTrailingSpaces(a.s) == trimTrailingSpaces(b.s)
+		return TrimBlankPadding(a.s) == TrimBlankPadding(b.s)
 	case Float8OID, Float4OID:
 		x, y := a.Float(), b.Float()
 		return x == y || (x != x && y != y)
@@ -168,7 +170,7 @@ func Hash(t Type, d Datum) uint64 {
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID, Int2VectorOID:
 		return HashString(d.s)
 	case BpcharOID:
-		return HashString(trimTrailingSpaces(d.s))
+		return HashString(TrimBlankPadding(d.s))
 	case Float8OID, Float4OID:
 		f := d.Float()
 		if f == 0 {

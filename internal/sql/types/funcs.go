@@ -417,7 +417,7 @@ func init() {
 	for _, name := range []string{"length", "char_length", "character_length"} {
 		fn(name, []Type{Text}, Int4, func(a []Datum) (Datum, error) { return Int(int64(charLen(a[0].s))), nil })
 		fn(name, []Type{BpcharAny}, Int4, func(a []Datum) (Datum, error) {
-			return Int(int64(charLen(trimTrailingSpaces(a[0].s)))), nil
+			return Int(int64(charLen(TrimBlankPadding(a[0].s)))), nil
 		})
 	}
 	fn("length", []Type{Bytea}, Int4, func(a []Datum) (Datum, error) { return Int(int64(len(a[0].s))), nil })

@@ -189,9 +189,9 @@ func intOps(left, right Type) {
 
 func strCmp(a, b Datum) int { return strings.Compare(a.s, b.s) }
 func bpcharCmp(a, b Datum) int {
-	return strings.Compare(trimTrailingSpaces(a.s), trimTrailingSpaces(b.s))
+	return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s))
 }
-func floatCmp(a, b Datum) int    { return cmpFloat(a.Float(), b.Float()) }
+func floatCmp(a, b Datum) int    { return CompareFloat(a.Float(), b.Float()) }
 func vecCmp(a, b Datum) int      { return cmpVec(a.s, b.s) }
 func intCmpDatum(a, b Datum) int { return cmpInt(a.i, b.i) }
 
