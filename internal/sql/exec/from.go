@@ -434,7 +434,7 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		default:
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "join type %s is not supported", kind)
 		}
-		if r.lateral && (kind == pg.JoinType_JOIN_RIGHT || kind == pg.JoinType_JOIN_FULL) {
+		if r.lateral && keepsUnmatchedInner(kind) {
 			return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "invalid reference to FROM-clause entry").
 				WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
 		}

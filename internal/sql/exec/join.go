@@ -86,14 +86,7 @@ func (n *NestLoop) withLeft(c *Ctx, f func() error) error {
 func (n *NestLoop) Next(c *Ctx) (Row, error) {
 	for {
 		if n.tail >= 0 {
-			for n.tail < len(n.inner) {
-				i := n.tail
-				n.tail++
-				if !n.matched[i] {
-					return joinRow(nil, n.inner[i], n.lw, n.rw), nil
-				}
-			}
-			return nil, nil
+			return nextUnmatched(n.inner, n.matched, &n.tail, n.lw, n.rw), nil
 		}
 		if n.cur == nil {
 			if n.leftDone {
@@ -105,7 +98,7 @@ func (n *NestLoop) Next(c *Ctx) (Row, error) {
 			}
 			if l == nil {
 				n.leftDone = true
-				if n.Kind == pg.JoinType_JOIN_RIGHT || n.Kind == pg.JoinType_JOIN_FULL {
+				if keepsUnmatchedInner(n.Kind) {
 					n.tail = 0
 					continue
 				}
@@ -260,14 +253,7 @@ func (h *HashJoin) Open(c *Ctx) error {
 func (h *HashJoin) Next(c *Ctx) (Row, error) {
 	for {
 		if h.tail >= 0 {
-			for h.tail < len(h.rows) {
-				i := h.tail
-				h.tail++
-				if !h.matched[i] {
-					return joinRow(nil, h.rows[i], h.lw, h.rw), nil
-				}
-			}
-			return nil, nil
+			return nextUnmatched(h.rows, h.matched, &h.tail, h.lw, h.rw), nil
 		}
 		if h.cur == nil {
 			if h.leftDone {
@@ -279,7 +265,7 @@ func (h *HashJoin) Next(c *Ctx) (Row, error) {
 			}
 			if l == nil {
 				h.leftDone = true
-				if h.Kind == pg.JoinType_JOIN_RIGHT || h.Kind == pg.JoinType_JOIN_FULL {
+				if keepsUnmatchedInner(h.Kind) {
 					h.tail = 0
 					continue
 				}
@@ -435,3 +421,22 @@ func (s *CTEScan) Next(c *Ctx) (Row, error) {
 	return nil, nil
 }
 func (s *CTEScan) Close(c *Ctx) {}
+
+// keepsUnmatchedInner reports a join that also returns the inner rows no
+// outer row matched (RIGHT and FULL joins).
+func keepsUnmatchedInner(k pg.JoinType) bool {
+	return k == pg.JoinType_JOIN_RIGHT || k == pg.JoinType_JOIN_FULL
+}
+
+// nextUnmatched returns the next inner row that matched no outer row,
+// NULL-extended on the outer side, or nil when there are no more.
+func nextUnmatched(rows []Row, matched []bool, tail *int, lw, rw int) Row {
+	for *tail < len(rows) {
+		i := *tail
+		*tail++
+		if !matched[i] {
+			return joinRow(nil, rows[i], lw, rw)
+		}
+	}
+	return nil
+}
