@@ -207,8 +207,22 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 		return nil
 	}
 	max := p.MaxOffset()
+	// After a page deletion moved key space to the right, a page further
+	// on may start with entries inserted below the lower bound: skip them
+	// (entries within a page are sorted, so only a leading run).
+	needLo := c.lo != nil
 	for ; off <= max; off++ {
 		t := itemAt(p, off)
+		if needLo {
+			cmp, err := ix.compare(c.lo, t, o.scratch)
+			if err != nil {
+				return err
+			}
+			if cmp > 0 {
+				continue
+			}
+			needLo = false
+		}
 		if c.hi != nil {
 			cmp, err := ix.compare(c.hi, t, o.scratch)
 			if err != nil {
