@@ -35,6 +35,14 @@ type Attr struct {
 	NotNull    bool
 	HasDefault bool
 	Default    string // default expression as SQL text
+	// Dropped: the column was dropped (attisdropped). It keeps its slot
+	// in the row so old tuples still decode; Type is then only a
+	// stand-in with the column's storage layout, and the column is
+	// invisible to SQL.
+	Dropped bool
+	// Missing is what rows stored before the column was added read for
+	// it (atthasmissing/attmissingval); NULL when it has none.
+	Missing types.Datum
 }
 
 // IndexInfo describes an index relation.
@@ -89,10 +97,11 @@ func (r *Relation) Types() []types.Type {
 	return ts
 }
 
-// AttrByName returns the column's index in Attrs, or -1.
+// AttrByName returns the column's index in Attrs, or -1. Dropped columns
+// have no name.
 func (r *Relation) AttrByName(name string) int {
 	for i, a := range r.Attrs {
-		if a.Name == name {
+		if a.Name == name && !a.Dropped {
 			return i
 		}
 	}
@@ -230,9 +239,13 @@ type Txn struct {
 }
 
 // scan calls fn for every row of a catalog table visible to tx.
+//
+// Catalog rows are read under a fresh snapshot, not the statement's (as
+// PostgreSQL's catalog snapshot): a statement that waited for a lock
+// behind a committed ALTER TABLE must see the table's new shape.
 func (c *Catalog) scan(tx *Txn, def *TableDef, fn func(vals []types.Datum, tid page.ItemPointer) (bool, error)) error {
 	h := c.sysRels[def.OID]
-	s, err := h.BeginScan(tx.U, tx.Heap)
+	s, err := h.BeginScan(tx.U, c.catalogSnapshot(tx))
 	if err != nil {
 		return err
 	}
@@ -423,15 +436,14 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		return nil, err
 	}
 	err = c.scan(tx, PgAttribute, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
-		if uint32(v[0].Int()) != oid || v[4].Int() <= 0 || v[17].Bool() {
+		if uint32(v[0].Int()) != oid || v[4].Int() <= 0 {
 			return true, nil
 		}
-		t, ok := types.TypeByOID(uint32(v[2].Int()))
-		if !ok {
-			return false, fmt.Errorf("catalog: column %s has unknown type %d", v[1].Str(), v[2].Int())
+		a, err := attrFromRow(v)
+		if err != nil {
+			return false, err
 		}
-		t.Typmod = int32(v[6].Int())
-		r.Attrs = append(r.Attrs, Attr{Name: v[1].Str(), Type: t, Num: int16(v[4].Int()), NotNull: v[12].Bool(), HasDefault: v[13].Bool()})
+		r.Attrs = append(r.Attrs, a)
 		return true, nil
 	})
 	if err != nil {
@@ -549,4 +561,16 @@ func (c *Catalog) UserTables(tx *Txn) ([]*Relation, error) {
 		}
 	}
 	return out, nil
+}
+
+// catalogSnapshot is tx with a snapshot of the latest committed catalog
+// state (plus tx's own changes).
+func (c *Catalog) catalogSnapshot(tx *Txn) *heap.Txn {
+	if tx.Heap == nil || tx.Heap.Proc == nil || tx.Heap.Snap == nil || c.env.Xact == nil {
+		return tx.Heap
+	}
+	h := *tx.Heap
+	h.Snap = c.env.Xact.CatalogSnapshot(tx.Heap.Proc)
+	h.Snap.Cid = tx.Heap.Snap.Cid
+	return &h
 }

@@ -79,7 +79,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 		bv(l.ByVal), cv(align), cv(l.Storage), cv(0),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(0),
 		cv(0), bv(false), bv(true), iv(0),
-		ov(0),
+		ov(0), types.Null(),
 	}
 }
 

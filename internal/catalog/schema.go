@@ -83,7 +83,7 @@ var (
 		col("attbyval", tBool), col("attalign", tChar), col("attstorage", tChar), col("attcompression", tChar),
 		col("attnotnull", tBool), col("atthasdef", tBool), col("atthasmissing", tBool), col("attidentity", tChar),
 		col("attgenerated", tChar), col("attisdropped", tBool), col("attislocal", tBool), col("attinhcount", tInt2),
-		col("attcollation", tOid),
+		col("attcollation", tOid), col("attmissingval", tText),
 	}}
 	PgType = &TableDef{PgTypeRelID, "pg_type", []Column{
 		col("oid", tOid), col("typname", tName), col("typnamespace", tOid), col("typowner", tOid),

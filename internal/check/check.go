@@ -47,7 +47,7 @@ func Table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 	if err != nil {
 		return nil, err
 	}
-	def := heap.NewDeformer(rel.Types())
+	def := rel.NewDeformer()
 
 	// Heap pass: line pointer states, roots of live chains, VM bits.
 	type lpInfo struct {

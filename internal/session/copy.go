@@ -209,11 +209,7 @@ func (s *Session) copyStmt(c *exec.Ctx, cs *pg.CopyStmt, w pgwire.ResultWriter) 
 // copyColumns resolves a COPY column list (all columns if empty).
 func copyColumns(rel *catalog.Relation, list []*pg.Node) ([]int, error) {
 	if len(list) == 0 {
-		cols := make([]int, len(rel.Attrs))
-		for i := range cols {
-			cols[i] = i
-		}
-		return cols, nil
+		return rel.VisibleAttrs(), nil
 	}
 	seen := map[int]bool{}
 	var cols []int

@@ -439,7 +439,17 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return err
 			}
 		default:
-			return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER TABLE %s is not supported yet", strings.TrimPrefix(ac.Subtype.String(), "AT_"))
+			handled, err := s.alterColumnCmd(c, rel, ac)
+			if err != nil {
+				return err
+			}
+			if !handled {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER TABLE %s is not supported yet", strings.TrimPrefix(ac.Subtype.String(), "AT_"))
+			}
+		}
+		// The next subcommand sees the table as this one left it.
+		if rel, err = s.eng.Catalog.ByOID(c.Tx, rel.OID); err != nil {
+			return err
 		}
 	}
 	return w.CommandComplete("ALTER TABLE")

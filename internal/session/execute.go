@@ -61,6 +61,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.drop(c, stmt.GetDropStmt(), w)
 	case stmt.GetAlterTableStmt() != nil:
 		return s.alterTable(c, stmt.GetAlterTableStmt(), w)
+	case stmt.GetRenameStmt() != nil:
+		return s.rename(c, stmt.GetRenameStmt(), w)
 	case stmt.GetTruncateStmt() != nil:
 		return s.truncate(c, stmt.GetTruncateStmt(), w)
 	case stmt.GetVacuumStmt() != nil:

@@ -78,6 +78,28 @@ func Form(ts []types.Type, vals []types.Datum) Tuple {
 type Deformer struct {
 	td *types.Deformer
 	n  int
+	// missing holds, per attribute, the value a tuple that predates the
+	// attribute's ADD COLUMN reads for it (pg_attribute.attmissingval);
+	// nil, or a NULL entry, means NULL.
+	missing []types.Datum
+}
+
+// WithMissing sets the values of attributes that tuples written before
+// the attributes were added do not store (PostgreSQL 11's fast default).
+func (d *Deformer) WithMissing(missing []types.Datum) *Deformer {
+	d.missing = missing
+	return d
+}
+
+// fillMissing sets out[from:upTo], attributes the tuple does not store.
+func (d *Deformer) fillMissing(out []types.Datum, from, upTo int) {
+	for i := from; i < upTo; i++ {
+		if i < len(d.missing) {
+			out[i] = d.missing[i]
+		} else {
+			out[i] = types.Null()
+		}
+	}
 }
 
 // NewDeformer prepares a row type.
@@ -116,7 +138,8 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 }
 
 // Deform decodes the first len(out) attributes; attributes the tuple does
-// not store (added by a later ALTER TABLE) come back NULL.
+// not store (added by a later ALTER TABLE) come back as their missing
+// value, or NULL.
 func (d *Deformer) Deform(t Tuple, out []types.Datum) error {
 	return d.DeformUpTo(t, out, len(out))
 }
@@ -141,9 +164,7 @@ func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
 	if err := d.td.Deform(t[t.Hoff():], bitmap, out, n); err != nil {
 		return err
 	}
-	for i := n; i < upTo; i++ {
-		out[i] = types.Null()
-	}
+	d.fillMissing(out, n, upTo)
 	return nil
 }
 
@@ -167,8 +188,6 @@ func (d *Deformer) DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uin
 	if err := d.td.DeformSkipping(t[t.Hoff():], bitmap, out, n, skip); err != nil {
 		return err
 	}
-	for i := n; i < upTo; i++ {
-		out[i] = types.Null()
-	}
+	d.fillMissing(out, n, upTo)
 	return nil
 }

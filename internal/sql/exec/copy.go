@@ -42,7 +42,7 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 		}
 		ci.defaults[i] = e
 	}
-	ci.deformer = heap.NewDeformer(rel.Types())
+	ci.deformer = rel.NewDeformer()
 	ci.ring = c.Eng.Pool.NewStrategy(buffer.BulkWrite, 16<<20)
 	ci.mt.Rel = rel
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)

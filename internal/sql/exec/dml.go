@@ -33,7 +33,7 @@ func (p *Planner) returning(rel *catalog.Relation, list []*pg.Node) ([]expr.Expr
 	}
 	sc := &scope{}
 	for i, a := range rel.Attrs {
-		sc.cols = append(sc.cols, scopeCol{rel: rel.Name, name: a.Name, t: a.Type, index: i})
+		sc.cols = append(sc.cols, tableScopeCol(rel.Name, a, a.Name, i))
 	}
 	comp := p.compiler(sc)
 	var exprs []expr.Expr
@@ -42,6 +42,9 @@ func (p *Planner) returning(rel *catalog.Relation, list []*pg.Node) ([]expr.Expr
 		rt := n.GetResTarget()
 		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
 			for i, a := range rel.Attrs {
+				if a.Dropped {
+					continue
+				}
 				exprs = append(exprs, &expr.Var{Index: i, T: a.Type, Name: a.Name})
 				cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num})
 			}
@@ -72,9 +75,7 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	// Target columns.
 	var targets []int
 	if len(s.Cols) == 0 {
-		for i := range rel.Attrs {
-			targets = append(targets, i)
-		}
+		targets = rel.VisibleAttrs()
 	} else {
 		seen := map[int]bool{}
 		for _, c := range s.Cols {
@@ -151,6 +152,8 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 			}
 		}
 	}
+	// Dropped columns get NULL (defaultExpr: they have no default), so a
+	// table with one never takes the identity shortcut.
 	identity := len(targets) == len(rel.Attrs)
 	for i, t := range targets {
 		if i != t {
@@ -197,6 +200,11 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 	}
 	newRow := make([]expr.Expr, len(rel.Attrs))
 	for i, a := range rel.Attrs {
+		if a.Dropped {
+			// New row versions store NULL for a dropped column.
+			newRow[i] = &expr.Const{Val: types.Null(), T: a.Type}
+			continue
+		}
 		newRow[i] = &expr.Var{Index: i, T: a.Type, Name: a.Name}
 	}
 	set := map[int]bool{}

@@ -287,12 +287,18 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			alias = rel.Name
 		}
 		var cols []scopeCol
+		visible := 0
 		for i, a := range rel.Attrs {
 			name := a.Name
-			if i < len(colAliases) {
-				name = colAliases[i]
+			if !a.Dropped {
+				if visible < len(colAliases) {
+					name = colAliases[visible]
+				}
+				visible++
 			}
-			cols = append(cols, scopeCol{rel: alias, name: name, t: a.Type, table: rel.OID, attnum: a.Num})
+			col := tableScopeCol(alias, a, name, i)
+			col.table, col.attnum = rel.OID, a.Num
+			cols = append(cols, col)
 		}
 		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias}, cols), nil
 

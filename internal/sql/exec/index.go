@@ -105,7 +105,7 @@ func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 }
 
 func (s *IndexScan) Open(c *Ctx) error {
-	s.def = heap.NewDeformer(s.Rel.Types())
+	s.def = s.Rel.NewDeformer()
 	s.natts = len(s.Rel.Attrs)
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)
 	var lo, hi *btree.Bound

@@ -38,7 +38,7 @@ func (m *ModifyTable) Columns() []Column { return m.RetCols }
 
 func (m *ModifyTable) Open(c *Ctx) error {
 	m.done, m.Count, m.retRows, m.retI = false, 0, nil, 0
-	m.deformer = heap.NewDeformer(m.Rel.Types())
+	m.deformer = m.Rel.NewDeformer()
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
 	if err != nil {
 		return err
@@ -143,12 +143,14 @@ func (m *ModifyTable) checkNotNull(row Row) error {
 }
 
 func formatRow(rel *catalog.Relation, row Row) string {
-	parts := make([]string, len(rel.Attrs))
+	parts := make([]string, 0, len(rel.Attrs))
 	for i, a := range rel.Attrs {
-		if row[i].IsNull() {
-			parts[i] = "null"
-		} else {
-			parts[i] = types.FormatText(a.Type, row[i])
+		switch {
+		case a.Dropped:
+		case row[i].IsNull():
+			parts = append(parts, "null")
+		default:
+			parts = append(parts, types.FormatText(a.Type, row[i]))
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"

@@ -115,7 +115,7 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		}
 		fi := &fromItem{rel: rel, alias: alias}
 		for i, a := range rel.Attrs {
-			fi.cols = append(fi.cols, scopeCol{rel: alias, name: a.Name, t: a.Type, index: i})
+			fi.cols = append(fi.cols, tableScopeCol(alias, a, a.Name, i))
 		}
 		return fi, nil
 	case n.GetRangeFunction() != nil:
@@ -514,7 +514,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			}
 			n := 0
 			for _, c := range sc.cols {
-				if (qual == "" && !c.hidden) || (qual != "" && c.rel == qual) {
+				if (qual == "" && !c.hidden) || (qual != "" && c.rel == qual && !c.dropped) {
 					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: sc.display(c)})
 					cols = append(cols, Column{Name: c.name, Type: c.t, Table: c.table, Attr: c.attnum})
 					n++

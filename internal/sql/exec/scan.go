@@ -56,7 +56,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	s.def = heap.NewDeformer(s.Rel.Types())
+	s.def = s.Rel.NewDeformer()
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
 	s.pushed = false

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -15,6 +16,9 @@ type scopeCol struct {
 	// hidden: the right-hand copy of a JOIN … USING column, reachable
 	// only qualified and left out of an unqualified *.
 	hidden bool
+	// dropped: a dropped table column, which keeps its place in the row
+	// but has no name and is left out of every *. It is also hidden.
+	dropped bool
 	// table and attnum identify a table column for RowDescription.
 	table  uint32
 	attnum int16
@@ -147,4 +151,12 @@ func (a *aggScope) lookup(qual, name string) (*expr.Var, bool, error) {
 
 func (a *aggScope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
 	return resolveChain(a, qual, name)
+}
+
+// tableScopeCol is the scope entry of column i of a table, under name.
+func tableScopeCol(rel string, a catalog.Attr, name string, i int) scopeCol {
+	if a.Dropped {
+		return scopeCol{rel: rel, t: a.Type, index: i, hidden: true, dropped: true}
+	}
+	return scopeCol{rel: rel, name: name, t: a.Type, index: i}
 }
