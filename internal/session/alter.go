@@ -297,6 +297,16 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 		return pgerr.Errorf(pgerr.DatatypeMismatch, "column \"%s\" cannot be cast automatically to type %s", name, t.String()).
 			WithHint("You might need to specify \"USING %s::%s\".", types.QuoteIdent(name), t.String())
 	}
+	if old.Default != "" {
+		// The default, of the old type, must convert to the new one.
+		d, err := p.ColumnDefault(old)
+		if err != nil {
+			return err
+		}
+		if _, err := exec.CoerceForColumn(d, t); err != nil {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "default for column \"%s\" cannot be cast automatically to type %s", name, t.String())
+		}
+	}
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
