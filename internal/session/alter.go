@@ -342,7 +342,7 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		tag = "ALTER INDEX"
 	}
 	switch rs.RenameType {
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER %s RENAME is not supported yet", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
@@ -392,6 +392,22 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 			return err
 		}
 		return w.CommandComplete(tag)
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
+		// The constraints tidal has are primary keys and UNIQUE
+		// constraints, named after their index (pg_constraint is
+		// derived from pg_index); renaming one renames its index, as in
+		// PostgreSQL.
+		var target *catalog.Relation
+		for _, ix := range rel.Indexes {
+			if ix.Name == rs.Subname && (ix.Index.Primary || ix.Index.Unique) {
+				target = ix
+			}
+		}
+		if target == nil {
+			return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rs.Subname, rel.Name)
+		}
+		rel = target
 	}
 	if err := s.eng.Catalog.RenameRelation(c.Tx, rel, rs.Newname); err != nil {
 		return err

@@ -421,6 +421,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.UndefinedTable, "relation \"%s\" does not exist, skipping", at.Relation.Relname))
 			return w.CommandComplete("ALTER TABLE")
 		}
+		if pe, ok := err.(*pgerr.Error); ok {
+			pe.Position = 0 // PostgreSQL's ALTER TABLE points at nothing
+		}
 		return err
 	}
 	for _, cmd := range at.Cmds {

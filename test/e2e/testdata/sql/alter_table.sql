@@ -318,3 +318,31 @@ back
 
 statement ok
 DROP TABLE at_things, at_other, at_single
+
+statement ok
+CREATE TABLE at_con (id int PRIMARY KEY, code int UNIQUE)
+
+statement ok
+ALTER TABLE at_con RENAME CONSTRAINT at_con_pkey TO at_con_pk
+
+statement ok
+ALTER TABLE at_con RENAME CONSTRAINT at_con_code_key TO at_con_ucode_key
+
+error 42704
+ALTER TABLE at_con RENAME CONSTRAINT nope TO other
+
+query
+SELECT conname, contype FROM pg_constraint WHERE conrelid = 'at_con'::regclass ORDER BY conname
+----
+at_con_pk|p
+at_con_ucode_key|u
+
+query
+SELECT relname FROM pg_class WHERE relname LIKE 'at\_con%' ORDER BY relname
+----
+at_con
+at_con_pk
+at_con_ucode_key
+
+statement ok
+DROP TABLE at_con
