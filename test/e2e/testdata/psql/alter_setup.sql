@@ -1,0 +1,12 @@
+create table at_d (id int primary key, name varchar(20), junk int, qty int);
+create index at_d_qty on at_d (qty);
+create index at_d_junk on at_d (junk);
+insert into at_d values (1, 'a', 1, 1);
+alter table at_d add column price float8 default 2.5, add column note text;
+alter table at_d drop column junk;
+alter table at_d rename column name to title;
+alter table at_d alter column qty set not null, alter column qty set default 0;
+alter table at_d alter column id type bigint;
+alter table at_d rename to at_desc;
+alter index at_d_qty rename to at_desc_qty;
+alter table at_desc rename constraint at_d_pkey to at_desc_pkey;
