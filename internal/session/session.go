@@ -331,7 +331,12 @@ func (s *Session) commit() error {
 	sync := s.Setting("synchronous_commit") != "off"
 	var drops []uint32
 	drops = append(drops, s.ctx.Dropped...)
-	_, err := s.eng.Xact.Commit(&s.usage, s.proc, xact.CommitOptions{DropRels: drops, Sync: sync || len(drops) > 0})
+	invalidate := func() {
+		if s.ctx.Dirty {
+			s.eng.Catalog.Invalidate()
+		}
+	}
+	_, err := s.eng.Xact.Commit(&s.usage, s.proc, xact.CommitOptions{DropRels: drops, Sync: sync || len(drops) > 0, BeforeUnlock: invalidate})
 	if err != nil {
 		s.cleanupStorage(false)
 		s.endTx()

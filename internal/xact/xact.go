@@ -272,6 +272,11 @@ type CommitOptions struct {
 	DropRels []uint32
 	// Sync: wait for the commit record to be durable (synchronous_commit).
 	Sync bool
+	// BeforeUnlock runs once the transaction counts as committed but
+	// before its locks are released: a session that waited for a lock
+	// must find caches of what the transaction changed already flushed
+	// (PostgreSQL sends invalidations before releasing locks).
+	BeforeUnlock func()
 }
 
 // Commit ends p's transaction as committed. With no xid there is nothing
@@ -308,7 +313,7 @@ func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, e
 			}
 		}
 	}
-	m.finish(p, Committed)
+	m.finishThen(p, Committed, opt.BeforeUnlock)
 	return end, nil
 }
 
@@ -322,7 +327,11 @@ func (m *Manager) Abort(p *Proc) {
 	m.finish(p, Aborted)
 }
 
-func (m *Manager) finish(p *Proc, s Status) {
+func (m *Manager) finish(p *Proc, s Status) { m.finishThen(p, s, nil) }
+
+// finishThen is finish that runs beforeUnlock (if not nil) between the
+// end of the transaction and the release of its locks.
+func (m *Manager) finishThen(p *Proc, s Status, beforeUnlock func()) {
 	xid := p.xid.Load()
 	if xid != InvalidXid {
 		m.clog.Set(xid, s)
@@ -334,6 +343,9 @@ func (m *Manager) finish(p *Proc, s Status) {
 	p.xid.Store(InvalidXid)
 	p.xmin.Store(0)
 	m.mu.Unlock()
+	if beforeUnlock != nil {
+		beforeUnlock()
+	}
 	// Waiters wake only after the xid is no longer running, so they see
 	// its final status.
 	m.locks.releaseAll(p)
