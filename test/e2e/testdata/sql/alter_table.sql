@@ -145,6 +145,25 @@ ALTER TABLE at_items DROP COLUMN IF EXISTS plain
 statement ok
 ALTER TABLE at_items DROP COLUMN qty
 
+statement ok
+UPDATE at_items SET label = label || '!' WHERE id = 4
+
+statement ok
+UPDATE at_items SET label = 'none' WHERE id = 4
+
+statement ok
+VACUUM at_items
+
+query
+SELECT id, name, label FROM at_items WHERE id = 4
+----
+4|four|none
+
+query
+SELECT count(*), count(name), sum(id) FROM at_items
+----
+6|5|21
+
 query
 SELECT count(*) FROM pg_class WHERE relname = 'at_items_qty'
 ----
