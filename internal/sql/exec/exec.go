@@ -25,6 +25,9 @@ type Column struct {
 	Type  types.Type
 	Table uint32 // source table OID for RowDescription, 0 if none
 	Attr  int16
+	// Dropped: a dropped table column's slot in a scan's rows (it takes
+	// no width in EXPLAIN's estimates).
+	Dropped bool
 }
 
 // Ctx is a statement's execution context.

@@ -98,6 +98,9 @@ func typeWidth(t types.Type) int {
 func colsWidth(cols []Column) int {
 	w := 0
 	for _, c := range cols {
+		if c.Dropped {
+			continue
+		}
 		if c.Name == "ctid" && c.Type.OID == types.Int8OID {
 			w += 6
 			continue

@@ -23,7 +23,7 @@ func DatumTID(d types.Datum) page.ItemPointer {
 func tableColumns(rel *catalog.Relation, withTID bool) []Column {
 	cols := make([]Column, 0, len(rel.Attrs)+1)
 	for _, a := range rel.Attrs {
-		cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num})
+		cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num, Dropped: a.Dropped})
 	}
 	if withTID {
 		cols = append(cols, Column{Name: "ctid", Type: types.Int8})
