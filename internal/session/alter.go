@@ -22,6 +22,9 @@ import (
 // alterColumnCmd runs one ALTER TABLE subcommand on rel. handled is false
 // for subcommands it does not know.
 func (s *Session) alterColumnCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.AlterTableCmd) (handled bool, err error) {
+	if rel.Namespace == catalog.PgCatalogNamespace {
+		return true, pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", rel.Name)
+	}
 	switch ac.Subtype {
 	case pg.AlterTableType_AT_AddColumn:
 		return true, s.addColumn(c, rel, ac.Def.GetColumnDef(), ac.MissingOk)

@@ -47,6 +47,7 @@ func TestCrashAlterTable(t *testing.T) {
 		{"SELECT attname, atthasmissing, attmissingval FROM pg_attribute WHERE attrelid = 'ship'::regclass AND attnum = 6", "tons|true|{500}"},
 		{"SELECT count(*) FROM pg_attribute WHERE attrelid = 'ship'::regclass AND attisdropped", "1"},
 		{"SELECT count(*) FROM pg_attribute WHERE attrelid = 'ship'::regclass AND attname = 'ghost'", "0"},
+		{"SELECT tidal_check('ship')", "ok"},
 	}
 	for _, ck := range checks {
 		if got := query(t, c, ck.sql); got != ck.want {

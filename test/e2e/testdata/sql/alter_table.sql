@@ -154,6 +154,11 @@ UPDATE at_items SET label = 'none' WHERE id = 4
 statement ok
 VACUUM at_items
 
+query tidal
+SELECT tidal_check('at_items')
+----
+ok
+
 query
 SELECT id, name, label FROM at_items WHERE id = 4
 ----
@@ -292,6 +297,11 @@ SELECT id, tag FROM at_things ORDER BY id
 error 23505
 INSERT INTO at_things VALUES (1, 'dup', 0)
 
+query tidal
+SELECT tidal_check('at_things')
+----
+ok
+
 error 42804
 ALTER TABLE at_things ALTER COLUMN title TYPE int
 
@@ -365,3 +375,9 @@ at_con_ucode_key
 
 statement ok
 DROP TABLE at_con
+
+error 42501
+ALTER TABLE pg_class ADD COLUMN x int
+
+error 42501
+ALTER TABLE pg_attribute RENAME COLUMN attname TO n
