@@ -10,13 +10,13 @@ import (
 // rollback).
 func TestAlterTableBlocksAndPublishesShape(t *testing.T) {
 	cases := []struct {
-		name    string
-		alter   string // A's statement, in an open transaction
-		aEnd    string // COMMIT or ROLLBACK
-		b       string // B's statement, autocommit; blocks on A
-		bTag    string // B's tag once A ended ("" = want bState)
-		bState  string // SQLSTATE B fails with
-		final   string // C's SELECT * FROM c ORDER BY id afterwards
+		name   string
+		alter  string // A's statement, in an open transaction
+		aEnd   string // COMMIT or ROLLBACK
+		b      string // B's statement, autocommit; blocks on A
+		bTag   string // B's tag once A ended ("" = want bState)
+		bState string // SQLSTATE B fails with
+		final  string // C's SELECT * FROM c ORDER BY id afterwards
 	}{
 		{"insert after add column", "ALTER TABLE c ADD COLUMN x int DEFAULT 5", "COMMIT",
 			"INSERT INTO c VALUES (3, 0)", "INSERT 0 1", "", "1|0|5,2|0|5,3|0|5"},
