@@ -25,8 +25,9 @@ func (c *Catalog) IndexFor(rel, ir *Relation) *btree.Index {
 		c.indexes = map[uint32]*btree.Index{}
 	}
 	ix := c.indexes[ir.RelFileNode]
-	if ix == nil || ix.Name() != ir.Name {
-		ix = btree.Open(c.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), IndexOptions(rel, ir))
+	opt := IndexOptions(rel, ir)
+	if ix == nil || ix.Name() != ir.Name || !sameColumns(ix.Options(), opt) {
+		ix = btree.Open(c.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), opt)
 		c.indexes[ir.RelFileNode] = ix
 	}
 	return ix
@@ -55,4 +56,18 @@ func (c *Catalog) BtreeEnv() *btree.Env {
 		NextXid:    func() uint32 { return uint32(x.NextXid()) },
 		OldestXmin: func() uint32 { return uint32(x.OldestXmin()) },
 	}
+}
+
+// sameColumns reports whether a cached handle still describes the key
+// columns (a column rename changes the names its errors print).
+func sameColumns(a, b btree.Options) bool {
+	if len(a.ColumnNames) != len(b.ColumnNames) {
+		return false
+	}
+	for i := range a.ColumnNames {
+		if a.ColumnNames[i] != b.ColumnNames[i] {
+			return false
+		}
+	}
+	return true
 }
