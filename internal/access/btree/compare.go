@@ -17,8 +17,9 @@ import (
 // hot paths (binary search, high-key checks, scans' upper bound, the unique
 // check) instead walk the tuple's data area in place, column by column,
 // for as long as the columns have a "fast" kind: fixed-width integers,
-// floats and booleans, and the text-like types, which compare bytewise
-// (tidal's only collation is C). The walk follows the attribute layout of
+// floats and booleans, the text-like types, which compare bytewise
+// (tidal's only collation is C), and numeric, whose stored payload
+// types.CompareNumeric reads in place. The walk follows the attribute layout of
 // types.FillData (alignment, 1- and 4-byte varlena headers, NULLs taking
 // no space), and decodes each value exactly as types.Deformer does, so both
 // paths order identically. A column of any other type, a TOAST pointer or a
@@ -39,6 +40,7 @@ const (
 	ckBytes                  // text, varchar, bytea: varlena, bytewise
 	ckBpchar                 // bpchar: varlena, bytewise ignoring trailing spaces
 	ckName                   // name: NUL-padded 64 bytes, bytewise
+	ckNumeric                // numeric: varlena, types.CompareNumeric on the payload
 )
 
 // colDesc describes one key column for the in-place walk.
@@ -80,6 +82,8 @@ func newColDesc(t types.Type) colDesc {
 		c.kind = ckBpchar
 	case types.NameOID:
 		c.kind = ckName
+	case types.NumericOID:
+		c.kind = ckNumeric
 	}
 	// Guard against a layout that does not match what the walk expects.
 	switch c.kind {
@@ -99,7 +103,7 @@ func newColDesc(t types.Type) colDesc {
 		if c.len != 8 {
 			c.kind = ckGeneral
 		}
-	case ckBytes, ckBpchar:
+	case ckBytes, ckBpchar, ckNumeric:
 		if c.len != -1 {
 			c.kind = ckGeneral
 		}
@@ -223,6 +227,8 @@ func (ix *Index) cmpKeysFast(keys []types.Datum, t []byte, n int) (c int, ok boo
 			c = strings.Compare(k.Str(), vs)
 		case ckBpchar:
 			c = strings.Compare(types.TrimBlankPadding(k.Str()), types.TrimBlankPadding(vs))
+		case ckNumeric:
+			c = types.CompareNumeric(k.Str(), vs)
 		default:
 			return 0, false
 		}

@@ -198,7 +198,7 @@ func rowKey(cols []Column, r Row) string {
 		if r[i].IsNull() {
 			kb.WriteString("\x00N")
 		} else {
-			kb.Write(types.AppendText(nil, c.Type, r[i]))
+			kb.Write(types.AppendGroupKey(nil, c.Type, r[i]))
 		}
 		kb.WriteByte(0)
 	}

@@ -215,16 +215,19 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 		switch arg.OID {
 		case types.Int2OID, types.Int4OID:
 			return types.Int8, nil
-		case types.Int8OID:
-			return types.Int8, nil // PostgreSQL: numeric
+		case types.Int8OID, types.NumericOID:
+			return types.Numeric, nil
 		case types.Float4OID:
 			return types.Float4, nil
 		case types.Float8OID:
 			return types.Float8, nil
 		}
 	case "avg":
-		if types.IsInteger(arg) || types.IsFloat(arg) {
-			return types.Float8, nil // PostgreSQL: numeric for integers
+		if types.IsInteger(arg) || arg.OID == types.NumericOID {
+			return types.Numeric, nil
+		}
+		if types.IsFloat(arg) {
+			return types.Float8, nil
 		}
 	case "min", "max":
 		return arg, nil
@@ -246,6 +249,7 @@ type aggState struct {
 	count int64
 	sumI  int64
 	sumF  float64
+	num   *types.NumericAccum // sums computed in numeric (see AggResultType)
 	val   types.Datum
 	set   bool
 	seen  map[string]bool
@@ -271,7 +275,7 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 		return nil
 	}
 	if a.Distinct {
-		k := string(types.AppendText(nil, a.Arg.Type(), d))
+		k := string(types.AppendGroupKey(nil, a.Arg.Type(), d))
 		if st.seen == nil {
 			st.seen = map[string]bool{}
 		}
@@ -296,7 +300,16 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 		st.sb.WriteString(d.Str())
 		st.set = true
 	case "sum", "avg":
-		if types.IsInteger(t) {
+		if a.T.OID == types.NumericOID {
+			if st.num == nil {
+				st.num = new(types.NumericAccum)
+			}
+			if types.IsInteger(t) {
+				st.num.AddInt(d.Int())
+			} else {
+				st.num.AddNumeric(d)
+			}
+		} else if types.IsInteger(t) {
 			s := st.sumI + d.Int()
 			if (d.Int() > 0 && s < st.sumI) || (d.Int() < 0 && s > st.sumI) {
 				return pgerr.Errorf(pgerr.NumericValueOutOfRange, "bigint out of range")
@@ -331,22 +344,32 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 	return nil
 }
 
-func (a *AggCall) final(st *aggState) types.Datum {
+func (a *AggCall) final(st *aggState) (types.Datum, error) {
+	switch a.Name {
+	case "sum", "avg":
+		if st.count == 0 {
+			return types.Null(), nil
+		}
+		if a.T.OID == types.NumericOID {
+			if a.Name == "sum" {
+				return st.num.Sum()
+			}
+			return st.num.Avg(st.count)
+		}
+	}
+	return a.finalValue(st), nil
+}
+
+func (a *AggCall) finalValue(st *aggState) types.Datum {
 	switch a.Name {
 	case "count":
 		return types.Int(st.count)
 	case "sum":
-		if st.count == 0 {
-			return types.Null()
-		}
 		if types.IsInteger(a.Arg.Type()) {
 			return types.Int(st.sumI)
 		}
 		return types.Float(st.sumF)
 	case "avg":
-		if st.count == 0 {
-			return types.Null()
-		}
 		return types.Float(st.sumF / float64(st.count))
 	case "string_agg":
 		if !st.set {
@@ -411,7 +434,7 @@ func (a *Agg) Open(c *Ctx) error {
 			if d.IsNull() {
 				kb.WriteString("\x00N")
 			} else {
-				kb.Write(types.AppendText(nil, g.Type(), d))
+				kb.Write(types.AppendGroupKey(nil, g.Type(), d))
 			}
 			kb.WriteByte(0)
 		}
@@ -435,7 +458,11 @@ func (a *Agg) Open(c *Ctx) error {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
 		for i, ag := range a.Aggs {
-			row = append(row, ag.final(&g.states[i]))
+			v, err := ag.final(&g.states[i])
+			if err != nil {
+				return err
+			}
+			row = append(row, v)
 		}
 		a.out = append(a.out, row)
 	}

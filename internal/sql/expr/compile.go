@@ -196,16 +196,16 @@ func compileConst(ac *pg.A_Const) (Expr, error) {
 		return &Const{Val: types.Int(int64(ac.GetIval().Ival)), T: types.Int4, Implicit: true}, nil
 	case ac.GetFval() != nil:
 		s := ac.GetFval().Fval
-		// PostgreSQL types such literals numeric; tidal has no numeric yet,
-		// so integers that overflow int4 become bigint and others float8.
+		// PostgreSQL types integers that overflow int4 as bigint when they
+		// fit, and every other numeric literal as numeric.
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return &Const{Val: types.Int(i), T: types.Int8, Implicit: true}, nil
 		}
-		f, err := strconv.ParseFloat(s, 64)
+		v, err := types.ParseNumeric(s)
 		if err != nil {
-			return nil, syntaxErrAt(ac.Location, "invalid number %q", s)
+			return nil, withPos(err, ac.Location)
 		}
-		return &Const{Val: types.Float(f), T: types.Float8, Implicit: true}, nil
+		return &Const{Val: v, T: types.Numeric, Implicit: true}, nil
 	case ac.GetBoolval() != nil:
 		return &Const{Val: types.Bool(ac.GetBoolval().Boolval), T: types.Boolean, Implicit: true}, nil
 	case ac.GetSval() != nil:

@@ -24,6 +24,8 @@ import (
 //	              int64 big-endian microseconds since 2000-01-01 00:00:00
 //	              (math.MinInt64 / MaxInt64 are -infinity / infinity)
 //	int2vector    array_send of a 1-D int2 array with lower bound 0
+//	numeric       int16 ndigits, int16 weight, uint16 sign, int16 dscale,
+//	              ndigits base-10000 int16 digits (see numeric.go)
 
 // AppendBinary appends the binary send format of d (not NULL) to dst.
 func AppendBinary(dst []byte, t Type, d Datum) []byte {
@@ -70,6 +72,8 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 		return dst
 	case VoidOID:
 		return dst
+	case NumericOID:
+		return appendNumericBinary(dst, d.s)
 	}
 	switch d.k {
 	case kInt:
@@ -195,7 +199,7 @@ func ParseBinary(t Type, b []byte) (Datum, error) {
 	case VoidOID:
 		return Datum{}, nil
 	case NumericOID:
-		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "type numeric is not supported yet")
+		return recvNumeric(b, t.Typmod)
 	}
 	return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "binary input of type %s is not supported", t.String())
 }

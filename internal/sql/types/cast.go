@@ -25,7 +25,10 @@ func castContext(from, to OID) (CastContext, bool) {
 		return CastImplicit, true
 	}
 	if from == UnknownOID {
-		return CastImplicit, info(to) != nil && to != NumericOID && Category(Type{OID: to}) != 'P'
+		return CastImplicit, info(to) != nil && Category(Type{OID: to}) != 'P'
+	}
+	if c, ok := numericCastContext(from, to); ok {
+		return c, true
 	}
 	switch from {
 	case Int2OID:
@@ -106,7 +109,7 @@ func castContext(from, to OID) (CastContext, bool) {
 		return c, true
 	}
 	fi, ti := info(from), info(to)
-	if fi == nil || ti == nil || fi.category == 'P' || ti.category == 'P' || from == NumericOID || to == NumericOID {
+	if fi == nil || ti == nil || fi.category == 'P' || ti.category == 'P' {
 		return 0, false
 	}
 	// automatic I/O conversion casts
@@ -240,6 +243,8 @@ func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			s, err := checkLength(d.s, int(t.Typmod-VarHdrSz), explicit, "character")
 			return Datum{s: s, k: kStr}, err
 		}
+	case NumericOID:
+		return applyNumericTypmod(d, t.Typmod)
 	case TimestampOID, TimestamptzOID:
 		v := adjustTimestampTypmod(d.i, t.Typmod)
 		if v < minTimestamp || v >= endTimestamp {
@@ -274,6 +279,9 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 			return d, nil
 		}
 		return ApplyTypmod(d, to, explicit)
+	}
+	if v, ok, err := castNumeric(d, from, to, explicit); ok {
+		return v, err
 	}
 	switch from.OID {
 	case UnknownOID:

@@ -24,6 +24,8 @@ func Compare(t Type, a, b Datum) int {
 		return CompareFloat(a.Float(), b.Float())
 	case Int2VectorOID:
 		return cmpVec(a.s, b.s)
+	case NumericOID:
+		return CompareNumeric(a.s, b.s)
 	}
 	if a.k == kArr {
 		return compareArrays(t, a, b)
@@ -111,6 +113,8 @@ func Equal(t Type, a, b Datum) bool {
 	case Float8OID, Float4OID:
 		x, y := a.Float(), b.Float()
 		return x == y || (x != x && y != y)
+	case NumericOID:
+		return CompareNumeric(a.s, b.s) == 0
 	}
 	if a.k == kArr {
 		return compareArrays(t, a, b) == 0
@@ -180,6 +184,8 @@ func Hash(t Type, d Datum) uint64 {
 			return HashInt64(int64(math.Float64bits(math.NaN()))) ^ hashK2
 		}
 		return HashInt64(int64(math.Float64bits(f))) ^ hashK2
+	case NumericOID:
+		return hashNumeric(d.s)
 	}
 	if d.k == kStr || d.k == kVec || d.k == kArr {
 		return HashString(d.s)

@@ -71,7 +71,7 @@ func Parse(t Type, s string) (Datum, error) {
 	case VoidOID:
 		return Datum{}, nil
 	case NumericOID:
-		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "type numeric is not supported yet")
+		return parseNumeric(s, t.Typmod)
 	}
 	if IsArray(t) {
 		return parseArray(t, s)
@@ -552,6 +552,8 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 		return dst
 	case VoidOID:
 		return dst
+	case NumericOID:
+		return appendNumericText(dst, d.s)
 	}
 	if d.k == kArr {
 		return appendArray(dst, t, d)
@@ -565,6 +567,8 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 		return AppendText(dst, Boolean, d)
 	case kTime:
 		return appendTimestamp(dst, d.i, false)
+	case kNum:
+		return appendNumericText(dst, d.s)
 	}
 	return append(dst, d.s...)
 }

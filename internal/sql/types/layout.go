@@ -74,6 +74,8 @@ func attrOf(t Type) attr {
 		a.kind = kVec
 	case NameOID, TextOID, VarcharOID, BpcharOID, ByteaOID, UnknownOID:
 		a.kind = kStr
+	case NumericOID:
+		a.kind = kNum
 	}
 	switch t.OID {
 	case BoolOID, CharOID:
@@ -92,7 +94,7 @@ func attrOf(t Type) attr {
 		a.enc = encFloat8
 	case NameOID:
 		a.enc = encName
-	case TextOID, VarcharOID, BpcharOID, ByteaOID:
+	case TextOID, VarcharOID, BpcharOID, ByteaOID, NumericOID:
 		a.enc = encVarlena
 	case Int2VectorOID:
 		a.enc = encInt2Vec

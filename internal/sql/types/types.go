@@ -29,14 +29,15 @@ const (
 	VarcharOID     OID = 1043
 	TimestampOID   OID = 1114
 	TimestamptzOID OID = 1184
-	NumericOID     OID = 1700 // declared only: not implemented
+	NumericOID     OID = 1700
 	RecordOID      OID = 2249
 	AnyOID         OID = 2276
 	VoidOID        OID = 2278
 )
 
 // Type is a column or expression type: a pg_type OID plus a typmod
-// (-1 = none; varchar(n)/char(n): n+4; timestamp(p): p).
+// (-1 = none; varchar(n)/char(n): n+4; timestamp(p): p;
+// numeric(p,s): ((p<<16)|(s&0x7ff))+4).
 type Type struct {
 	OID    OID
 	Typmod int32
@@ -234,6 +235,11 @@ func (t Type) String() string {
 			return "character(" + strconv.Itoa(int(t.Typmod-VarHdrSz)) + ")"
 		}
 		return "bpchar"
+	case NumericOID:
+		if validNumTypmod(t.Typmod) {
+			p, s := numTypmodPrecScale(t.Typmod)
+			return "numeric(" + strconv.Itoa(p) + "," + strconv.Itoa(s) + ")"
+		}
 	case TimestampOID:
 		if t.Typmod >= 0 {
 			return "timestamp(" + strconv.Itoa(int(t.Typmod)) + ") without time zone"
@@ -332,7 +338,7 @@ var typeNames = map[string]OID{
 // into bpchar with typmods [1]; here ["character"] without typmods also gives
 // character(1), while ["bpchar"] without typmods is bpchar without a length
 // limit and ["char"] (quoted "char" in SQL) is the 1-byte "char" type.
-// numeric is recognised but not implemented: it gives 0A000.
+// numeric(p) / numeric(p,s) get PostgreSQL's typmod ((p<<16)|s)+4.
 func LookupTypeName(names []string, typmods []int32) (Type, error) {
 	if len(names) == 0 {
 		return Type{}, pgerr.Errorf(pgerr.SyntaxError, "empty type name")
@@ -386,7 +392,13 @@ func LookupTypeName(names []string, typmods []int32) (Type, error) {
 			t.Typmod = p
 		}
 	case NumericOID:
-		return Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "type numeric is not supported yet")
+		if len(typmods) > 0 {
+			m, err := NumericTypmod(typmods)
+			if err != nil {
+				return Type{}, err
+			}
+			t.Typmod = m
+		}
 	default:
 		if len(typmods) > 0 {
 			return Type{}, pgerr.Errorf(pgerr.SyntaxError, "type modifier is not allowed for type %q", t.TypName())

@@ -94,7 +94,9 @@ func TestLookupTypeName(t *testing.T) {
 		{[]string{"pg_catalog", "varchar"}, []int32{0}, Type{}, pgerr.InvalidParameterValue, "length for type varchar must be at least 1"},
 		{[]string{"pg_catalog", "bpchar"}, []int32{10485761}, Type{}, pgerr.InvalidParameterValue, "length for type char cannot exceed 10485760"},
 		{[]string{"pg_catalog", "int4"}, []int32{5}, Type{}, pgerr.SyntaxError, `type modifier is not allowed for type "int4"`},
-		{[]string{"pg_catalog", "numeric"}, nil, Type{}, pgerr.FeatureNotSupported, "type numeric is not supported yet"},
+		{[]string{"pg_catalog", "numeric"}, nil, Numeric, "", ""},
+		{[]string{"pg_catalog", "numeric"}, []int32{10, 2}, Type{NumericOID, 10<<16 | 2 + VarHdrSz}, "", ""},
+		{[]string{"decimal"}, []int32{5}, Type{NumericOID, 5<<16 + VarHdrSz}, "", ""},
 	}
 	for _, tt := range tests {
 		got, err := LookupTypeName(tt.names, tt.typmods)
