@@ -39,7 +39,7 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 		return append(dst, byte(d.i))
 	case Int2OID:
 		return binary.BigEndian.AppendUint16(dst, uint16(int16(d.i)))
-	case Int4OID, OidOID:
+	case Int4OID, OidOID, RegtypeOID:
 		return binary.BigEndian.AppendUint32(dst, uint32(d.i))
 	case Int8OID, TimestampOID, TimestamptzOID:
 		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
@@ -139,7 +139,7 @@ func ParseBinary(t Type, b []byte) (Datum, error) {
 			return Datum{}, err
 		}
 		return Int(int64(int32(binary.BigEndian.Uint32(b)))), nil
-	case OidOID:
+	case OidOID, RegtypeOID:
 		if err := fixedLen(b, 4); err != nil {
 			return Datum{}, err
 		}

@@ -30,6 +30,9 @@ func castContext(from, to OID) (CastContext, bool) {
 	if c, ok := numericCastContext(from, to); ok {
 		return c, true
 	}
+	if c, ok := regtypeCastContext(from, to); ok {
+		return c, true
+	}
 	switch from {
 	case Int2OID:
 		switch to {
@@ -151,6 +154,8 @@ func BinaryCoercible(from, to Type) bool {
 		return (to.OID == TextOID || to.OID == VarcharOID) && to.Typmod < 0
 	case NameOID:
 		return to.OID == TextOID
+	case OidOID, RegtypeOID:
+		return to.OID == OidOID || to.OID == RegtypeOID
 	case TimestampOID:
 		return to.OID == TimestamptzOID && to.Typmod < 0
 	case TimestamptzOID:
@@ -282,6 +287,12 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	}
 	if v, ok, err := castNumeric(d, from, to, explicit); ok {
 		return v, err
+	}
+	if _, ok := regtypeCastContext(from.OID, to.OID); ok {
+		if to.OID == Int4OID {
+			return Int(int64(int32(uint32(d.i)))), nil
+		}
+		return Int(int64(uint32(d.i))), nil
 	}
 	switch from.OID {
 	case UnknownOID:

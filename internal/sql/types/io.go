@@ -72,6 +72,8 @@ func Parse(t Type, s string) (Datum, error) {
 		return Datum{}, nil
 	case NumericOID:
 		return parseNumeric(s, t.Typmod)
+	case RegtypeOID:
+		return parseRegtype(s)
 	}
 	if IsArray(t) {
 		return parseArray(t, s)
@@ -554,6 +556,8 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 		return dst
 	case NumericOID:
 		return appendNumericText(dst, d.s)
+	case RegtypeOID:
+		return appendRegtype(dst, d.i)
 	}
 	if d.k == kArr {
 		return appendArray(dst, t, d)

@@ -84,7 +84,7 @@ func attrOf(t Type) attr {
 		a.enc = encInt16
 	case Int4OID, VoidOID, AnyOID:
 		a.enc = encInt32
-	case OidOID:
+	case OidOID, RegtypeOID:
 		a.enc = encUint32
 	case Int8OID, TimestampOID, TimestamptzOID:
 		a.enc = encInt64

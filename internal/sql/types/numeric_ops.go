@@ -619,7 +619,6 @@ func init() {
 	addOp("-", &Func{Args: []Type{Numeric}, Ret: Numeric, Fn: numUnary(numNeg)})
 	addOp("+", &Func{Args: []Type{Numeric}, Ret: Numeric, Fn: func(a []Datum) (Datum, error) { return a[0], nil }})
 	addOp("@", &Func{Args: []Type{Numeric}, Ret: Numeric, Fn: numUnary(numAbs)})
-	addOp("|/", &Func{Args: []Type{Numeric}, Ret: Numeric, Fn: numUnaryErr(numSqrt)})
 	cmpOps(Numeric, Numeric, numericCmp)
 
 	fn("abs", []Type{Numeric}, Numeric, numUnary(numAbs))

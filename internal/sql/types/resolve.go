@@ -26,6 +26,7 @@ type Func struct {
 
 	variadicAny bool // concat/concat_ws: Args given are a prefix; rest "any"
 	poly        func(actual []Type) *Func
+	keepUnknown bool // poly sees unknown arguments as unknown, not text (pg_typeof)
 }
 
 // polymorphic candidates use Any in Args; such a slot accepts any
@@ -243,7 +244,7 @@ func instantiate(f *Func, in []Type) *Func {
 	actual := make([]Type, len(in))
 	for i, t := range in {
 		if f.Args[i].OID == AnyOID {
-			if t.OID == UnknownOID {
+			if t.OID == UnknownOID && !f.keepUnknown {
 				t = Text
 			}
 			actual[i] = t

@@ -165,6 +165,8 @@ func info(oid OID) *typeInfo {
 		return &infoTimestamptz
 	case NumericOID:
 		return &infoNumeric
+	case RegtypeOID:
+		return &infoRegtype
 	case RecordOID:
 		return &infoRecord
 	case AnyOID:
@@ -325,6 +327,7 @@ var typeNames = map[string]OID{
 	"timestamp": TimestampOID, "timestamp without time zone": TimestampOID,
 	"timestamptz": TimestamptzOID, "timestamp with time zone": TimestamptzOID,
 	"numeric": NumericOID, "decimal": NumericOID,
+	"regtype": RegtypeOID,
 	"record": RecordOID,
 	"any":    AnyOID,
 	"void":   VoidOID,
