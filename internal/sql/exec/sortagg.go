@@ -325,7 +325,11 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 			return nil
 		}
 		cmp := types.Compare(t, d, st.val)
-		if (a.Name == "min" && cmp < 0) || (a.Name == "max" && cmp > 0) {
+		if cmp == 0 && t.OID == types.NumericOID {
+			// numeric_smaller/larger keep the newer of two equal values
+			// (1.5 and 1.50 print differently)
+			st.val = d
+		} else if (a.Name == "min" && cmp < 0) || (a.Name == "max" && cmp > 0) {
 			st.val = d
 		}
 	case "bool_and", "every":

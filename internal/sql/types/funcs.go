@@ -323,19 +323,7 @@ func init() {
 		}
 		return Float(math.Log(x)), nil
 	})
-	fn("log", []Type{Float8, Float8}, Float8, func(a []Datum) (Datum, error) {
-		b, x := a[0].Float(), a[1].Float()
-		if err := logCheck(b); err != nil {
-			return Datum{}, err
-		}
-		if err := logCheck(x); err != nil {
-			return Datum{}, err
-		}
-		if b == 1 {
-			return Datum{}, divZero()
-		}
-		return Float(math.Log(x) / math.Log(b)), nil
-	})
+	// log(b, x) exists only for numeric in PostgreSQL (numeric_log.go).
 	f1("exp", func(x float64) (Datum, error) {
 		if x != x {
 			return Float(x), nil

@@ -102,9 +102,6 @@ var pgOverrides = map[string]pgCase{
 	// position(a, b) is only reachable through the POSITION(b IN a) syntax,
 	// which pg_query turns into position(a, b); the function itself is strpos.
 	"position('hello'::text, 'z'::text)": {want: "0", wantType: "integer"},
-	// log(b, x) exists only for numeric in PostgreSQL; tidal has no numeric
-	// and offers a float8 version.
-	"log('2'::float8, '8'::float8)": {want: "3", wantType: "double precision"},
 }
 
 func TestAgainstPostgres(t *testing.T) {

@@ -134,6 +134,38 @@ SELECT greatest(1, 2.5, 2), least(1.5, 0.5::numeric(3,1)), coalesce(NULL, 1.25),
 ----
 2.5|0.5|1.25|1
 
+query
+SELECT ln(0.5), ln(1.05), ln(1e100), ln(1.0000000001), exp(1.0), exp(10.5), exp(100.123), exp(-100.5)
+----
+-0.6931471805599453|0.048790164169432003|230.25850929940457|0.00000000009999999999500000|2.7182818284590452|36315.502674246638|30399497973617603767213595855347100570496028.833|0.00000000000000000000000000000000000000000002256340135917036
+
+query
+SELECT log(100.0), log(2.0, 8), log(10, 1000), log(1.5), log(2, 1e100), pg_typeof(log(2)), pg_typeof(ln(2)), pg_typeof(ln(2.0))
+----
+2.0000000000000000|3.0000000000000000|3.0000000000000000|0.1760912590556812|332.19280948873623|double precision|double precision|numeric
+
+query
+SELECT power(1.0001, 10000), power(2.5, 2.5), power(10, 0.5), 'Infinity'::numeric ^ 2, 2 ^ '-Infinity'::numeric, 0.5 ^ 'Infinity'::numeric
+----
+2.7181459268252249|9.8821176880261854|3.1622776601683793|Infinity|0|0
+
+error 2201E
+SELECT ln(0::numeric)
+
+error 2201E
+SELECT log(-1::numeric)
+
+error 22012
+SELECT log(1::numeric, 10)
+
+error 22003
+SELECT exp(10000::numeric)
+
+query
+SELECT max(x), min(x), max(y), min(y) FROM (VALUES (1.50, 2.0), (1.5, 2.00), (1.500, 3)) v(x, y)
+----
+1.500|1.500|3|2.00
+
 statement ok
 CREATE TABLE prices (id int PRIMARY KEY, amount numeric(10,2), ratio numeric, qty int8)
 
