@@ -10,8 +10,8 @@
 // [TypeByOID] resolves catalog OIDs. Type.String gives format_type() output
 // and Type.Layout gives pg_type's typlen/typalign/typbyval/typstorage.
 //
-// Convenience Type values: Int2, Int4, Int8, Float4, Float8, Text, Name,
-// Oid, Bytea, Char ("char"), Timestamp, Timestamptz, Unknown, Boolean (not
+// Convenience Type values: Int2, Int4, Int8, Float4, Float8, Numeric, Text,
+// Name, Oid, Regtype, Bytea, Char ("char"), Timestamp, Timestamptz, Unknown, Boolean (not
 // Bool: that name is the Datum constructor), Int2VectorType, VarcharAny,
 // BpcharAny; Varchar(n) and Bpchar(n) build length-limited types.
 //
@@ -23,7 +23,9 @@
 // (a float4 value is always exactly representable as float32), bool as a
 // bool, timestamp/timestamptz as int64 microseconds since 2000-01-01
 // 00:00:00, and text-like types (text, varchar, bpchar, name, bytea, unknown)
-// as a Go string holding the raw bytes (bpchar values are stored padded).
+// as a Go string holding the raw bytes (bpchar values are stored padded),
+// numeric as a Go string holding PostgreSQL's on-disk numeric payload
+// (base-10000 digits; see numeric.go), regtype like oid.
 // Datums do not carry their SQL type: the caller always knows it from the
 // plan or the tuple descriptor and passes it to the functions of this
 // package. Accessors (Int, Float, Str, ...) do not check the kind.

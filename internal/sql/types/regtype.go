@@ -70,6 +70,7 @@ func regtypeCastContext(from, to OID) (CastContext, bool) {
 }
 
 func init() {
+	typeNames["regtype"] = RegtypeOID
 	// pg_typeof is not strict: pg_typeof(NULL) is unknown.
 	addFunc("pg_typeof", &Func{Args: []Type{Any}, Ret: Regtype, Stable: true, keepUnknown: true, poly: func(actual []Type) *Func {
 		oid := actual[0].OID

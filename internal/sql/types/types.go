@@ -327,10 +327,9 @@ var typeNames = map[string]OID{
 	"timestamp": TimestampOID, "timestamp without time zone": TimestampOID,
 	"timestamptz": TimestamptzOID, "timestamp with time zone": TimestamptzOID,
 	"numeric": NumericOID, "decimal": NumericOID,
-	"regtype": RegtypeOID,
-	"record":  RecordOID,
-	"any":     AnyOID,
-	"void":    VoidOID,
+	"record": RecordOID,
+	"any":    AnyOID,
+	"void":   VoidOID,
 }
 
 // LookupTypeName resolves a type name as pg_query gives it in
