@@ -269,6 +269,7 @@ var builtinTypes = []types.OID{
 	types.BoolOID, types.ByteaOID, types.CharOID, types.NameOID, types.Int8OID, types.Int2OID,
 	types.Int2VectorOID, types.Int4OID, types.TextOID, types.OidOID, types.Float4OID, types.Float8OID,
 	types.UnknownOID, types.BpcharOID, types.VarcharOID, types.TimestampOID, types.TimestamptzOID,
+	types.NumericOID, types.RegtypeOID,
 }
 
 // Bootstrap writes the initial catalog contents of a new cluster (initdb),
