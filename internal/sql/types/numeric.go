@@ -385,10 +385,13 @@ func parseNumeric(orig string, typmod int32) (Datum, error) {
 	}
 	// value = digits * 10^(exp - fracLen)
 	dscale := fracLen - exp
+	for len(digits) > 1 && digits[0] == '0' {
+		digits = digits[1:]
+	}
+	if len(digits)-dscale > (numWeightMax+1)*numDecDigits {
+		return Datum{}, numOverflowErr() // more integer digits than any weight allows
+	}
 	if dscale < 0 {
-		if len(digits)-dscale > 2_000_000 {
-			return Datum{}, numOverflowErr()
-		}
 		digits = append(digits, strings.Repeat("0", -dscale)...)
 		dscale = 0
 	}

@@ -368,6 +368,27 @@ func numPowerInt(a numVal, exp int) (numVal, error) {
 	if abs < 0 {
 		abs = -abs
 	}
+	if a.coef.BitLen()*abs > 1<<18 {
+		// The exact power would be huge: compute it in floating point
+		// with the precision the result scale needs instead.
+		lg := 0.0
+		if f, err := numToFloat(numAbs(a)); err == nil && f > 0 {
+			lg = float64(exp) * math.Log10(f)
+		}
+		prec := scaleBits(rscale + max(int(lg), 0))
+		x := bigFloatOf(a, prec)
+		r := new(big.Float).SetPrec(prec).SetInt64(1)
+		for e := abs; e > 0; e >>= 1 {
+			if e&1 == 1 {
+				r.Mul(r, x)
+			}
+			x.Mul(x, x)
+		}
+		if exp < 0 {
+			r.Quo(new(big.Float).SetPrec(prec).SetInt64(1), r)
+		}
+		return roundBigFloat(r, rscale), nil
+	}
 	p := numVal{coef: new(big.Int).Exp(a.coef, big.NewInt(int64(abs)), nil), dscale: a.dscale * abs, neg: a.neg && abs%2 == 1}
 	if exp < 0 {
 		one := numVal{coef: big.NewInt(1)}
@@ -381,8 +402,10 @@ func numPowerInt(a numVal, exp int) (numVal, error) {
 // numPowerReal computes a^b = exp(b*ln(a)) for a > 0 in binary floating
 // point with enough bits for the decimal result scale.
 func numPowerReal(a, b numVal) (numVal, error) {
-	af, _ := new(big.Float).SetInt(a.coef).Float64()
-	lnA := math.Log(af) - float64(a.dscale)*math.Ln10
+	mant := new(big.Float)
+	e2 := bigFloatOf(a, 64).MantExp(mant)
+	m, _ := mant.Float64()
+	lnA := math.Log(m) + float64(e2)*math.Ln2
 	bf, _ := numToFloat(b)
 	val := bf * lnA
 	if math.Abs(val) > numMaxResultScal*3.01 {
