@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Timeouts for statements run in goroutines: a statement that should
@@ -91,9 +92,12 @@ func queryErr(c *pgx.Conn, sql string) (string, error) {
 		}
 		cols := make([]string, len(vals))
 		for i, v := range vals {
-			if v == nil {
+			switch v := v.(type) {
+			case nil:
 				cols[i] = "null"
-			} else {
+			case pgtype.Numeric:
+				cols[i] = numericText(v, "") // sum(int8), avg(...) are numeric
+			default:
 				cols[i] = fmt.Sprint(v)
 			}
 		}
