@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/big"
 	"strconv"
@@ -706,23 +707,25 @@ func hashNumeric(p string) uint64 {
 }
 
 // AppendGroupKey appends bytes identifying d's equality class under t: two
-// values give the same bytes exactly when Equal says they are equal. It is
-// the output text except for numeric, whose display scale is dropped
-// (1.5 and 1.50 group together).
+// values give the same bytes exactly when Equal says they are equal, and
+// the bytes never contain NUL (callers join several keys with it). It is
+// the output text except for numeric, whose insignificant trailing zeros
+// are dropped (1.5 and 1.50 group together).
 func AppendGroupKey(dst []byte, t Type, d Datum) []byte {
-	if t.OID == NumericOID {
-		sp, neg, w, _, off := numHeader(d.s)
-		if sp != numFinite || off == len(d.s) {
-			return append(dst, byte(sp), 'z')
-		}
-		if neg {
-			dst = append(dst, '-')
-		}
-		dst = strconv.AppendInt(dst, int64(w), 10)
-		dst = append(dst, ':')
-		return append(dst, d.s[off:]...)
+	if t.OID != NumericOID {
+		return AppendText(dst, t, d)
 	}
-	return AppendText(dst, t, d)
+	start := len(dst)
+	dst = appendNumericText(dst, d.s)
+	if bytes.IndexByte(dst[start:], '.') >= 0 {
+		for dst[len(dst)-1] == '0' {
+			dst = dst[:len(dst)-1]
+		}
+		if dst[len(dst)-1] == '.' {
+			dst = dst[:len(dst)-1]
+		}
+	}
+	return dst
 }
 
 // numericToString returns the canonical text of a numeric datum.
