@@ -136,6 +136,20 @@ func randDatum(rng *rand.Rand, t types.Type, nullPct int) types.Datum {
 			b[i] = byte('a' + rng.Intn(3))
 		}
 		return types.Str(string(b))
+	case types.NumericOID:
+		// equal values with different display scales, both header forms
+		// (weight and dscale beyond the short form), NaN and infinities
+		specials := []string{"NaN", "Infinity", "-Infinity", "1e300", "-1e300", "1e-80", "0.000"}
+		if rng.Intn(10) == 0 {
+			d, _ := types.ParseNumeric(specials[rng.Intn(len(specials))])
+			return d
+		}
+		v := fmt.Sprintf("%d.%0*d", rng.Intn(200)-100, 1+rng.Intn(3), rng.Intn(20))
+		d, err := types.ParseNumeric(v)
+		if err != nil {
+			panic(err)
+		}
+		return d
 	}
 	panic("type")
 }
@@ -160,6 +174,7 @@ func TestModel(t *testing.T) {
 		{types.Text},
 		{types.Int4, types.Text},
 		{types.Text, types.Int4, types.Int4},
+		{types.Numeric, types.Int4},
 	}
 	for si, typs := range shapes {
 		t.Run(fmt.Sprint(si), func(t *testing.T) {
