@@ -135,6 +135,20 @@ func TestNumericPgxBinary(t *testing.T) {
 		t.Errorf("numeric into float64 = %v, %v", f, err)
 	}
 
+	// Go numbers and strings as numeric parameters (pgx encodes them in
+	// numeric's binary format)
+	if _, err := c.Exec(ctx, `CREATE TABLE fromgo (k text, v numeric(10,3))`); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]any{"float": 1.2345, "int": int64(-42), "string": "7.0005", "int32": int32(1 << 20)} {
+		if _, err := c.Exec(ctx, `INSERT INTO fromgo VALUES ($1, $2)`, k, v); err != nil {
+			t.Fatalf("insert %s %v: %v", k, v, err)
+		}
+	}
+	if got := query(t, c, `SELECT k || '=' || v::text FROM fromgo ORDER BY k`); got != "float=1.235,int=-42.000,int32=1048576.000,string=7.001" {
+		t.Errorf("Go parameters stored as %s", got)
+	}
+
 	// The result really is binary and byte-identical to PostgreSQL's
 	// numeric_send output.
 	for in, want := range map[string]string{
