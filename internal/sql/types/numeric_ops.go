@@ -776,3 +776,48 @@ func applyNumericTypmod(d Datum, typmod int32) (Datum, error) {
 	}
 	return n.datum()
 }
+
+// generateSeriesNumeric is generate_series(numeric, numeric [, numeric]):
+// the first row is the start value as given, later rows carry the larger
+// display scale of start and step (add_var).
+func generateSeriesNumeric(a []Datum) (func() (Datum, bool, error), error) {
+	start, stop := numOf(a[0]), numOf(a[1])
+	step := numVal{coef: big.NewInt(1)}
+	if len(a) > 2 {
+		step = numOf(a[2])
+	}
+	for _, arg := range []struct {
+		what string
+		v    numVal
+	}{{"start value", start}, {"stop value", stop}, {"step size", step}} {
+		switch arg.v.special {
+		case numNaN:
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s cannot be NaN", arg.what)
+		case numPInf, numNInf:
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s cannot be infinity", arg.what)
+		}
+	}
+	dir := step.signum()
+	if dir == 0 {
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
+	}
+	cur := start
+	return func() (Datum, bool, error) {
+		x, y, _ := aligned(cur, stop)
+		if c := x.Cmp(y); (dir > 0 && c > 0) || (dir < 0 && c < 0) {
+			return Datum{}, false, nil
+		}
+		d, err := cur.datum()
+		if err != nil {
+			return Datum{}, false, err
+		}
+		cur = numAdd(cur, step)
+		return d, true, nil
+	}, nil
+}
+
+func init() {
+	srfs["generate_series"] = append(srfs["generate_series"],
+		&SRF{Name: "generate_series", Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: generateSeriesNumeric},
+		&SRF{Name: "generate_series", Args: []Type{Numeric, Numeric, Numeric}, Ret: Numeric, Fn: generateSeriesNumeric})
+}

@@ -166,6 +166,32 @@ SELECT max(x), min(x), max(y), min(y) FROM (VALUES (1.50, 2.0), (1.5, 2.00), (1.
 ----
 1.500|1.500|3|2.00
 
+query
+SELECT x FROM generate_series(1, 2.5, 0.5) x
+----
+1
+1.5
+2.0
+2.5
+
+query
+SELECT x, pg_typeof(x) FROM generate_series(1.0, 3) x
+----
+1.0|numeric
+2.0|numeric
+3.0|numeric
+
+query
+SELECT count(*), sum(x) FROM generate_series(10, -10, -0.25) x
+----
+81|0.00
+
+error 22023
+SELECT * FROM generate_series(1::numeric, 'NaN')
+
+error 22023
+SELECT * FROM generate_series(1::numeric, 2, 0)
+
 statement ok
 CREATE TABLE prices (id int PRIMARY KEY, amount numeric(10,2), ratio numeric, qty int8)
 
