@@ -149,6 +149,27 @@ func TestNumericPgxBinary(t *testing.T) {
 		t.Errorf("Go parameters stored as %s", got)
 	}
 
+	// numeric[] in binary both ways
+	var arr []pgtype.Numeric
+	if err := c.QueryRow(ctx, `SELECT $1::numeric[]`, []pgtype.Numeric{numericOf(t, "1.5"), numericOf(t, "-3"), numericOf(t, "2.50")}).Scan(&arr); err != nil {
+		t.Fatalf("numeric[]: %v", err)
+	}
+	var parts []string
+	for _, n := range arr {
+		parts = append(parts, numericText(n, ""))
+	}
+	if got := strings.Join(parts, ","); got != "1.5,-3,2.50" {
+		t.Errorf("numeric[] = %s", got)
+	}
+	var ints []int32
+	if err := c.QueryRow(ctx, `SELECT ARRAY[1, NULL, 3]::int4[]`).Scan(&ints); err == nil {
+		t.Errorf("NULL element scanned into []int32: %v", ints)
+	}
+	var nullable []*int32
+	if err := c.QueryRow(ctx, `SELECT $1::int4[]`, []int32{7, -8}).Scan(&nullable); err != nil || len(nullable) != 2 || *nullable[1] != -8 {
+		t.Errorf("int4[] round trip = %v, %v", nullable, err)
+	}
+
 	// The result really is binary and byte-identical to PostgreSQL's
 	// numeric_send output.
 	for in, want := range map[string]string{

@@ -11,8 +11,8 @@ import (
 // Arrays are one-dimensional with lower bound 1 (what catalog queries
 // need). An array datum keeps its elements encoded in the string field:
 // per element a tag byte (0 NULL, 1 int, 2 float, 3 bool, 4 string,
-// 5 timestamp) followed by 8 bytes, or for strings a uvarint length and the
-// bytes. The element type comes from the array type's OID.
+// 5 timestamp, 6 numeric) followed by 8 bytes, or for strings and numerics
+// a uvarint length and the bytes. The element type comes from the array type's OID.
 
 const kArr kind = 100
 
@@ -34,6 +34,7 @@ const (
 	OidArrayOID         OID = 1028
 	TimestampArrayOID   OID = 1115
 	TimestamptzArrayOID OID = 1185
+	NumericArrayOID     OID = 1231
 )
 
 var arrayOf = map[OID]OID{
@@ -41,6 +42,7 @@ var arrayOf = map[OID]OID{
 	Int2OID: Int2ArrayOID, Int2VectorOID: Int2VectorArrayOID, Int4OID: Int4ArrayOID, TextOID: TextArrayOID,
 	BpcharOID: BpcharArrayOID, VarcharOID: VarcharArrayOID, Int8OID: Int8ArrayOID, Float4OID: Float4ArrayOID,
 	Float8OID: Float8ArrayOID, OidOID: OidArrayOID, TimestampOID: TimestampArrayOID, TimestamptzOID: TimestamptzArrayOID,
+	NumericOID: NumericArrayOID,
 }
 
 var elemOf = func() map[OID]OID {
@@ -94,8 +96,12 @@ func Array(elems []Datum) Datum {
 		switch e.k {
 		case kNull:
 			b = append(b, 0)
-		case kStr, kVec:
-			b = append(b, 4)
+		case kStr, kVec, kNum:
+			tag := byte(4)
+			if e.k == kNum {
+				tag = 6
+			}
+			b = append(b, tag)
 			b = binary.AppendUvarint(b, uint64(len(e.s)))
 			b = append(b, e.s...)
 		default:
@@ -125,10 +131,14 @@ func (d Datum) Elems() []Datum {
 		switch tag {
 		case 0:
 			out = append(out, Datum{})
-		case 4:
+		case 4, 6:
 			n, k := binary.Uvarint([]byte(s[:min(len(s), 10)]))
 			s = s[k:]
-			out = append(out, Datum{s: s[:n], k: kStr})
+			kd := kStr
+			if tag == 6 {
+				kd = kNum
+			}
+			out = append(out, Datum{s: s[:n], k: kd})
 			s = s[n:]
 		default:
 			v := int64(binary.LittleEndian.Uint64([]byte(s[:8])))

@@ -24,6 +24,7 @@ import (
 //	              int64 big-endian microseconds since 2000-01-01 00:00:00
 //	              (math.MinInt64 / MaxInt64 are -infinity / infinity)
 //	int2vector    array_send of a 1-D int2 array with lower bound 0
+//	arrays        array_send of a 1-D array with lower bound 1 (array_binary.go)
 //	numeric       int16 ndigits, int16 weight, uint16 sign, int16 dscale,
 //	              ndigits base-10000 int16 digits (see numeric.go)
 
@@ -74,6 +75,9 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 		return dst
 	case NumericOID:
 		return appendNumericBinary(dst, d.s)
+	}
+	if d.k == kArr {
+		return appendArrayBinary(dst, t, d)
 	}
 	switch d.k {
 	case kInt:
@@ -200,6 +204,9 @@ func ParseBinary(t Type, b []byte) (Datum, error) {
 		return Datum{}, nil
 	case NumericOID:
 		return recvNumeric(b, t.Typmod)
+	}
+	if IsArray(t) {
+		return recvArray(t, b)
 	}
 	return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "binary input of type %s is not supported", t.String())
 }

@@ -192,6 +192,11 @@ SELECT * FROM generate_series(1::numeric, 'NaN')
 error 22023
 SELECT * FROM generate_series(1::numeric, 2, 0)
 
+query
+SELECT array_agg(x), '{1.5,2,NaN}'::numeric[], pg_typeof(ARRAY[1.5, 2]), 1.5 = ANY(ARRAY[1.50, 3]), '{1,2}'::int[]::numeric[], (ARRAY[1.25, 2.5])[2] FROM (VALUES (1.5), (2.00), ('NaN')) v(x)
+----
+{1.5,2.00,NaN}|{1.5,2,NaN}|numeric[]|t|{1,2}|2.5
+
 statement ok
 CREATE TABLE prices (id int PRIMARY KEY, amount numeric(10,2), ratio numeric, qty int8)
 
