@@ -304,9 +304,22 @@ func numSpecialDatum(sp numSpecial) Datum {
 
 // NumericFromInt returns the numeric datum for v (display scale 0).
 func NumericFromInt(v int64) Datum {
-	n := numVal{neg: v < 0, coef: new(big.Int).Abs(big.NewInt(v))}
-	d, _ := n.datum()
-	return d
+	u := uint64(v)
+	if v < 0 {
+		u = -u // also right for math.MinInt64
+	}
+	var rev [5]int16 // base-10000 digits, least significant first
+	n := 0
+	for ; u > 0; n++ {
+		rev[n] = int16(u % numBase)
+		u /= numBase
+	}
+	nv := numVar{neg: v < 0, weight: n - 1, digits: make([]int16, n)}
+	for i := range nv.digits {
+		nv.digits[i] = rev[n-1-i]
+	}
+	s, _ := nv.encode() // an int64 always fits
+	return Datum{s: s, k: kNum}
 }
 
 // ParseNumeric is numeric_in without a typmod.

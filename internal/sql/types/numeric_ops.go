@@ -770,6 +770,19 @@ func numericCastContext(from, to OID) (CastContext, bool) {
 
 // applyNumericTypmod is the numeric length coercion function.
 func applyNumericTypmod(d Datum, typmod int32) (Datum, error) {
+	if !validNumTypmod(typmod) {
+		return d, nil
+	}
+	if v := decodeNumVar(d.s); v.special == numFinite {
+		prec, scale := numTypmodPrecScale(typmod)
+		if v.dscale <= scale && (len(v.digits) == 0 || leadingDecimalExponent(v) <= prec-scale) {
+			// Nothing to round and no overflow: only the display scale
+			// grows, which changes the header and not the digits.
+			v.dscale = scale
+			s, err := v.encode()
+			return Datum{s: s, k: kNum}, err
+		}
+	}
 	n := numOf(d)
 	if err := n.applyTypmod(typmod); err != nil {
 		return Datum{}, err
@@ -820,4 +833,17 @@ func init() {
 	srfs["generate_series"] = append(srfs["generate_series"],
 		&SRF{Name: "generate_series", Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: generateSeriesNumeric},
 		&SRF{Name: "generate_series", Args: []Type{Numeric, Numeric, Numeric}, Ret: Numeric, Fn: generateSeriesNumeric})
+}
+
+// leadingDecimalExponent is the number of decimal digits before the point
+// of a normalized nonzero value (negative or zero below 1): apply_typmod's
+// ddigits, which must not exceed precision - scale.
+func leadingDecimalExponent(v numVar) int {
+	first := int(v.digits[0])
+	n := 1
+	for first >= 10 {
+		first /= 10
+		n++
+	}
+	return v.weight*numDecDigits + n
 }
