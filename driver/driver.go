@@ -206,28 +206,38 @@ func (t *tx) Rollback() error { return t.c.simple(context.Background(), "ROLLBAC
 
 // ExecContext implements driver.ExecerContext.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	col, err := c.run(ctx, query, args, 0)
+	col, err := c.run(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	return result(col.tag), nil
+	return result(col.last().tag), nil
 }
 
 // QueryContext implements driver.QueryerContext.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	col, err := c.run(ctx, query, args, 0)
+	col, err := c.run(ctx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	return &rows{fields: col.fields, data: col.rows}, nil
+	return &rows{sets: col.rowSets(), tz: c.timeZone()}, nil
 }
 
-// run executes one statement through the extended-protocol path of the
-// session: Parse, Bind (text parameters), Describe, Execute, Sync. Rows are
-// collected in memory.
-func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue, maxRows int) (*collector, error) {
+// run executes a query. Without arguments it goes the way of a simple
+// Query message (as lib/pq does), so a string of several statements runs
+// as PostgreSQL runs them: in one implicit transaction unless they say
+// otherwise, each with its own result. With arguments it takes the
+// extended-protocol path: Parse, Bind (text parameters), Describe, Execute,
+// Sync, which allows exactly one statement. Rows are collected in memory.
+func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) (*collector, error) {
 	if c.closed {
 		return nil, driver.ErrBadConn
+	}
+	if len(args) == 0 {
+		col := &collector{}
+		if err := c.sess.SimpleQuery(ctx, query, col); err != nil {
+			return nil, pgerr.From(err)
+		}
+		return col, nil
 	}
 	params := make([][]byte, len(args))
 	for i, a := range args {
@@ -242,11 +252,18 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue, 
 	if err == nil {
 		err = c.sess.Bind(ctx, "", "", nil, params, nil)
 	}
+	var fields []pgwire.FieldDesc
 	if err == nil {
-		col.fields, err = c.sess.DescribePortal("")
+		fields, err = c.sess.DescribePortal("")
 	}
 	if err == nil {
-		_, err = c.sess.Execute(ctx, "", maxRows, col)
+		// Execute sends no RowDescription: Describe gave it.
+		if fields != nil {
+			err = col.RowDescription(fields)
+		}
+		if err == nil {
+			_, err = c.sess.Execute(ctx, "", 0, col)
+		}
 	}
 	if serr := c.sess.Sync(); err == nil {
 		err = serr
@@ -285,14 +302,34 @@ func encodeArg(v any) ([]byte, error) {
 	return nil, fmt.Errorf("unsupported type %T", v)
 }
 
-// collector is a ResultWriter that keeps what a statement returned.
+// collector is a ResultWriter that keeps what each statement of a query
+// returned, in order.
 type collector struct {
+	results []*statementResult
+	open    *statementResult // the statement whose rows are arriving
+}
+
+// statementResult is one statement's outcome: rows (fields is nil for a
+// statement that returns none) and its command tag.
+type statementResult struct {
 	fields []pgwire.FieldDesc
 	rows   [][][]byte
 	tag    string
 }
 
-func (c *collector) RowDescription(f []pgwire.FieldDesc) error { c.fields = f; return nil }
+func (c *collector) current() *statementResult {
+	if c.open == nil {
+		c.open = &statementResult{}
+		c.results = append(c.results, c.open)
+	}
+	return c.open
+}
+
+func (c *collector) RowDescription(f []pgwire.FieldDesc) error {
+	c.current().fields = f
+	return nil
+}
+
 func (c *collector) DataRow(v [][]byte) error {
 	row := make([][]byte, len(v))
 	for i, b := range v {
@@ -300,12 +337,43 @@ func (c *collector) DataRow(v [][]byte) error {
 			row[i] = append([]byte{}, b...)
 		}
 	}
-	c.rows = append(c.rows, row)
+	r := c.current()
+	r.rows = append(r.rows, row)
 	return nil
 }
-func (c *collector) CommandComplete(tag string) error { c.tag = tag; return nil }
-func (c *collector) EmptyQuery() error                { return nil }
-func (c *collector) Notice(*pgerr.Error) error        { return nil }
+
+func (c *collector) CommandComplete(tag string) error {
+	c.current().tag = tag
+	c.open = nil
+	return nil
+}
+
+func (c *collector) EmptyQuery() error         { c.current(); c.open = nil; return nil }
+func (c *collector) Notice(*pgerr.Error) error { return nil }
+
+// last is the last statement's result (an empty one for an empty query).
+func (c *collector) last() *statementResult {
+	if len(c.results) == 0 {
+		return &statementResult{}
+	}
+	return c.results[len(c.results)-1]
+}
+
+// rowSets are the results that have rows, as database/sql's result sets
+// (lib/pq likewise skips statements that return none); a query with no
+// row-returning statement has one empty set.
+func (c *collector) rowSets() []*statementResult {
+	var sets []*statementResult
+	for _, r := range c.results {
+		if r.fields != nil {
+			sets = append(sets, r)
+		}
+	}
+	if len(sets) == 0 {
+		sets = append(sets, &statementResult{})
+	}
+	return sets
+}
 
 type result string
 
@@ -353,15 +421,20 @@ func named(args []driver.Value) []driver.NamedValue {
 	return out
 }
 
+// rows walks the result sets of a query: sets[0] until NextResultSet.
 type rows struct {
-	fields []pgwire.FieldDesc
-	data   [][][]byte
-	i      int
+	sets []*statementResult
+	set  int // index into sets
+	i    int // next row of sets[set]
+	tz   *time.Location
 }
 
+func (r *rows) cur() *statementResult { return r.sets[r.set] }
+
 func (r *rows) Columns() []string {
-	out := make([]string, len(r.fields))
-	for i, f := range r.fields {
+	fields := r.cur().fields
+	out := make([]string, len(fields))
+	for i, f := range fields {
 		out[i] = f.Name
 	}
 	return out
@@ -369,35 +442,61 @@ func (r *rows) Columns() []string {
 
 func (r *rows) Close() error { return nil }
 
-func (r *rows) Next(dest []driver.Value) error {
-	if r.i >= len(r.data) {
+func (r *rows) HasNextResultSet() bool { return r.set+1 < len(r.sets) }
+
+func (r *rows) NextResultSet() error {
+	if !r.HasNextResultSet() {
 		return io.EOF
 	}
-	row := r.data[r.i]
+	r.set++
+	r.i = 0
+	return nil
+}
+
+func (r *rows) Next(dest []driver.Value) error {
+	set := r.cur()
+	if r.i >= len(set.rows) {
+		return io.EOF
+	}
+	row := set.rows[r.i]
 	r.i++
 	for i, b := range row {
 		if b == nil {
 			dest[i] = nil
 			continue
 		}
-		v, err := decode(r.fields[i].TypeOID, b)
+		v, err := decode(set.fields[i].TypeOID, b, r.tz)
 		if err != nil {
-			return err
+			return fmt.Errorf("tidal: column %q: %w", set.fields[i].Name, err)
 		}
 		dest[i] = v
 	}
 	return nil
 }
 
-// ColumnTypeDatabaseTypeName implements driver.RowsColumnTypeDatabaseTypeName.
+// ColumnTypeDatabaseTypeName implements driver.RowsColumnTypeDatabaseTypeName:
+// the upper-case pg_type name, "_INT4" for an array, as lib/pq reports it.
 func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
-	if t, ok := types.TypeByOID(r.fields[i].TypeOID); ok {
+	if t, ok := types.TypeByOID(r.cur().fields[i].TypeOID); ok {
 		return strings.ToUpper(t.TypName())
 	}
 	return ""
 }
 
-func decode(oid uint32, b []byte) (driver.Value, error) {
+// timeZone is the session's TimeZone setting, in which timestamptz values
+// are returned (as lib/pq returns them in the server's).
+func (c *conn) timeZone() *time.Location {
+	if loc, err := time.LoadLocation(c.sess.Get("TimeZone")); err == nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// decode turns a text-format value into the Go value database/sql
+// programs expect for its type, the same ones lib/pq returns: int64 for
+// integers, float64, bool, []byte for bytea, time.Time for timestamps;
+// every other type as its text.
+func decode(oid uint32, b []byte, tz *time.Location) (driver.Value, error) {
 	s := string(b)
 	switch oid {
 	case types.Int2OID, types.Int4OID, types.Int8OID, types.OidOID:
@@ -420,6 +519,12 @@ func decode(oid uint32, b []byte) (driver.Value, error) {
 		d, err := types.Parse(t, s)
 		if err != nil {
 			return nil, err
+		}
+		if d.Micros() == types.TimestampInfinity || d.Micros() == types.TimestampNegInfinity {
+			return s, nil // infinity has no time.Time
+		}
+		if oid == types.TimestamptzOID {
+			return types.TimeFromTimestamp(d.Micros()).In(tz), nil
 		}
 		return types.TimeFromTimestamp(d.Micros()), nil
 	}

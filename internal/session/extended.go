@@ -730,6 +730,9 @@ func encodeRow(buf []byte, vals [][]byte, cols []exec.Column, formats []int16, r
 			vals[i] = nil
 		} else {
 			vals[i] = buf[starts[i]:starts[i+1]:starts[i+1]]
+			if vals[i] == nil { // buf is still nil: every value so far was empty
+				vals[i] = notNullEmpty
+			}
 		}
 	}
 	return buf

@@ -679,6 +679,9 @@ func sendRows(w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exe
 				vals[i] = nil
 			} else {
 				vals[i] = types.AppendText(vals[i][:0], cols[i].Type, r[i])
+				if vals[i] == nil {
+					vals[i] = notNullEmpty // nil would go out as NULL
+				}
 			}
 		}
 		n++
@@ -686,5 +689,9 @@ func sendRows(w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exe
 	})
 	return n, err
 }
+
+// notNullEmpty is an empty value that is not SQL NULL: the wire layer
+// sends a nil value as NULL, so an empty string must be a non-nil slice.
+var notNullEmpty = []byte{}
 
 var _ = fmt.Sprintf

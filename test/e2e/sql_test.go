@@ -14,14 +14,26 @@ package e2e
 // Lines starting with "#" are comments. A file whose first line is
 // "# tidal only" is skipped when the scripts run against PostgreSQL.
 //
+// Every script runs through three client stacks (sql_backends_test.go),
+// each on a fresh database, and must give the same rows with each:
+//
+//	TestSQLScripts/<file>/pgx       pgx's pgconn, simple protocol, against a tidal server
+//	TestSQLScripts/<file>/libpq     lib/pq through database/sql, against a tidal server
+//	TestSQLScripts/<file>/embedded  database/sql with the embedded "tidal" driver (no server)
+//
+// The pgx back end compares the text the server sends; the database/sql
+// back ends get Go values (int64, float64, bool, time.Time, []byte,
+// string) and print them back as PostgreSQL would, so a value a driver
+// decodes wrongly (lost precision, wrong type, wrong time zone) fails.
+//
 // The same scripts run against PostgreSQL 15 when TIDAL_SQLTEST_PG is set
-// to a connection string (each file in a fresh schema), to check that the
-// expected results are PostgreSQL's:
+// to a connection string (each file in a fresh schema; pgx and lib/pq
+// only), to check that the expected results are PostgreSQL's:
 //
 //	TIDAL_SQLTEST_PG='postgres://postgres@127.0.0.1:54315/postgres' go test ./test/e2e -run TestSQLScripts
 //
 // TIDAL_SQLTEST_REWRITE=1 rewrites the expected rows of every query with
-// what the server returned (review the diff!).
+// what the server returned through pgx (review the diff!).
 
 import (
 	"context"
@@ -30,10 +42,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 type sqlBlock struct {
@@ -77,131 +85,75 @@ func parseSQLScript(t *testing.T, path string) []sqlBlock {
 	return blocks
 }
 
-// runText runs sql with the simple protocol and formats its rows.
-func runText(ctx context.Context, c *pgconn.PgConn, sql string) ([]string, error) {
-	res, err := c.Exec(ctx, sql).ReadAll()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, r := range res {
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		for _, row := range r.Rows {
-			cols := make([]string, len(row))
-			for i, v := range row {
-				if v == nil {
-					cols[i] = "NULL"
-				} else {
-					cols[i] = string(v)
-				}
-			}
-			out = append(out, strings.Join(cols, "|"))
-		}
-	}
-	return out, nil
-}
-
 func TestSQLScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/sql/*.sql")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
 	pgDSN := os.Getenv("TIDAL_SQLTEST_PG")
-	var srv *testutil.Server
-	if pgDSN == "" {
-		srv = testutil.Start(t, testutil.Options{})
-	}
 	for _, f := range files {
-		f := f
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".sql"), func(t *testing.T) {
+		name := strings.TrimSuffix(filepath.Base(f), ".sql")
+		t.Run(name, func(t *testing.T) {
 			blocks := parseSQLScript(t, f)
-			ctx := context.Background()
-			dsn := pgDSN
-			if srv != nil {
-				dsn = srv.DSN()
-			}
-			c, err := pgconn.Connect(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close(ctx)
 			if pgDSN != "" {
 				head, _ := os.ReadFile(f)
 				if strings.HasPrefix(string(head), "# tidal only") {
 					t.Skip("tidal only")
 				}
-				schema := "sqltest_" + strings.TrimSuffix(filepath.Base(f), ".sql")
-				if _, err := runText(ctx, c, fmt.Sprintf("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s; SET search_path = %s, public", schema, schema, schema)); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				// Each script gets the tables it creates to itself.
-				defer func() {
-					for _, b := range blocks {
-						if strings.HasPrefix(strings.ToUpper(b.sql), "CREATE TABLE ") {
-							name := strings.Fields(b.sql)[2]
-							if i := strings.IndexByte(name, '('); i >= 0 {
-								name = name[:i]
+			}
+			for _, be := range sqlBackends {
+				t.Run(be.name, func(t *testing.T) {
+					if pgDSN != "" && be.embedded {
+						t.Skip("the embedded driver has no PostgreSQL to compare with")
+					}
+					ctx := context.Background()
+					client := be.open(t, pgDSN, name)
+					defer client.close()
+					rewrite := os.Getenv("TIDAL_SQLTEST_REWRITE") != "" && be.name == "pgx"
+					if rewrite {
+						defer func() { rewriteScript(t, f, blocks) }()
+					}
+					for i, b := range blocks {
+						where := fmt.Sprintf("%s:%d", f, b.line)
+						if b.directive == "query tidal" {
+							if pgDSN != "" {
+								continue
 							}
-							runText(ctx, c, "DROP TABLE IF EXISTS "+name)
+							b.directive = "query"
+						}
+						got, err := client.run(ctx, b.sql)
+						if rewrite && strings.HasPrefix(b.directive, "query") && err == nil {
+							blocks[i].want = got
+							continue
+						}
+						switch {
+						case b.directive == "statement ok":
+							if err != nil {
+								t.Errorf("%s: %s: %v", where, b.sql, err)
+							}
+						case strings.HasPrefix(b.directive, "error "):
+							want := strings.TrimSpace(strings.TrimPrefix(b.directive, "error "))
+							if err == nil {
+								t.Errorf("%s: %s: succeeded, want SQLSTATE %s", where, b.sql, want)
+							} else if code := anySQLState(err); code != want {
+								t.Errorf("%s: %s: got %v (SQLSTATE %q), want SQLSTATE %s", where, b.sql, err, code, want)
+							}
+						case b.directive == "query":
+							if err != nil {
+								t.Errorf("%s: %s: %v", where, b.sql, err)
+								continue
+							}
+							if strings.Join(got, "\n") != strings.Join(b.want, "\n") {
+								t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", where, b.sql, strings.Join(got, "\n"), strings.Join(b.want, "\n"))
+							}
+						default:
+							t.Fatalf("%s: unknown directive %q", where, b.directive)
 						}
 					}
-				}()
-			}
-			rewrite := os.Getenv("TIDAL_SQLTEST_REWRITE") != ""
-			if rewrite {
-				defer func() { rewriteScript(t, f, blocks) }()
-			}
-			for i, b := range blocks {
-				where := fmt.Sprintf("%s:%d", f, b.line)
-				if b.directive == "query tidal" {
-					if pgDSN != "" {
-						continue
-					}
-					b.directive = "query"
-				}
-				got, err := runText(ctx, c, b.sql)
-				if rewrite && strings.HasPrefix(b.directive, "query") && err == nil {
-					blocks[i].want = got
-					continue
-				}
-				switch {
-				case b.directive == "statement ok":
-					if err != nil {
-						t.Errorf("%s: %s: %v", where, b.sql, err)
-					}
-				case strings.HasPrefix(b.directive, "error "):
-					want := strings.TrimSpace(strings.TrimPrefix(b.directive, "error "))
-					var pe *pgconn.PgError
-					if err == nil {
-						t.Errorf("%s: %s: succeeded, want SQLSTATE %s", where, b.sql, want)
-					} else if !asPgError(err, &pe) || pe.Code != want {
-						t.Errorf("%s: %s: got %v, want SQLSTATE %s", where, b.sql, err, want)
-					}
-				case b.directive == "query":
-					if err != nil {
-						t.Errorf("%s: %s: %v", where, b.sql, err)
-						continue
-					}
-					if strings.Join(got, "\n") != strings.Join(b.want, "\n") {
-						t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", where, b.sql, strings.Join(got, "\n"), strings.Join(b.want, "\n"))
-					}
-				default:
-					t.Fatalf("%s: unknown directive %q", where, b.directive)
-				}
+				})
 			}
 		})
 	}
-}
-
-func asPgError(err error, pe **pgconn.PgError) bool {
-	p, ok := err.(*pgconn.PgError)
-	if ok {
-		*pe = p
-	}
-	return ok
 }
 
 // rewriteScript writes blocks back to path, keeping its leading comments.
