@@ -263,7 +263,18 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 		if c.Val.IsNull() {
 			return &Const{Val: c.Val, T: t}, nil
 		}
-		d, err := types.Parse(t, c.Val.Str())
+		var d types.Datum
+		var err error
+		if types.IsArray(t) && t.Typmod >= 0 {
+			// '{abc}'::varchar(2)[]: array_in without the typmod, then
+			// the length coercion of the cast (which truncates if explicit).
+			d, err = types.Parse(types.Type{OID: t.OID, Typmod: -1}, c.Val.Str())
+			if err == nil {
+				d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit)
+			}
+		} else {
+			d, err = types.Parse(t, c.Val.Str())
+		}
 		if err != nil {
 			return nil, withPos(err, c.Loc)
 		}

@@ -34,6 +34,7 @@ func castTypeFromName(tn *pg.TypeName) (types.Type, error) {
 	if !ok {
 		return at, withPos(pgerr.Errorf(pgerr.UndefinedObject, "type %s[] does not exist", et), tn.Location)
 	}
+	at.Typmod = et.Typmod // char(2)[]: the typmod applies to each element
 	return at, nil
 }
 

@@ -205,7 +205,7 @@ func malformedArray(s, detail string) error {
 
 // parseArray is array_in for one-dimensional arrays.
 func parseArray(t Type, s string) (Datum, error) {
-	et, _ := ElemType(t)
+	et := elemTypeOf(t)
 	in := strings.TrimSpace(s)
 	if len(in) == 0 || in[0] != '{' {
 		return Datum{}, malformedArray(s, "Array value must start with \"{\" or dimension information.")
@@ -313,7 +313,7 @@ func castArray(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 		}
 	}
 	fe, _ := ElemType(from)
-	te, _ := ElemType(to)
+	te := elemTypeOf(to)
 	elems := d.Elems()
 	for i, e := range elems {
 		v, err := Cast(e, fe, te, ctx)

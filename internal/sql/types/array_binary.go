@@ -6,37 +6,49 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
-// array_send / array_recv for tidal's one-dimensional arrays:
+// The binary format of arrays (array_send / array_recv):
 //
-//	int32 ndim (0 for an empty array, else 1), int32 flags (1 when some
-//	element is NULL), uint32 element type OID, then per dimension int32
-//	length and int32 lower bound (1), then per element int32 byte length
-//	(-1 for NULL) and the element's own binary format.
+//	int32 ndim, int32 flags (1 = has NULLs), uint32 element type OID,
+//	per dimension int32 length and int32 lower bound,
+//	per element int32 byte length (-1 for NULL) and the element's binary
+//	format.
+//
+// An empty array has ndim 0 and no dimensions. tidal's arrays are
+// one-dimensional with lower bound 1, so that is all array_recv accepts.
+
+// maxArrayDims is PostgreSQL's MAXDIM.
+const maxArrayDims = 6
+
+// elemTypeOf is the element type of array type t, with t's typmod (an
+// array column's typmod applies to its elements, as for varchar(3)[]).
+func elemTypeOf(t Type) Type {
+	et, _ := ElemType(t)
+	et.Typmod = t.Typmod
+	return et
+}
 
 func appendArrayBinary(dst []byte, t Type, d Datum) []byte {
-	et, _ := ElemType(t)
+	et := elemTypeOf(t)
 	elems := d.Elems()
-	hasNull := uint32(0)
+	if len(elems) == 0 {
+		dst = binary.BigEndian.AppendUint32(dst, 0)
+		dst = binary.BigEndian.AppendUint32(dst, 0)
+		return binary.BigEndian.AppendUint32(dst, et.OID)
+	}
+	var flags uint32
 	for _, e := range elems {
 		if e.IsNull() {
-			hasNull = 1
+			flags = 1
 		}
 	}
-	ndim := uint32(1)
-	if len(elems) == 0 {
-		ndim = 0
-	}
-	dst = binary.BigEndian.AppendUint32(dst, ndim)
-	dst = binary.BigEndian.AppendUint32(dst, hasNull)
+	dst = binary.BigEndian.AppendUint32(dst, 1)
+	dst = binary.BigEndian.AppendUint32(dst, flags)
 	dst = binary.BigEndian.AppendUint32(dst, et.OID)
-	if ndim == 0 {
-		return dst
-	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
 	dst = binary.BigEndian.AppendUint32(dst, 1)
 	for _, e := range elems {
 		if e.IsNull() {
-			dst = binary.BigEndian.AppendUint32(dst, 0xFFFFFFFF)
+			dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 			continue
 		}
 		lenAt := len(dst)
@@ -48,78 +60,106 @@ func appendArrayBinary(dst []byte, t Type, d Datum) []byte {
 }
 
 func recvArray(t Type, b []byte) (Datum, error) {
-	et, _ := ElemType(t)
-	rd := func(off int) (uint32, error) {
-		if off+4 > len(b) {
+	et := elemTypeOf(t)
+	word := func() (uint32, error) {
+		if len(b) < 4 {
 			return 0, errInsufficient()
 		}
-		return binary.BigEndian.Uint32(b[off:]), nil
+		v := binary.BigEndian.Uint32(b)
+		b = b[4:]
+		return v, nil
 	}
-	ndim, err := rd(0)
+	ndim, err := word()
 	if err != nil {
 		return Datum{}, err
 	}
-	flags, err := rd(4)
+	flags, err := word()
 	if err != nil {
 		return Datum{}, err
 	}
-	elemOID, err := rd(8)
+	elemOID, err := word()
 	if err != nil {
 		return Datum{}, err
-	}
-	if flags != 0 && flags != 1 {
-		return Datum{}, pgerr.Errorf(ErrBinaryFormat, "invalid array flags")
-	}
-	if elemOID != et.OID {
-		got := "???"
-		if gt, ok := TypeByOID(elemOID); ok {
-			got = gt.String()
-		}
-		return Datum{}, pgerr.Errorf(pgerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)", elemOID, got, et.OID, et.String())
 	}
 	switch {
+	case int32(ndim) < 0:
+		return Datum{}, pgerr.Errorf(ErrBinaryFormat, "invalid number of dimensions: %d", int32(ndim))
+	case ndim > maxArrayDims:
+		return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", ndim, maxArrayDims)
+	case flags != 0 && flags != 1:
+		return Datum{}, pgerr.Errorf(ErrBinaryFormat, "invalid array flags")
+	case elemOID != et.OID:
+		return Datum{}, pgerr.Errorf(pgerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)",
+			elemOID, typeNameOrOID(elemOID), et.OID, et.String())
+	case ndim > 1:
+		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 	case ndim == 0:
-		if len(b) != 12 {
+		if len(b) != 0 {
 			return Datum{}, errBinaryFormat()
 		}
 		return Array(nil), nil
-	case ndim > 1:
-		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 	}
-	n, err := rd(12)
+	n, err := word()
 	if err != nil {
 		return Datum{}, err
 	}
-	if _, err := rd(16); err != nil { // lower bound: tidal's arrays start at 1
+	lbound, err := word()
+	if err != nil {
 		return Datum{}, err
 	}
-	if int(n) > (len(b)-20)/4 {
-		return Datum{}, errInsufficient()
+	if int32(n) < 0 {
+		return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed")
 	}
-	elems := make([]Datum, 0, n)
-	off := 20
+	if lbound != 1 && n > 0 {
+		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
+	}
+	elems := make([]Datum, 0, min(int(n), len(b)/4))
 	for i := uint32(0); i < n; i++ {
-		l, err := rd(off)
+		l, err := word()
 		if err != nil {
 			return Datum{}, err
 		}
-		off += 4
 		if int32(l) == -1 {
 			elems = append(elems, Datum{})
 			continue
 		}
-		if int32(l) < 0 || off+int(l) > len(b) {
+		if int32(l) < 0 {
+			return Datum{}, pgerr.Errorf(ErrBinaryFormat, "insufficient data left in message")
+		}
+		if int(l) > len(b) {
 			return Datum{}, errInsufficient()
 		}
-		e, err := ParseBinary(et, b[off:off+int(l)])
+		e, err := ParseBinary(et, b[:l])
 		if err != nil {
 			return Datum{}, err
 		}
 		elems = append(elems, e)
-		off += int(l)
+		b = b[l:]
 	}
-	if off != len(b) {
+	if len(b) != 0 {
 		return Datum{}, errBinaryFormat()
+	}
+	return Array(elems), nil
+}
+
+func typeNameOrOID(oid OID) string {
+	if t, ok := TypeByOID(oid); ok {
+		return t.String()
+	}
+	return "???"
+}
+
+// applyArrayTypmod is the length coercion of an array type: each element
+// gets the element type's (array_length_coerce).
+func applyArrayTypmod(d Datum, t Type, explicit bool) (Datum, error) {
+	et := elemTypeOf(t)
+	elems := d.Elems()
+	for i, e := range elems {
+		v, err := ApplyTypmod(e, et, explicit)
+		if err != nil {
+			return Datum{}, err
+		}
+		elems[i] = v
 	}
 	return Array(elems), nil
 }

@@ -30,6 +30,9 @@ import (
 
 // AppendBinary appends the binary send format of d (not NULL) to dst.
 func AppendBinary(dst []byte, t Type, d Datum) []byte {
+	if IsArray(t) {
+		return appendArrayBinary(dst, t, d)
+	}
 	switch t.OID {
 	case BoolOID:
 		if d.i != 0 {
@@ -122,6 +125,9 @@ func fixedLen(b []byte, n int) error {
 // input does (varchar(n)/char(n) lengths, timestamp(p) precision). b is not
 // retained.
 func ParseBinary(t Type, b []byte) (Datum, error) {
+	if IsArray(t) {
+		return recvArray(t, b)
+	}
 	switch t.OID {
 	case BoolOID:
 		if err := fixedLen(b, 1); err != nil {

@@ -237,6 +237,9 @@ func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 	if t.Typmod < 0 || d.k == kNull {
 		return d, nil
 	}
+	if IsArray(t) {
+		return applyArrayTypmod(d, t, explicit)
+	}
 	switch t.OID {
 	case VarcharOID:
 		if t.Typmod >= VarHdrSz {
@@ -297,7 +300,7 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	switch from.OID {
 	case UnknownOID:
 		base := to
-		if to.OID == VarcharOID || to.OID == BpcharOID {
+		if to.OID == VarcharOID || to.OID == BpcharOID || IsArray(to) {
 			base.Typmod = -1
 		}
 		v, err := Parse(base, d.s)
