@@ -297,9 +297,30 @@ func encodeArg(v any) ([]byte, error) {
 		}
 		return out, nil
 	case time.Time:
-		return []byte(x.UTC().Format("2006-01-02 15:04:05.999999")), nil
+		return encodeTime(x), nil
 	}
 	return nil, fmt.Errorf("unsupported type %T", v)
+}
+
+// encodeTime formats t as its wall-clock time and UTC offset, as lib/pq
+// and pgx send a time.Time: a timestamptz parameter gets the instant
+// whatever the session's TimeZone, a timestamp parameter the wall clock
+// (the offset is ignored). BC years and microseconds use tidal's own
+// output function.
+func encodeTime(t time.Time) []byte {
+	y, mo, d := t.Date()
+	wall := time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	s := types.FormatText(types.Timestamp, types.TimestampMicros(types.TimestampFromTime(wall)))
+	_, off := t.Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	zone := fmt.Sprintf("%s%02d:%02d:%02d", sign, off/3600, off%3600/60, off%60)
+	if rest, bc := strings.CutSuffix(s, " BC"); bc {
+		return []byte(rest + zone + " BC")
+	}
+	return []byte(s + zone)
 }
 
 // collector is a ResultWriter that keeps what each statement of a query

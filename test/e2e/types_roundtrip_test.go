@@ -28,7 +28,8 @@ package e2e
 //	    reads it back: the same OID, the same Go value, the same text.
 //
 // TestTypesRoundTripLibPQ does the same through database/sql with lib/pq
-// (text formats, values as lib/pq returns them).
+// (text formats, values as lib/pq returns them), and
+// TestTypesRoundTripEmbedded through database/sql with the embedded driver.
 //
 // With TIDAL_SQLTEST_PG set (as for the SQL scripts) both run against
 // PostgreSQL instead, which checks the files:
@@ -266,8 +267,21 @@ func pgxRoundTrip(ctx context.Context, conn *pgx.Conn, tables *roundTripTables, 
 }
 
 func TestTypesRoundTripLibPQ(t *testing.T) {
+	sqlRoundTrips(t, "postgres", typeTestTarget(t, "typetest_pq"))
+}
+
+// TestTypesRoundTripEmbedded runs the database/sql round trips through the
+// embedded driver (tidal only).
+func TestTypesRoundTripEmbedded(t *testing.T) {
+	if os.Getenv("TIDAL_SQLTEST_PG") != "" {
+		t.Skip("the embedded driver has no PostgreSQL to compare with")
+	}
+	sqlRoundTrips(t, "tidal", filepath.Join(t.TempDir(), "data")+"?shared_buffers=16MB&fsync=off")
+}
+
+func sqlRoundTrips(t *testing.T, driverName, dsn string) {
 	ctx := context.Background()
-	db, err := sql.Open("postgres", typeTestTarget(t, "typetest_pq"))
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
