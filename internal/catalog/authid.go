@@ -67,10 +67,35 @@ func roleFromRow(v []types.Datum, tid page.ItemPointer) Role {
 	return r
 }
 
+// PgDatabaseOwnerID is the predefined role pg_database_owner, owner of the
+// public schema since PostgreSQL 15.
+const PgDatabaseOwnerID = 6171
+
+// predefinedRoles are the roles PostgreSQL 15's initdb creates besides the
+// bootstrap superuser, with their fixed OIDs: they cannot log in, and
+// psql's \du leaves them out (its query skips names starting with "pg_").
+var predefinedRoles = []struct {
+	oid  uint32
+	name string
+}{
+	{3373, "pg_monitor"}, {3374, "pg_read_all_settings"}, {3375, "pg_read_all_stats"},
+	{3377, "pg_stat_scan_tables"}, {4200, "pg_signal_backend"}, {4544, "pg_checkpoint"},
+	{4569, "pg_read_server_files"}, {4570, "pg_write_server_files"}, {4571, "pg_execute_server_program"},
+	{PgDatabaseOwnerID, "pg_database_owner"}, {6181, "pg_read_all_data"}, {6182, "pg_write_all_data"},
+}
+
 func (c *Catalog) insertBootstrapRole(tx *Txn) error {
 	r := BootstrapRole()
-	_, err := c.insert(tx, PgAuthid, r.row())
-	return err
+	if _, err := c.insert(tx, PgAuthid, r.row()); err != nil {
+		return err
+	}
+	for _, p := range predefinedRoles {
+		role := Role{OID: p.oid, Name: p.name, Inherit: true, ConnLimit: -1}
+		if _, err := c.insert(tx, PgAuthid, role.row()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // HasAuthid reports whether pg_authid exists (data directories created

@@ -286,7 +286,11 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 		oid  uint32
 		name string
 	}{{PgCatalogNamespace, "pg_catalog"}, {PgToastNamespace, "pg_toast"}, {PublicNamespace, "public"}, {InfoSchemaNamespace, "information_schema"}} {
-		if _, err := c.insert(tx, PgNamespace, []types.Datum{ov(ns.oid), types.Str(ns.name), ov(BootstrapSuperuserID), types.Null()}); err != nil {
+		owner := uint32(BootstrapSuperuserID)
+		if ns.oid == PublicNamespace {
+			owner = PgDatabaseOwnerID // as in PostgreSQL 15
+		}
+		if _, err := c.insert(tx, PgNamespace, []types.Datum{ov(ns.oid), types.Str(ns.name), ov(owner), types.Null()}); err != nil {
 			return err
 		}
 	}

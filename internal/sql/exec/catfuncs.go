@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/catalog"
@@ -50,7 +51,18 @@ func (f *catalogFuncs) RelationSize(name, kind, fork string) (types.Datum, error
 	if i := strings.IndexByte(name, '.'); i >= 0 {
 		schema, rname = name[:i], name[i+1:]
 	}
-	rel, err := f.c.Eng.Catalog.Lookup(f.c.Tx, schema, strings.Trim(rname, "\""))
+	var rel *catalog.Relation
+	var err error
+	if oid, nerr := strconv.ParseUint(name, 10, 32); nerr == nil {
+		// A number names a relation by OID, as regclass input does
+		// (psql passes c.oid).
+		rel, err = f.c.Eng.Catalog.ByOID(f.c.Tx, uint32(oid))
+		if err == nil && rel == nil {
+			return types.Null(), nil // PostgreSQL: NULL for a dropped relation's OID
+		}
+	} else {
+		rel, err = f.c.Eng.Catalog.Lookup(f.c.Tx, schema, strings.Trim(rname, "\""))
+	}
 	if err != nil {
 		return types.Null(), err
 	}

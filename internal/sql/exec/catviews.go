@@ -210,6 +210,16 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 	switch name {
 	case "pg_table_is_visible":
 		return types.Bool(true), nil
+	case "pg_get_userbyid":
+		oid := args[0].Int()
+		n, err := cat.RoleName(tx, uint32(oid))
+		if err != nil {
+			return types.Null(), err
+		}
+		if n == "" {
+			return types.Str("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), nil
+		}
+		return types.Str(n), nil
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {

@@ -279,6 +279,7 @@ var catalogCalls = map[string]struct {
 	"regnamespaceout":      {[]types.Type{types.Oid}, 1, types.Text},
 	"regnamespacein":       {[]types.Type{types.Text}, 1, types.Oid},
 	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
+	"pg_get_userbyid":      {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
 }
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
@@ -337,11 +338,7 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 	case "regclass", "regnamespace":
 		return &CatalogCall{Name: kind + "out", Args: []Expr{a}, T: types.Text}, true, nil
 	case "regrole":
-		fn, err := types.LookupFunction("pg_get_userbyid", []types.Type{types.Oid})
-		if err != nil {
-			return nil, true, err
-		}
-		return &Func{Fn: fn, Args: []Expr{a}, Name: "pg_get_userbyid"}, true, nil
+		return &CatalogCall{Name: "pg_get_userbyid", Args: []Expr{a}, T: types.Name}, true, nil
 	}
 	return a, true, nil
 }

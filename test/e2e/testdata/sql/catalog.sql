@@ -49,9 +49,20 @@ SELECT datname, oid FROM pg_database
 postgres|5
 
 query
-SELECT rolname, rolsuper, oid FROM pg_roles
+SELECT rolname, rolsuper, oid FROM pg_roles WHERE rolname !~ '^pg_'
 ----
 postgres|t|10
+
+# PostgreSQL 15's predefined roles; pg_database_owner owns the public schema.
+query
+SELECT count(*), bool_or(rolcanlogin), min(oid), max(oid) FROM pg_roles WHERE rolname ~ '^pg_'
+----
+12|f|3373|6182
+
+query
+SELECT n.nspname, r.rolname FROM pg_namespace n JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = 'public'
+----
+public|pg_database_owner
 
 statement ok
 CREATE TABLE ea (id int PRIMARY KEY, k int)
