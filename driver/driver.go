@@ -133,7 +133,10 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		engines[c.dir] = oe
 	}
 	oe.refs++
-	return &conn{dir: c.dir, sess: session.New(oe.eng, oe.conf)}, nil
+	// Sessions take this DSN's settings (statement_timeout, TimeZone …)
+	// even when another sql.DB opened the engine first; settings that
+	// only apply at start (shared_buffers, fsync) are the first opener's.
+	return &conn{dir: c.dir, sess: session.New(oe.eng, c.conf)}, nil
 }
 
 func release(dir string) error {
@@ -232,6 +235,13 @@ func (c *conn) run(ctx context.Context, query string, args []driver.NamedValue) 
 	if c.closed {
 		return nil, driver.ErrBadConn
 	}
+	// The caller's context ends a statement as a CancelRequest would
+	// ("canceling statement due to user request"), by its deadline too:
+	// inside the session a deadline means statement_timeout.
+	parent := ctx
+	ctx, stop := context.WithCancel(context.WithoutCancel(parent))
+	defer stop()
+	defer context.AfterFunc(parent, stop)()
 	if len(args) == 0 {
 		col := &collector{}
 		if err := c.sess.SimpleQuery(ctx, query, col); err != nil {
