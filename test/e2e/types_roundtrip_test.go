@@ -54,9 +54,9 @@ import (
 type typeCase struct {
 	where      string // file:line
 	valuesOnly bool   // the file's "#! values only" (a tidal limitation)
-	typ   string // SQL spelling, e.g. varchar(5), int4[], "char"
-	input string
-	want  string
+	typ        string // SQL spelling, e.g. varchar(5), int4[], "char"
+	input      string
+	want       string
 }
 
 func readTypeCases(t *testing.T, path string) []typeCase {
