@@ -555,11 +555,48 @@ func decode(oid uint32, b []byte, tz *time.Location) (driver.Value, error) {
 			return s, nil // infinity has no time.Time
 		}
 		if oid == types.TimestamptzOID {
-			return types.TimeFromTimestamp(d.Micros()).In(tz), nil
+			at := types.TimeFromTimestamp(d.Micros()).In(tz)
+			// The text carries the offset the server used; keep the
+			// session's zone only when it agrees (a TimeZone such as
+			// '+02' or 'UTC+3' is no Go location), as lib/pq does.
+			if off, ok := utcOffset(s); ok {
+				if _, tzOff := at.Zone(); tzOff != off {
+					at = at.In(time.FixedZone("", off))
+				}
+			}
+			return at, nil
 		}
 		return types.TimeFromTimestamp(d.Micros()), nil
 	}
 	return s, nil
+}
+
+// utcOffset reads the UTC offset at the end of timestamptz output
+// ("2026-11-30 01:02:03.5+05:30", "… -08 BC") in seconds east of UTC.
+func utcOffset(s string) (int, bool) {
+	s = strings.TrimSuffix(s, " BC")
+	_, clock, ok := strings.Cut(s, " ")
+	if !ok {
+		return 0, false
+	}
+	i := strings.LastIndexAny(clock, "+-")
+	if i < 0 {
+		return 0, false
+	}
+	sign := 1
+	if clock[i] == '-' {
+		sign = -1
+	}
+	secs, unit := 0, 3600
+	for _, part := range strings.Split(clock[i+1:], ":") {
+		n, err := strconv.Atoi(part)
+		if err != nil || unit == 0 {
+			return 0, false
+		}
+		secs += n * unit
+		unit /= 60
+	}
+	return sign * secs, true
 }
 
 var (

@@ -77,3 +77,4 @@ func TestEmbeddedMultipleStatements(t *testing.T) {
 		t.Fatalf("count %d %v", n, err)
 	}
 }
+
