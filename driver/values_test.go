@@ -77,4 +77,3 @@ func TestEmbeddedMultipleStatements(t *testing.T) {
 		t.Fatalf("count %d %v", n, err)
 	}
 }
-
