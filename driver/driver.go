@@ -50,7 +50,6 @@ type Error = pgerr.Error
 
 type openEngine struct {
 	eng  *engine.Engine
-	conf map[string]string
 	refs int
 }
 
@@ -129,7 +128,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		oe = &openEngine{eng: eng, conf: c.conf}
+		oe = &openEngine{eng: eng}
 		engines[c.dir] = oe
 	}
 	oe.refs++
