@@ -22,6 +22,7 @@ package e2e
 // TIDAL_ISOLATION_ACCEPT=1 rewrites the .out files with the actual output.
 
 import (
+	"database/sql"
 	"bytes"
 	"context"
 	"errors"
@@ -173,6 +174,7 @@ func isoKeyword(s string) bool {
 type isoConn struct {
 	name string
 	pc   *pgconn.PgConn
+	db   *sql.Conn // instead of pc: a session of the embedded driver
 	mu   sync.Mutex
 	out  *bytes.Buffer // where notices go
 	run  *isoRun       // the step running on it, if any
@@ -187,6 +189,9 @@ type isoRun struct {
 
 func isoConnect(t *testing.T, dsn, name string) *isoConn {
 	t.Helper()
+	if dir, ok := strings.CutPrefix(dsn, isoEmbeddedPrefix); ok {
+		return isoConnectEmbedded(t, dir, name)
+	}
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +217,10 @@ func isoConnect(t *testing.T, dsn, name string) *isoConn {
 // execInto runs sql and writes its results (and notices) to out the way
 // isolationtester prints them.
 func (ic *isoConn) execInto(sql string, out *bytes.Buffer) {
+	if ic.db != nil {
+		ic.execEmbeddedInto(sql, out)
+		return
+	}
 	ic.mu.Lock()
 	ic.out = out
 	ic.mu.Unlock()
@@ -429,8 +438,13 @@ func TestIsolationSpecs(t *testing.T) {
 	if err != nil || len(specs) == 0 {
 		t.Fatalf("no specs: %v", err)
 	}
+	runIsoSpecFiles(t, specs, target(t))
+}
+
+// runIsoSpecFiles runs each spec against dsn and compares its output with
+// the spec's .out file.
+func runIsoSpecFiles(t *testing.T, specs []string, dsn string) {
 	reference := os.Getenv("TIDAL_E2E_REFERENCE_DSN") != ""
-	dsn := target(t)
 	for _, path := range specs {
 		name := strings.TrimSuffix(filepath.Base(path), ".spec")
 		t.Run(name, func(t *testing.T) {
