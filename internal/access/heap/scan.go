@@ -240,11 +240,19 @@ const (
 // CheckUnique follows the HOT chain at tid and says whether it holds a
 // version that conflicts with a new unique key.
 func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (UniqueState, xact.XID, error) {
+	st, xid, _, err := r.CheckUniqueVersion(u, tx, tid)
+	return st, xid, err
+}
+
+// CheckUniqueVersion is CheckUnique that also returns the TID of the
+// conflicting version when the state is RowLive (ON CONFLICT acts on it).
+func (r *Relation) CheckUniqueVersion(u *stats.Usage, tx *Txn, tid page.ItemPointer) (UniqueState, xact.XID, page.ItemPointer, error) {
+	none := page.ItemPointer{}
 	pool := r.env.Pool
 	x := r.env.Xact
 	b, err := pool.Read(u, r.tag(tid.Block), nil)
 	if err != nil {
-		return RowDead, 0, err
+		return RowDead, 0, none, err
 	}
 	pool.Lock(b, buffer.Share)
 	defer pool.UnlockRelease(b, buffer.Share)
@@ -252,7 +260,7 @@ func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (U
 	off := tid.Offset
 	for steps := 0; steps <= MaxTuplesPerPage; steps++ {
 		if off < 1 || off > p.MaxOffset() {
-			return RowDead, 0, nil
+			return RowDead, 0, none, nil
 		}
 		it := p.Item(off)
 		if it.Flags == page.LPRedirect {
@@ -260,7 +268,7 @@ func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (U
 			continue
 		}
 		if it.Flags != page.LPNormal {
-			return RowDead, 0, nil
+			return RowDead, 0, none, nil
 		}
 		t := Tuple(p[it.Off : it.Off+it.Len])
 		xmin := t.Xmin()
@@ -270,7 +278,7 @@ func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (U
 		} else if t.Infomask()&XminCommitted == 0 && xmin != tx.Xid {
 			switch x.State(xmin) {
 			case xact.InProgress:
-				return RowInFlight, xmin, nil
+				return RowInFlight, xmin, none, nil
 			case xact.Aborted:
 				alive = false
 			}
@@ -278,23 +286,23 @@ func (r *Relation) CheckUnique(u *stats.Usage, tx *Txn, tid page.ItemPointer) (U
 		if alive {
 			mask := t.Infomask()
 			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
-				return RowLive, 0, nil
+				return RowLive, 0, page.ItemPointer{Block: tid.Block, Offset: off}, nil
 			}
 			xmax := t.Xmax()
 			if xmax != tx.Xid {
 				switch x.State(xmax) {
 				case xact.InProgress:
-					return RowInFlight, xmax, nil
+					return RowInFlight, xmax, none, nil
 				case xact.Aborted:
-					return RowLive, 0, nil
+					return RowLive, 0, page.ItemPointer{Block: tid.Block, Offset: off}, nil
 				}
 			}
 			// deleted (by us or a committed transaction): look further
 		}
 		if !t.IsHotUpdated() || t.Ctid().Block != tid.Block {
-			return RowDead, 0, nil
+			return RowDead, 0, none, nil
 		}
 		off = t.Ctid().Offset
 	}
-	return RowDead, 0, nil
+	return RowDead, 0, none, nil
 }

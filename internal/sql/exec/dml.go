@@ -28,12 +28,18 @@ func (p *Planner) defaultExpr(a catalog.Attr) (expr.Expr, error) {
 }
 
 func (p *Planner) returning(rel *catalog.Relation, list []*pg.Node) ([]expr.Expr, []Column, error) {
+	return p.returningAs(rel, rel.Name, list)
+}
+
+// returningAs compiles a RETURNING list over rel's columns, which are
+// qualified by refname (the table's alias, if it has one).
+func (p *Planner) returningAs(rel *catalog.Relation, refname string, list []*pg.Node) ([]expr.Expr, []Column, error) {
 	if len(list) == 0 {
 		return nil, nil, nil
 	}
 	sc := &scope{}
 	for i, a := range rel.Attrs {
-		sc.cols = append(sc.cols, tableScopeCol(rel.Name, a, a.Name, i))
+		sc.cols = append(sc.cols, tableScopeCol(refname, a, a.Name, i))
 	}
 	comp := p.compiler(sc)
 	var exprs []expr.Expr
@@ -65,12 +71,19 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	if s.WithClause != nil {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH is not supported in INSERT yet")
 	}
-	if s.OnConflictClause != nil {
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "INSERT … ON CONFLICT is not supported yet")
-	}
 	rel, err := p.OpenRelation(s.Relation, lockRowExclusive)
 	if err != nil {
 		return nil, err
+	}
+	refname := rel.Name
+	if s.Relation.Alias != nil {
+		refname = s.Relation.Alias.Aliasname
+	}
+	var conflict *OnConflict
+	if s.OnConflictClause != nil {
+		if conflict, err = p.planOnConflict(rel, refname, s.OnConflictClause); err != nil {
+			return nil, err
+		}
 	}
 	// Target columns.
 	var targets []int
@@ -170,11 +183,11 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 		}
 		src = &Project{Input: src, Exprs: row, Cols: cols}
 	}
-	ret, retCols, err := p.returning(rel, s.ReturningList)
+	ret, retCols, err := p.returningAs(rel, refname, s.ReturningList)
 	if err != nil {
 		return nil, err
 	}
-	return &ModifyTable{Kind: "Insert", Rel: rel, Input: src, Returning: ret, RetCols: retCols}, nil
+	return &ModifyTable{Kind: "Insert", Rel: rel, Input: src, Returning: ret, RetCols: retCols, Conflict: conflict}, nil
 }
 
 // PlanUpdate plans UPDATE … SET … WHERE.

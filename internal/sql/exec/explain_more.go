@@ -119,6 +119,12 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 		}
 	}
 	switch x := n.(type) {
+	case *ModifyTable:
+		if x.Conflict != nil {
+			for _, l := range x.Conflict.explainLines() {
+				add(l)
+			}
+		}
 	case *HashJoin:
 		c := strings.Join(x.Conds, " AND ")
 		if len(x.Conds) > 1 {

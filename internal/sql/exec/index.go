@@ -32,10 +32,22 @@ func indexKey(ir *catalog.Relation, row Row) []types.Datum {
 // insertIndexEntries adds row's entries to every index of rel, checking
 // uniqueness (and waiting for in-progress inserters as PostgreSQL does).
 func insertIndexEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer) error {
+	_, err := insertIndexEntriesArbitrated(c, rel, row, tid, nil)
+	return err
+}
+
+// insertIndexEntriesArbitrated is insertIndexEntries for a speculative
+// insertion (INSERT … ON CONFLICT): a conflict in an index that arbiter
+// accepts is not an error but stops the insertion and returns
+// conflicted=true, so the caller can withdraw its row and handle the
+// conflict. Conflicts in other unique indexes are errors as usual.
+func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool) (conflicted bool, err error) {
 	for _, ir := range rel.Indexes {
 		ix := IndexHandle(c.Eng, rel, ir)
 		key := indexKey(ir, row)
 		var check btree.UniqueCheck
+		isArbiter := arbiter != nil && arbiter(ir)
+		hit := false
 		if ir.Index.Unique {
 			check = func(t page.ItemPointer) (btree.UniqueVerdict, error) {
 				st, xid, err := rel.Heap.CheckUnique(c.U(), c.Tx.Heap, t)
@@ -44,6 +56,7 @@ func insertIndexEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPoi
 				}
 				switch st {
 				case heap.RowLive:
+					hit = true
 					return btree.UniqueVerdict{Kind: btree.VerdictConflict}, nil
 				case heap.RowInFlight:
 					return btree.UniqueVerdict{Kind: btree.VerdictWait, Xid: xid}, nil
@@ -56,17 +69,20 @@ func insertIndexEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPoi
 			var w *btree.WaitError
 			if errors.As(err, &w) {
 				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, w.Xid); err != nil {
-					return err
+					return false, err
 				}
 				continue
 			}
+			if err != nil && hit && isArbiter {
+				return true, nil
+			}
 			if err != nil {
-				return err
+				return false, err
 			}
 			break
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // IndexScan reads the rows whose index keys fall in a range, in key order.

@@ -25,9 +25,12 @@ type ModifyTable struct {
 	Qual      expr.Expr
 	Returning []expr.Expr
 	RetCols   []Column
+	// Conflict is an INSERT's ON CONFLICT clause (nil: none).
+	Conflict *OnConflict
 
 	Count    int64
 	hot      int64
+	upserted int64 // rows ON CONFLICT DO UPDATE updated
 	done     bool
 	retRows  []Row
 	retI     int
@@ -37,7 +40,7 @@ type ModifyTable struct {
 func (m *ModifyTable) Columns() []Column { return m.RetCols }
 
 func (m *ModifyTable) Open(c *Ctx) error {
-	m.done, m.Count, m.retRows, m.retI = false, 0, nil, 0
+	m.done, m.Count, m.retRows, m.retI, m.upserted = false, 0, nil, 0, 0
 	m.deformer = m.Rel.NewDeformer()
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
 	if err != nil {
@@ -55,7 +58,7 @@ func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 		err := m.run(c)
 		switch m.Kind {
 		case "Insert":
-			c.Eng.Stats.Modified(m.Rel.OID, m.Count, 0, 0, 0)
+			c.Eng.Stats.Modified(m.Rel.OID, m.Count-m.upserted, m.upserted, m.hot, 0)
 		case "Update":
 			c.Eng.Stats.Modified(m.Rel.OID, 0, m.Count, m.hot, 0)
 		case "Delete":
@@ -91,6 +94,17 @@ func (m *ModifyTable) run(c *Ctx) error {
 			row := in[:natts]
 			if err := m.checkNotNull(row); err != nil {
 				return err
+			}
+			if m.Conflict != nil {
+				res, ok, err := m.insertOnConflict(c, row)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				out = res
+				break
 			}
 			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, m.deformer.Form(row), nil)
 			if err != nil {
@@ -195,29 +209,12 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 		if err := m.checkNotNull(newRow); err != nil {
 			return nil, false, err
 		}
-		hotOK := true
-		for _, ix := range m.Rel.Indexes {
-			for _, k := range ix.Index.Keys {
-				a, b := old[k-1], newRow[k-1]
-				if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(m.Rel.Attrs[k-1].Type, a, b)) {
-					hotOK = false
-				}
-			}
-		}
-		ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, m.deformer.Form(newRow), hotOK)
+		oc, err := m.replaceRow(c, tid, old, newRow)
 		if err != nil {
 			return nil, false, err
 		}
 		switch oc.Result {
 		case heap.Ok:
-			if hot {
-				m.hot++
-			}
-			if !hot {
-				if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
-					return nil, false, err
-				}
-			}
 			return newRow, true, nil
 		case heap.Deleted:
 			if c.repeatableRead() {
@@ -238,6 +235,30 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 		}
 	}
 	return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+}
+
+// replaceRow writes newRow as the new version of the row version at tid
+// (whose columns are old) and adds its index entries unless the update was
+// HOT. A non-Ok outcome means nothing was written.
+func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (heap.Outcome, error) {
+	hotOK := true
+	for _, ix := range m.Rel.Indexes {
+		for _, k := range ix.Index.Keys {
+			a, b := old[k-1], newRow[k-1]
+			if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(m.Rel.Attrs[k-1].Type, a, b)) {
+				hotOK = false
+			}
+		}
+	}
+	ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, m.deformer.Form(newRow), hotOK)
+	if err != nil || oc.Result != heap.Ok {
+		return oc, err
+	}
+	if hot {
+		m.hot++
+		return oc, nil
+	}
+	return oc, insertIndexEntries(c, m.Rel, newRow, ntid)
 }
 
 func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
