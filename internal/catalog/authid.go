@@ -220,7 +220,8 @@ func (c *Catalog) DropRole(tx *Txn, r *Role) error {
 }
 
 // LegacyBootstrap makes Bootstrap write a data directory as tidal did
-// before pg_authid existed (tests of the upgrade at engine start).
+// before pg_authid and pg_constraint existed (tests of the upgrade at
+// engine start).
 var LegacyBootstrap bool
 
 func bootstrapTables() []*TableDef {
@@ -229,7 +230,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid {
+		if d != PgAuthid && d != PgConstraint {
 			out = append(out, d)
 		}
 	}

@@ -68,7 +68,11 @@ type Relation struct {
 	Tuples      float32
 	HasIndex    bool
 	Options     map[string]string
-	tid         page.ItemPointer // of its pg_class row
+	// Constraints are a table's pg_constraint rows; ReferencedBy the
+	// foreign keys of any table that reference it.
+	Constraints  []*Constraint
+	ReferencedBy []*Constraint
+	tid          page.ItemPointer // of its pg_class row
 
 	Heap *heap.Relation // storage handle (tables)
 }
@@ -497,6 +501,11 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		}
 		if ir != nil {
 			r.Indexes = append(r.Indexes, ir)
+		}
+	}
+	if r.Kind == KindTable && r.Namespace != PgCatalogNamespace {
+		if err := c.loadConstraints(tx, r); err != nil {
+			return nil, err
 		}
 	}
 	if r.Kind == KindTable {

@@ -173,6 +173,11 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 // DropRelation removes a relation, its columns and (for a table) its
 // indexes from the catalogs; the files go when the transaction commits.
 func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
+	if r.Kind == KindTable {
+		if err := c.dropConstraintsOf(tx, r.OID); err != nil {
+			return err
+		}
+	}
 	for _, ix := range r.Indexes {
 		if err := c.DropRelation(tx, ix); err != nil {
 			return err

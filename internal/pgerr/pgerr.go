@@ -61,6 +61,7 @@ const (
 	WrongObjectType              = "42809"
 	GroupingError                = "42803"
 	InvalidColumnReference       = "42P10"
+	InvalidForeignKey            = "42830"
 	InvalidTableDefinition       = "42P16"
 	InvalidObjectDefinition      = "42P17"
 	ProgramLimitExceeded         = "54000"

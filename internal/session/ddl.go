@@ -56,6 +56,9 @@ type indexSpec struct {
 	cols    []string
 	unique  bool
 	primary bool
+	// constraint: the index enforces a PRIMARY KEY or UNIQUE constraint
+	// (a pg_constraint row), not just CREATE UNIQUE INDEX.
+	constraint bool
 }
 
 func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWriter) error {
@@ -81,6 +84,7 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	}
 	var attrs []catalog.Attr
 	var idx []indexSpec
+	var cons []pendingConstraint
 	seen := map[string]bool{}
 	for _, el := range cs.TableElts {
 		if cd := el.GetColumnDef(); cd != nil {
@@ -107,9 +111,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 					a.Default, a.HasDefault = txt, true
 				case pg.ConstrType_CONSTR_PRIMARY:
 					a.NotNull = true
-					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true})
+					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true, constraint: true})
 				case pg.ConstrType_CONSTR_UNIQUE:
-					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true})
+					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, constraint: true})
+				case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+					cons = append(cons, pendingConstraint{con: con, column: cd.Colname})
 				default:
 					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
 				}
@@ -118,6 +124,10 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 			continue
 		}
 		if con := el.GetConstraint(); con != nil {
+			if isTableConstraint(con) {
+				cons = append(cons, pendingConstraint{con: con})
+				continue
+			}
 			spec, err := constraintIndex(con)
 			if err != nil {
 				return err
@@ -165,9 +175,23 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 			}
 		}
 	}
-	for _, sp := range idx {
-		if err := s.addIndex(c, oid, sp, false); err != nil {
-			return err
+	// As in PostgreSQL: CHECK constraints come with the table, then the
+	// indexes, then the foreign keys (which may need those indexes).
+	for _, fk := range []bool{false, true} {
+		for _, pc := range cons {
+			if (pc.con.Contype == pg.ConstrType_CONSTR_FOREIGN) == fk {
+				if err := s.addConstraint(c, oid, pc, false); err != nil {
+					return err
+				}
+			}
+		}
+		if fk {
+			break
+		}
+		for _, sp := range idx {
+			if err := s.addIndex(c, oid, sp, false); err != nil {
+				return err
+			}
 		}
 	}
 	return w.CommandComplete("CREATE TABLE")
@@ -198,9 +222,9 @@ func constraintIndex(con *pg.Constraint) (indexSpec, error) {
 	}
 	switch con.Contype {
 	case pg.ConstrType_CONSTR_PRIMARY:
-		return indexSpec{name: con.Conname, cols: cols, unique: true, primary: true}, nil
+		return indexSpec{name: con.Conname, cols: cols, unique: true, primary: true, constraint: true}, nil
 	case pg.ConstrType_CONSTR_UNIQUE:
-		return indexSpec{name: con.Conname, cols: cols, unique: true}, nil
+		return indexSpec{name: con.Conname, cols: cols, unique: true, constraint: true}, nil
 	}
 	return indexSpec{}, pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", strings.TrimPrefix(con.Contype.String(), "CONSTR_"))
 }
@@ -266,6 +290,16 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 	ioid, err := s.eng.Catalog.CreateIndex(c.Tx, rel, name, keys, sp.unique, sp.primary)
 	if err != nil {
 		return err
+	}
+	if sp.constraint {
+		kind := byte(catalog.ConUnique)
+		if sp.primary {
+			kind = catalog.ConPrimary
+		}
+		if err := s.eng.Catalog.AddConstraint(c.Tx, &catalog.Constraint{Name: name, Namespace: rel.Namespace, Type: kind,
+			Validated: true, RelID: rel.OID, IndexID: ioid, Keys: keys}); err != nil {
+			return err
+		}
 	}
 	rel, err = s.eng.Catalog.ByOID(c.Tx, tableOID)
 	if err != nil {
@@ -396,8 +430,16 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		if err := s.lockRel(c, lockOID, xact.AccessExclusiveLock); err != nil {
 			return err
 		}
+		if err := s.dropDependencies(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
+			return err
+		}
 		if err := s.assignXid(c); err != nil {
 			return err
+		}
+		if cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID); err != nil {
+			return err
+		} else if cur != nil {
+			rel = cur
 		}
 		if err := s.eng.Catalog.DropRelation(c.Tx, rel); err != nil {
 			return err
@@ -434,11 +476,25 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			if con == nil {
 				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
 			}
+			if isTableConstraint(con) {
+				if err := s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true); err != nil {
+					return err
+				}
+				continue
+			}
 			spec, err := constraintIndex(con)
 			if err != nil {
 				return err
 			}
 			if err := s.addIndex(c, rel.OID, spec, false); err != nil {
+				return err
+			}
+		case pg.AlterTableType_AT_DropConstraint:
+			cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+			if err != nil {
+				return err
+			}
+			if err := s.dropConstraint(c, cur, ac.Name, ac.MissingOk, ac.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
 				return err
 			}
 		default:

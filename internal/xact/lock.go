@@ -47,16 +47,18 @@ func Conflicts(a, b LockMode) bool { return conflicts[a]&(1<<b) != 0 }
 const (
 	LockRelation    uint8 = 1 // A = relation oid
 	LockTransaction uint8 = 2 // A = xid
+	LockKey         uint8 = 3 // A = relation oid, B = hash of a key value (KeyTag)
 )
 
 // LockTag names a lockable object.
 type LockTag struct {
 	Kind uint8
 	A    uint32
+	B    uint32
 }
 
 // RelationTag is the tag of a relation's lock.
-func RelationTag(oid uint32) LockTag { return LockTag{LockRelation, oid} }
+func RelationTag(oid uint32) LockTag { return LockTag{Kind: LockRelation, A: oid} }
 
 type heldLock struct {
 	counts [AccessExclusiveLock + 1]int
@@ -294,12 +296,14 @@ func describeTag(t LockTag) string {
 		return fmt.Sprintf("relation %d of database 5", t.A)
 	case LockTransaction:
 		return fmt.Sprintf("transaction %d", t.A)
+	case LockKey:
+		return fmt.Sprintf("key %d of relation %d of database 5", t.B, t.A)
 	}
 	return "object"
 }
 
 // XactLockTag is the tag every transaction holds exclusively while it runs.
-func XactLockTag(xid XID) LockTag { return LockTag{LockTransaction, xid} }
+func XactLockTag(xid XID) LockTag { return LockTag{Kind: LockTransaction, A: xid} }
 
 // WaitForXid sleeps until transaction xid ends (XactLockTableWait): p
 // takes and drops a share lock on xid's own lock, so a cycle of waiting

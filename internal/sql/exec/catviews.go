@@ -116,15 +116,6 @@ var catalogViews = map[string]*systemView{
 			"userepl", types.Boolean, "usebypassrls", types.Boolean, "passwd", types.Text, "valuntil", types.Timestamptz, "useconfig", textArray),
 		rows: userRows,
 	},
-	"pg_constraint": {
-		cols: colSpec("oid", types.Oid, "conname", types.Name, "connamespace", types.Oid, "contype", types.Char,
-			"condeferrable", types.Boolean, "condeferred", types.Boolean, "convalidated", types.Boolean,
-			"conrelid", types.Oid, "contypid", types.Oid, "conindid", types.Oid, "conparentid", types.Oid,
-			"confrelid", types.Oid, "confupdtype", types.Char, "confdeltype", types.Char, "confmatchtype", types.Char,
-			"conislocal", types.Boolean, "coninhcount", types.Int4, "connoinherit", types.Boolean,
-			"conkey", int2Array, "confkey", int2Array, "conbin", types.Text),
-		rows: constraintRows,
-	},
 }
 
 // rolesView is pg_roles: pg_authid with the password hidden. (pg_authid
@@ -170,40 +161,6 @@ func allRelations(c *Ctx) ([]*catalog.Relation, error) {
 	return c.Eng.Catalog.UserTables(c.Tx)
 }
 
-func constraintRows(c *Ctx) ([]Row, error) {
-	rels, err := allRelations(c)
-	if err != nil {
-		return nil, err
-	}
-	var out []Row
-	for _, r := range rels {
-		for _, ix := range r.Indexes {
-			// A primary key or UNIQUE constraint made its index; a
-			// CREATE UNIQUE INDEX has no constraint. tidal does not record
-			// which made a unique index, so the constraint's index name
-			// (<table>_<columns>_key) tells.
-			if ix.Index == nil || !(ix.Index.Primary || (ix.Index.Unique && strings.HasSuffix(ix.Name, "_key"))) {
-				continue
-			}
-			kind := 'u'
-			if ix.Index.Primary {
-				kind = 'p'
-			}
-			var keys []types.Datum
-			for _, k := range ix.Index.Keys {
-				keys = append(keys, types.Int(int64(k)))
-			}
-			out = append(out, Row{types.Int(int64(ix.OID)), types.Str(ix.Name), types.Int(int64(r.Namespace)), types.Int(int64(kind)),
-				types.Bool(false), types.Bool(false), types.Bool(true),
-				types.Int(int64(r.OID)), types.Int(0), types.Int(int64(ix.OID)), types.Int(0),
-				types.Int(0), types.Int(' '), types.Int(' '), types.Int(' '),
-				types.Bool(true), types.Int(0), types.Bool(true),
-				types.Array(keys), types.Null(), types.Null()})
-		}
-	}
-	return out, nil
-}
-
 // Call implements expr.CatalogCaller: the builtins that read catalogs.
 func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error) {
 	cat, tx := f.c.Eng.Catalog, f.c.Tx
@@ -227,6 +184,9 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 				return types.Str(s), nil
 			}
 			return types.Str(strconv.Itoa(int(oid))), nil
+		}
+		if oid == 0 {
+			return types.Str("-"), nil
 		}
 		r, err := cat.ByOID(tx, oid)
 		if err != nil {
@@ -261,7 +221,11 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 			return types.Null(), pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", s)
 		}
 		return types.Int(int64(r.OID)), nil
-	case "pg_get_indexdef", "pg_get_constraintdef":
+	case "pg_get_triggerdef":
+		return types.Null(), nil // tidal has no triggers (pg_trigger is empty)
+	case "pg_get_constraintdef":
+		return constraintDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
+	case "pg_get_indexdef":
 		ix, err := cat.ByOID(tx, uint32(args[0].Int()))
 		if err != nil || ix == nil || ix.Index == nil {
 			return types.Null(), err
@@ -282,13 +246,6 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 				return types.Null(), nil
 			}
 			return types.Str(keys[k-1]), nil
-		}
-		if name == "pg_get_constraintdef" {
-			kind := "UNIQUE"
-			if ix.Index.Primary {
-				kind = "PRIMARY KEY"
-			}
-			return types.Str(kind + " (" + strings.Join(keys, ", ") + ")"), nil
 		}
 		u := ""
 		if ix.Index.Unique {

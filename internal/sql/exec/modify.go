@@ -31,6 +31,7 @@ type ModifyTable struct {
 	Count    int64
 	hot      int64
 	upserted int64 // rows ON CONFLICT DO UPDATE updated
+	checks   []checkConstraint
 	done     bool
 	retRows  []Row
 	retI     int
@@ -42,6 +43,9 @@ func (m *ModifyTable) Columns() []Column { return m.RetCols }
 func (m *ModifyTable) Open(c *Ctx) error {
 	m.done, m.Count, m.retRows, m.retI, m.upserted = false, 0, nil, 0, 0
 	m.deformer = m.Rel.NewDeformer()
+	if err := m.prepareConstraints(c); err != nil {
+		return err
+	}
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
 	if err != nil {
 		return err
@@ -95,6 +99,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 			if err := m.checkNotNull(row); err != nil {
 				return err
 			}
+			if err := m.checkRow(c, row); err != nil {
+				return err
+			}
 			if m.Conflict != nil {
 				res, ok, err := m.insertOnConflict(c, row)
 				if err != nil {
@@ -111,6 +118,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 				return err
 			}
 			if err := insertIndexEntries(c, m.Rel, row, tid); err != nil {
+				return err
+			}
+			if err := m.checkForeignKeys(c, row, nil); err != nil {
 				return err
 			}
 			out = row
@@ -209,6 +219,9 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
 		if err := m.checkNotNull(newRow); err != nil {
 			return nil, false, err
 		}
+		if err := m.checkRow(c, newRow); err != nil {
+			return nil, false, err
+		}
 		oc, err := m.replaceRow(c, tid, old, newRow)
 		if err != nil {
 			return nil, false, err
@@ -256,9 +269,13 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 	}
 	if hot {
 		m.hot++
-		return oc, nil
+	} else if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
+		return oc, err
 	}
-	return oc, insertIndexEntries(c, m.Rel, newRow, ntid)
+	if err := m.checkForeignKeys(c, newRow, old); err != nil {
+		return oc, err
+	}
+	return oc, m.checkReferencedBy(c, old, newRow)
 }
 
 func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
@@ -271,6 +288,9 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 		}
 		switch oc.Result {
 		case heap.Ok:
+			if err := m.checkReferencedBy(c, old, nil); err != nil {
+				return nil, false, err
+			}
 			return old, true, nil
 		case heap.Deleted:
 			if c.repeatableRead() {

@@ -172,9 +172,11 @@ func (p *Planner) planOnConflict(rel *catalog.Relation, refname string, cl *pg.O
 // constraintIndex is the index of rel's primary key or unique constraint
 // called name (ON CONFLICT ON CONSTRAINT).
 func (p *Planner) constraintIndex(rel *catalog.Relation, name string) (*catalog.Relation, error) {
-	for _, ir := range rel.Indexes {
-		if ir.Name == name && isConstraintIndex(ir) {
-			return ir, nil
+	if k := rel.ConstraintByName(name); k != nil && (k.Type == catalog.ConPrimary || k.Type == catalog.ConUnique) {
+		for _, ir := range rel.Indexes {
+			if ir.OID == k.IndexID {
+				return ir, nil
+			}
 		}
 	}
 	return nil, pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", name, rel.Name)
@@ -233,7 +235,7 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 			return nil, false, err
 		}
 		if !conflicted {
-			return row, true, nil
+			return row, true, m.checkForeignKeys(c, row, nil)
 		}
 		// A concurrent inserter won the race: withdraw our row (dead to
 		// everyone once deleted by its own inserter) and look again.
@@ -378,6 +380,9 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 	if err := m.checkNotNull(newRow); err != nil {
 		return nil, false, false, err
 	}
+	if err := m.checkRow(c, newRow); err != nil {
+		return nil, false, false, err
+	}
 	r, err := m.replaceRow(c, tid, both[:natts], newRow)
 	if err != nil {
 		return nil, false, false, err
@@ -387,10 +392,4 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 	}
 	m.upserted++
 	return newRow, true, false, nil
-}
-
-// isConstraintIndex reports whether a unique index belongs to a primary
-// key or UNIQUE constraint (rather than CREATE UNIQUE INDEX).
-func isConstraintIndex(ir *catalog.Relation) bool {
-	return ir.Index != nil && (ir.Index.Primary || (ir.Index.Unique && strings.HasSuffix(ir.Name, "_key")))
 }

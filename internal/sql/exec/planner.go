@@ -418,6 +418,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 	if len(s.ValuesLists) > 0 {
 		return p.planValues(s.ValuesLists, nil)
 	}
+	if r := srfOnlySelect(s); r != nil {
+		s = r
+	}
 	sc := &scope{parent: parent, level: level, p: p}
 	jt, err := p.buildFrom(s.FromClause, sc)
 	if err != nil {

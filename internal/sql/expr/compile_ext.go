@@ -280,6 +280,7 @@ var catalogCalls = map[string]struct {
 	"regnamespacein":       {[]types.Type{types.Text}, 1, types.Oid},
 	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_get_userbyid":      {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
+	"pg_get_triggerdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
 }
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {

@@ -1,0 +1,461 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// pendingConstraint is a CHECK or FOREIGN KEY constraint of a CREATE TABLE,
+// added once the table and its indexes exist. column is set for a column
+// constraint.
+type pendingConstraint struct {
+	con    *pg.Constraint
+	column string
+}
+
+// isTableConstraint reports whether addConstraint handles con (rather
+// than an index: PRIMARY KEY, UNIQUE).
+func isTableConstraint(con *pg.Constraint) bool {
+	return con.Contype == pg.ConstrType_CONSTR_CHECK || con.Contype == pg.ConstrType_CONSTR_FOREIGN
+}
+
+// addConstraint adds a CHECK or FOREIGN KEY constraint to table oid.
+// validate: check the rows the table already has (ALTER TABLE, unless NOT
+// VALID).
+func (s *Session) addConstraint(c *exec.Ctx, oid uint32, pc pendingConstraint, validate bool) error {
+	rel, err := s.eng.Catalog.ByOID(c.Tx, oid)
+	if err != nil {
+		return err
+	}
+	if rel == nil {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
+	}
+	if pc.con.Deferrable || pc.con.Initdeferred {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "deferrable constraints are not supported yet")
+	}
+	if pc.con.Conname != "" {
+		if taken, err := s.eng.Catalog.ConstraintNameTaken(c.Tx, rel.OID, pc.con.Conname); err != nil {
+			return err
+		} else if taken {
+			return pgerr.Errorf(pgerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", pc.con.Conname, rel.Name)
+		}
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if pc.con.Contype == pg.ConstrType_CONSTR_CHECK {
+		return s.addCheck(c, rel, pc, validate)
+	}
+	return s.addForeignKey(c, rel, pc, validate)
+}
+
+// chooseConstraintName is PostgreSQL's ChooseConstraintName: table, the
+// columns and a label joined by "_", made unique among the schema's
+// constraint names with a number.
+func (s *Session) chooseConstraintName(c *exec.Ctx, rel *catalog.Relation, cols []string, label string) (string, error) {
+	taken, err := s.eng.Catalog.ConstraintNamesInNamespace(c.Tx, rel.Namespace)
+	if err != nil {
+		return "", err
+	}
+	parts := append([]string{rel.Name}, cols...)
+	base := strings.Join(parts, "_")
+	name := base + "_" + label
+	for i := 1; taken[name]; i++ {
+		name = fmt.Sprintf("%s_%s%d", base, label, i)
+	}
+	return name, nil
+}
+
+// columnRefs lists the column names an expression uses, in order of
+// appearance, each once.
+func columnRefs(n *pg.Node) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(n *pg.Node)
+	walkAll := func(ns []*pg.Node) {
+		for _, x := range ns {
+			walk(x)
+		}
+	}
+	walk = func(n *pg.Node) {
+		if n == nil {
+			return
+		}
+		switch x := n.Node.(type) {
+		case *pg.Node_ColumnRef:
+			if f := x.ColumnRef.Fields; len(f) > 0 {
+				if sv := f[len(f)-1].GetString_(); sv != nil && !seen[sv.Sval] {
+					seen[sv.Sval] = true
+					out = append(out, sv.Sval)
+				}
+			}
+		case *pg.Node_AExpr:
+			walk(x.AExpr.Lexpr)
+			walk(x.AExpr.Rexpr)
+		case *pg.Node_BoolExpr:
+			walkAll(x.BoolExpr.Args)
+		case *pg.Node_FuncCall:
+			walkAll(x.FuncCall.Args)
+		case *pg.Node_TypeCast:
+			walk(x.TypeCast.Arg)
+		case *pg.Node_NullTest:
+			walk(x.NullTest.Arg)
+		case *pg.Node_BooleanTest:
+			walk(x.BooleanTest.Arg)
+		case *pg.Node_List:
+			walkAll(x.List.Items)
+		case *pg.Node_CoalesceExpr:
+			walkAll(x.CoalesceExpr.Args)
+		case *pg.Node_CaseExpr:
+			walk(x.CaseExpr.Arg)
+			for _, w := range x.CaseExpr.Args {
+				if cw := w.GetCaseWhen(); cw != nil {
+					walk(cw.Expr)
+					walk(cw.Result)
+				}
+			}
+			walk(x.CaseExpr.Defresult)
+		case *pg.Node_AArrayExpr:
+			walkAll(x.AArrayExpr.Elements)
+		case *pg.Node_MinMaxExpr:
+			walkAll(x.MinMaxExpr.Args)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstraint, validate bool) error {
+	con := pc.con
+	text, err := deparseExpr(con.RawExpr)
+	if err != nil {
+		return err
+	}
+	check, err := exec.CompileCheck(c, rel, text)
+	if err != nil {
+		return err
+	}
+	var keys []int16
+	refs := columnRefs(con.RawExpr)
+	for _, name := range refs {
+		if i := rel.AttrByName(name); i >= 0 {
+			keys = append(keys, rel.Attrs[i].Num)
+		}
+	}
+	name := con.Conname
+	if name == "" {
+		var cols []string
+		switch {
+		case pc.column != "":
+			cols = []string{pc.column}
+		case len(refs) > 0:
+			cols = refs[:1]
+		}
+		if name, err = s.chooseConstraintName(c, rel, cols, "check"); err != nil {
+			return err
+		}
+	}
+	if validate && !con.SkipValidation {
+		bad := false
+		err := exec.Run(c, &exec.SeqScan{Rel: rel}, func(r exec.Row) error {
+			v, err := check.Eval(c.Env, r)
+			if err != nil {
+				return err
+			}
+			if !v.IsNull() && !v.Bool() {
+				bad = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if bad {
+			return pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", name, rel.Name)
+		}
+	}
+	return s.eng.Catalog.AddConstraint(c.Tx, &catalog.Constraint{
+		Name: name, Namespace: rel.Namespace, Type: catalog.ConCheck, Validated: !con.SkipValidation,
+		RelID: rel.OID, Keys: keys, Expr: text,
+	})
+}
+
+func stringList(ns []*pg.Node) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.GetString_().Sval)
+	}
+	return out
+}
+
+// fkCompatible reports whether a referencing column's type can reference
+// the referenced column's (PostgreSQL asks for an equality operator
+// between them; tidal accepts the same type, or two integer types, or two
+// string types).
+func fkCompatible(a, b types.Type) bool {
+	if a.OID == b.OID {
+		return true
+	}
+	ints := map[types.OID]bool{types.Int2OID: true, types.Int4OID: true, types.Int8OID: true}
+	strs := map[types.OID]bool{types.TextOID: true, types.VarcharOID: true, types.BpcharOID: true}
+	return (ints[a.OID] && ints[b.OID]) || (strs[a.OID] && strs[b.OID])
+}
+
+func (s *Session) addForeignKey(c *exec.Ctx, rel *catalog.Relation, pc pendingConstraint, validate bool) error {
+	con := pc.con
+	fkCols := stringList(con.FkAttrs)
+	if pc.column != "" {
+		fkCols = []string{pc.column}
+	}
+	var parent *catalog.Relation
+	if con.Pktable.Relname == rel.Name && (con.Pktable.Schemaname == "" || s.nspName(rel.Namespace) == con.Pktable.Schemaname) {
+		parent = rel // self-reference
+	} else {
+		p := &exec.Planner{C: c}
+		var err error
+		if parent, err = p.OpenRelation(con.Pktable, int(xact.ShareRowExclusiveLock)); err != nil {
+			return err
+		}
+		if parent.Kind != catalog.KindTable {
+			return pgerr.Errorf(pgerr.WrongObjectType, "referenced relation \"%s\" is not a table", parent.Name)
+		}
+	}
+	var keys, fkeys []int16
+	for _, name := range fkCols {
+		i := rel.AttrByName(name)
+		if i < 0 {
+			return pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", name)
+		}
+		keys = append(keys, rel.Attrs[i].Num)
+	}
+	pkCols := stringList(con.PkAttrs)
+	if len(pkCols) == 0 {
+		for _, ir := range parent.Indexes {
+			if ir.Index.Primary {
+				for _, k := range ir.Index.Keys {
+					pkCols = append(pkCols, parent.Attrs[k-1].Name)
+				}
+			}
+		}
+		if len(pkCols) == 0 {
+			return pgerr.Errorf(pgerr.UndefinedObject, "there is no primary key for referenced table \"%s\"", parent.Name)
+		}
+	}
+	for _, name := range pkCols {
+		i := parent.AttrByName(name)
+		if i < 0 {
+			return pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" referenced in foreign key constraint does not exist", name)
+		}
+		fkeys = append(fkeys, parent.Attrs[i].Num)
+	}
+	if len(keys) != len(fkeys) {
+		return pgerr.Errorf(pgerr.InvalidForeignKey, "number of referencing and referenced columns for foreign key disagree")
+	}
+	// The referenced columns must be exactly a unique index's keys.
+	var index *catalog.Relation
+	for _, ir := range parent.Indexes {
+		if !ir.Index.Unique || len(ir.Index.Keys) != len(fkeys) {
+			continue
+		}
+		all := true
+		for _, k := range fkeys {
+			found := false
+			for _, ik := range ir.Index.Keys {
+				found = found || ik == k
+			}
+			all = all && found
+		}
+		if all && (index == nil || parent.IndexConstraint(ir) != nil && parent.IndexConstraint(index) == nil) {
+			index = ir
+		}
+	}
+	if index == nil {
+		return pgerr.Errorf(pgerr.InvalidForeignKey, "there is no unique constraint matching given keys for referenced table \"%s\"", parent.Name)
+	}
+	name := con.Conname
+	if name == "" {
+		var err error
+		if name, err = s.chooseConstraintName(c, rel, fkCols, "fkey"); err != nil {
+			return err
+		}
+	}
+	for i := range keys {
+		a, b := rel.Attrs[keys[i]-1], parent.Attrs[fkeys[i]-1]
+		if !fkCompatible(a.Type, b.Type) {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "foreign key constraint \"%s\" cannot be implemented", name).
+				WithDetail("Key columns \"%s\" and \"%s\" are of incompatible types: %s and %s.", a.Name, b.Name, a.Type.String(), b.Type.String())
+		}
+	}
+	action := func(s string) (byte, error) {
+		switch s {
+		case "", "a":
+			return catalog.FKNoAction, nil
+		case "r", "c", "n", "d":
+			return s[0], nil
+		}
+		return 0, pgerr.Errorf(pgerr.FeatureNotSupported, "foreign key action %q is not supported", s)
+	}
+	upd, err := action(con.FkUpdAction)
+	if err != nil {
+		return err
+	}
+	del, err := action(con.FkDelAction)
+	if err != nil {
+		return err
+	}
+	if len(con.FkDelSetCols) > 0 {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "column lists in ON DELETE SET NULL/DEFAULT are not supported yet")
+	}
+	match := byte(catalog.FKMatchSimple)
+	switch con.FkMatchtype {
+	case "f":
+		match = catalog.FKMatchFull
+	case "p":
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "MATCH PARTIAL not yet implemented")
+	}
+	k := &catalog.Constraint{
+		Name: name, Namespace: rel.Namespace, Type: catalog.ConForeign, Validated: !con.SkipValidation,
+		RelID: rel.OID, IndexID: index.OID, FRelID: parent.OID, FUpdType: upd, FDelType: del, FMatch: match,
+		Keys: keys, FKeys: fkeys,
+	}
+	if validate && !con.SkipValidation {
+		err := exec.Run(c, &exec.SeqScan{Rel: rel}, func(r exec.Row) error {
+			return exec.CheckReferencedKeyExists(c, rel, k, r)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return s.eng.Catalog.AddConstraint(c.Tx, k)
+}
+
+// dropConstraint is ALTER TABLE … DROP CONSTRAINT.
+func (s *Session) dropConstraint(c *exec.Ctx, rel *catalog.Relation, name string, missingOk, cascade bool, w pgwire.ResultWriter) error {
+	k := rel.ConstraintByName(name)
+	if k == nil {
+		if missingOk {
+			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist, skipping", name, rel.Name))
+			return nil
+		}
+		return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, rel.Name)
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if k.Type == catalog.ConPrimary || k.Type == catalog.ConUnique {
+		// Foreign keys that use the index depend on it.
+		var deps []*catalog.Constraint
+		for _, f := range rel.ReferencedBy {
+			if f.IndexID == k.IndexID {
+				deps = append(deps, f)
+			}
+		}
+		var ir *catalog.Relation
+		for _, x := range rel.Indexes {
+			if x.OID == k.IndexID {
+				ir = x
+			}
+		}
+		if len(deps) > 0 {
+			if err := s.dropDependentFKs(c, fmt.Sprintf("constraint %s on table %s", k.Name, rel.Name), fmt.Sprintf("index %s", ir.Name), deps, cascade, w); err != nil {
+				return err
+			}
+		}
+		if err := s.eng.Catalog.DropConstraint(c.Tx, k); err != nil {
+			return err
+		}
+		if ir != nil {
+			return s.eng.Catalog.DropRelation(c.Tx, ir)
+		}
+		return nil
+	}
+	return s.eng.Catalog.DropConstraint(c.Tx, k)
+}
+
+// dropDependentFKs refuses to drop what (on which the foreign keys deps
+// depend through dependsOn) unless cascade, in which case it drops them
+// with PostgreSQL's notices.
+func (s *Session) dropDependentFKs(c *exec.Ctx, what, dependsOn string, deps []*catalog.Constraint, cascade bool, w pgwire.ResultWriter) error {
+	var lines []string
+	for _, f := range deps {
+		child, err := s.eng.Catalog.ByOID(c.Tx, f.RelID)
+		if err != nil {
+			return err
+		}
+		childName := fmt.Sprint(f.RelID)
+		if child != nil {
+			childName = child.Name
+		}
+		if cascade {
+			lines = append(lines, fmt.Sprintf("drop cascades to constraint %s on table %s", f.Name, childName))
+		} else {
+			lines = append(lines, fmt.Sprintf("constraint %s on table %s depends on %s", f.Name, childName, dependsOn))
+		}
+	}
+	if !cascade {
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", what).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if len(lines) == 1 {
+		w.Notice(pgerr.Noticef(pgerr.SevNotice, "00000", "%s", lines[0]))
+	} else {
+		n := pgerr.Noticef(pgerr.SevNotice, "00000", "drop cascades to %d other objects", len(lines))
+		n.Detail = strings.Join(lines, "\n")
+		w.Notice(n)
+	}
+	for _, f := range deps {
+		if err := s.eng.Catalog.DropConstraint(c.Tx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropDependencies handles what depends on a relation about to be dropped
+// (dropping lists every relation of the statement): foreign keys of other
+// tables referencing a table (refused, or dropped with CASCADE), and the
+// constraint an index enforces (always refused, as PostgreSQL does).
+func (s *Session) dropDependencies(c *exec.Ctx, rel *catalog.Relation, dropping []*catalog.Relation, cascade bool, w pgwire.ResultWriter) error {
+	if rel.Kind == catalog.KindIndex {
+		table, err := s.eng.Catalog.ByOID(c.Tx, rel.Index.RelID)
+		if err != nil || table == nil {
+			return err
+		}
+		if k := table.IndexConstraint(rel); k != nil {
+			return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", rel.Name, k.Name, table.Name).
+				WithHint("You can drop constraint %s on table %s instead.", k.Name, table.Name)
+		}
+		return nil
+	}
+	cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+	if err != nil || cur == nil {
+		return err
+	}
+	var deps []*catalog.Constraint
+	for _, f := range cur.ReferencedBy {
+		gone := false
+		for _, d := range dropping {
+			gone = gone || d.OID == f.RelID
+		}
+		if !gone {
+			deps = append(deps, f)
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	return s.dropDependentFKs(c, "table "+rel.Name, "table "+rel.Name, deps, cascade, w)
+}

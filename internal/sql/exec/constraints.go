@@ -1,0 +1,383 @@
+package exec
+
+import (
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// Table constraints at run time: CHECK expressions are evaluated on every
+// new row version (after NOT NULL, in constraint-name order, as
+// PostgreSQL's ExecConstraints); foreign keys are checked once the row is
+// in the table, on the referencing side (the referenced key must exist)
+// and on the referenced side (a deleted or changed key must not be
+// referenced any more, or the referencing rows follow it: CASCADE, SET
+// NULL).
+//
+// Simplifications against PostgreSQL: NO ACTION is checked row by row
+// like RESTRICT rather than at the end of the statement; the referenced
+// key is protected by a heavyweight lock on the key's value (xact.KeyTag)
+// instead of a FOR KEY SHARE row lock; referencing rows are looked for
+// with a fresh snapshot, in every isolation level.
+
+// checkConstraint is a compiled CHECK constraint.
+type checkConstraint struct {
+	name string
+	e    expr.Expr
+}
+
+// CompileCheck compiles a CHECK constraint's expression (SQL text) over a
+// row of rel's columns.
+func CompileCheck(c *Ctx, rel *catalog.Relation, text string) (expr.Expr, error) {
+	tree, err := parser.Parse("SELECT " + text)
+	if err != nil {
+		return nil, err
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	sc := &scope{}
+	for i, a := range rel.Attrs {
+		sc.cols = append(sc.cols, scopeCol{rel: rel.Name, name: a.Name, t: a.Type, index: i})
+	}
+	p := &Planner{C: c}
+	e, err := p.compiler(sc).Compile(sel.TargetList[0].GetResTarget().Val)
+	if err != nil {
+		return nil, err
+	}
+	return coerceBoolArg("CHECK", e)
+}
+
+func (m *ModifyTable) prepareConstraints(c *Ctx) error {
+	m.checks = m.checks[:0]
+	for _, k := range m.Rel.Constraints {
+		if k.Type != catalog.ConCheck {
+			continue
+		}
+		e, err := CompileCheck(c, m.Rel, k.Expr)
+		if err != nil {
+			return err
+		}
+		m.checks = append(m.checks, checkConstraint{name: k.Name, e: e})
+	}
+	sort.Slice(m.checks, func(i, j int) bool { return m.checks[i].name < m.checks[j].name })
+	return nil
+}
+
+// checkRow enforces the CHECK constraints on a new row version: it fails
+// only when an expression is false (NULL passes).
+func (m *ModifyTable) checkRow(c *Ctx, row Row) error {
+	for _, k := range m.checks {
+		v, err := k.e.Eval(c.Env, row)
+		if err != nil {
+			return err
+		}
+		if !v.IsNull() && !v.Bool() {
+			return pgerr.Errorf(pgerr.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", m.Rel.Name, k.name).
+				WithDetail("Failing row contains %s.", formatRow(m.Rel, row))
+		}
+	}
+	return nil
+}
+
+// keyOf returns row's values of the columns cols (attribute numbers) and
+// whether any is NULL.
+func keyOf(row Row, cols []int16) ([]types.Datum, bool) {
+	key := make([]types.Datum, len(cols))
+	null := false
+	for i, a := range cols {
+		key[i] = row[a-1]
+		null = null || key[i].IsNull()
+	}
+	return key, null
+}
+
+func keysEqual(rel *catalog.Relation, a, b Row, cols []int16) bool {
+	for _, k := range cols {
+		x, y := a[k-1], b[k-1]
+		if x.IsNull() != y.IsNull() || (!x.IsNull() && !types.Equal(rel.Attrs[k-1].Type, x, y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyLockTag names the lock on a referenced key value.
+func keyLockTag(rel uint32, key []types.Datum, ts []types.Type) xact.LockTag {
+	h := fnv.New32a()
+	for i, d := range key {
+		h.Write([]byte(types.FormatText(ts[i], d)))
+		h.Write([]byte{0})
+	}
+	return xact.KeyTag(rel, h.Sum32())
+}
+
+func colNames(rel *catalog.Relation, cols []int16) string {
+	names := make([]string, len(cols))
+	for i, k := range cols {
+		names[i] = rel.Attrs[k-1].Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func formatKey(rel *catalog.Relation, cols []int16, key []types.Datum) string {
+	parts := make([]string, len(key))
+	for i, d := range key {
+		if d.IsNull() {
+			parts[i] = "null"
+		} else {
+			parts[i] = types.FormatText(rel.Attrs[cols[i]-1].Type, d)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkForeignKeys enforces the foreign keys of the table on a new row
+// version (old: the version it replaces, nil for an insert).
+func (m *ModifyTable) checkForeignKeys(c *Ctx, row, old Row) error {
+	for _, k := range m.Rel.Constraints {
+		if k.Type != catalog.ConForeign {
+			continue
+		}
+		if old != nil && keysEqual(m.Rel, row, old, k.Keys) {
+			continue
+		}
+		if err := CheckReferencedKeyExists(c, m.Rel, k, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckReferencedKeyExists checks that the row of rel (the referencing
+// table of foreign key k) references an existing row, and locks that key
+// in share mode until the transaction ends.
+func CheckReferencedKeyExists(c *Ctx, rel *catalog.Relation, k *catalog.Constraint, row Row) error {
+	key, null := keyOf(row, k.Keys)
+	if null {
+		allNull := true
+		for _, d := range key {
+			allNull = allNull && d.IsNull()
+		}
+		if k.FMatch == catalog.FKMatchFull && !allNull {
+			return pgerr.Errorf(pgerr.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", rel.Name, k.Name).
+				WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
+		}
+		return nil
+	}
+	parent, err := c.Eng.Catalog.ByOID(c.Tx, k.FRelID)
+	if err != nil {
+		return err
+	}
+	if parent == nil {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", k.FRelID)
+	}
+	if err := c.Eng.Xact.Lock(c.Context, c.Tx.Heap.Proc, keyLockTag(parent.OID, key, parentTypes(parent, k)), xact.ShareLock, false); err != nil {
+		return err
+	}
+	found, err := referencedRowExists(c, parent, k, key)
+	if err != nil || found {
+		return err
+	}
+	return pgerr.Errorf(pgerr.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", rel.Name, k.Name).
+		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(rel, k.Keys), formatKey(rel, k.Keys, key), parent.Name)
+}
+
+func parentTypes(parent *catalog.Relation, k *catalog.Constraint) []types.Type {
+	ts := make([]types.Type, len(k.FKeys))
+	for i, a := range k.FKeys {
+		ts[i] = parent.Attrs[a-1].Type
+	}
+	return ts
+}
+
+// referencedRowExists looks the key up in the referenced table's unique
+// index, as a unique check does: rows being inserted or deleted by running
+// transactions are waited for.
+func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint, key []types.Datum) (bool, error) {
+	var ir *catalog.Relation
+	for _, x := range parent.Indexes {
+		if x.OID == k.IndexID {
+			ir = x
+		}
+	}
+	if ir == nil {
+		return false, pgerr.Errorf(pgerr.InternalError, "index %d of foreign key \"%s\" is missing", k.IndexID, k.Name)
+	}
+	// The index's key order may differ from the constraint's.
+	ikey := make([]types.Datum, len(ir.Index.Keys))
+	for i, a := range ir.Index.Keys {
+		for j, f := range k.FKeys {
+			if f == a {
+				ikey[i] = key[j]
+			}
+		}
+	}
+retry:
+	cur := IndexHandle(c.Eng, parent, ir).ScanEqual(c.U(), ikey)
+	var tids []page.ItemPointer
+	for {
+		tid, _, ok, err := cur.Next()
+		if err != nil {
+			cur.Close()
+			return false, err
+		}
+		if !ok {
+			break
+		}
+		tids = append(tids, tid)
+	}
+	cur.Close()
+	for _, tid := range tids {
+		st, xid, _, err := parent.Heap.CheckUniqueVersion(c.U(), c.Tx.Heap, tid)
+		if err != nil {
+			return false, err
+		}
+		switch st {
+		case heap.RowLive:
+			return true, nil
+		case heap.RowInFlight:
+			if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, xid); err != nil {
+				return false, err
+			}
+			goto retry
+		}
+	}
+	return false, nil
+}
+
+// checkReferencedBy enforces the foreign keys that reference the table
+// when the row version old is deleted (row nil) or replaced by row.
+func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
+	for _, k := range m.Rel.ReferencedBy {
+		if row != nil && keysEqual(m.Rel, row, old, k.FKeys) {
+			continue
+		}
+		key, null := keyOf(old, k.FKeys)
+		if null {
+			continue
+		}
+		if err := c.Eng.Xact.Lock(c.Context, c.Tx.Heap.Proc, keyLockTag(m.Rel.OID, key, parentTypes(m.Rel, k)), xact.ExclusiveLock, false); err != nil {
+			return err
+		}
+		child, err := c.Eng.Catalog.ByOID(c.Tx, k.RelID)
+		if err != nil {
+			return err
+		}
+		if child == nil {
+			continue
+		}
+		refs, err := referencingRows(c, child, k, key)
+		if err != nil || len(refs) == 0 {
+			return err
+		}
+		action := k.FDelType
+		if row != nil {
+			action = k.FUpdType
+		}
+		switch action {
+		case catalog.FKCascade, catalog.FKSetNull, catalog.FKSetDefault:
+			if err := m.cascade(c, child, k, action, refs, row); err != nil {
+				return err
+			}
+		default:
+			return pgerr.Errorf(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", m.Rel.Name, k.Name, child.Name).
+				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(m.Rel, k.FKeys), formatKey(m.Rel, k.FKeys, key), child.Name)
+		}
+	}
+	return nil
+}
+
+// referencingRows are child's rows (with their TIDs last) whose foreign
+// key k equals key, seen with a fresh snapshot that also sees the current
+// command's changes.
+func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) ([]Row, error) {
+	tx := *c.Tx.Heap
+	tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
+	tx.Cid++
+	scan, err := child.Heap.BeginScan(c.U(), &tx)
+	if err != nil {
+		return nil, err
+	}
+	def := heap.NewDeformer(child.Types())
+	natts := len(child.Attrs)
+	var out []Row
+	for {
+		t, tid, ok, err := scan.Next()
+		if err != nil || !ok {
+			return out, err
+		}
+		row := make(Row, natts+1)
+		if err := def.Deform(t, row[:natts]); err != nil {
+			return nil, err
+		}
+		match := true
+		for i, a := range k.Keys {
+			d := row[a-1]
+			if d.IsNull() || !types.Equal(child.Attrs[a-1].Type, d, key[i]) {
+				match = false
+				break
+			}
+		}
+		if match {
+			row[natts] = TIDDatum(tid)
+			out = append(out, row)
+		}
+	}
+}
+
+// cascade applies a referential action to the referencing rows refs of
+// child: ON DELETE/UPDATE CASCADE deletes them or copies the new key into
+// them; SET NULL and SET DEFAULT set their key columns.
+func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constraint, action byte, refs []Row, row Row) error {
+	kind := "Delete"
+	if action != catalog.FKCascade || row != nil {
+		kind = "Update"
+	}
+	cm := &ModifyTable{Kind: kind, Rel: child}
+	cm.deformer = heap.NewDeformer(child.Types())
+	if err := cm.prepareConstraints(c); err != nil {
+		return err
+	}
+	natts := len(child.Attrs)
+	if kind == "Update" {
+		cm.NewRow = make([]expr.Expr, natts)
+		for i, a := range child.Attrs {
+			cm.NewRow[i] = &expr.Var{Index: i, T: a.Type, Name: a.Name}
+		}
+		for i, a := range k.Keys {
+			var e expr.Expr
+			switch action {
+			case catalog.FKCascade:
+				e = &expr.Const{Val: row[k.FKeys[i]-1], T: child.Attrs[a-1].Type}
+			case catalog.FKSetNull:
+				e = &expr.Const{Val: types.Null(), T: child.Attrs[a-1].Type}
+			default:
+				var err error
+				if e, err = (&Planner{C: c}).defaultExpr(child.Attrs[a-1]); err != nil {
+					return err
+				}
+			}
+			cm.NewRow[a-1] = e
+		}
+	}
+	for _, r := range refs {
+		var err error
+		if kind == "Delete" {
+			_, _, err = cm.delete(c, r)
+		} else {
+			_, _, err = cm.update(c, r)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
