@@ -183,6 +183,9 @@ func (c *Catalog) refreshConstraintFlags(tx *Txn, k *Constraint) error {
 			return err
 		}
 		ci, ti := PgClass.ColumnIndex("relchecks"), PgClass.ColumnIndex("relhastriggers")
+		// Like PostgreSQL, relhastriggers stays set once a foreign key
+		// involved the table.
+		fks = fks || vals[ti].Bool()
 		if vals[ci].Int() == int64(checks) && vals[ti].Bool() == fks {
 			continue
 		}

@@ -459,3 +459,42 @@ func (s *Session) dropDependencies(c *exec.Ctx, rel *catalog.Relation, dropping 
 	}
 	return s.dropDependentFKs(c, "table "+rel.Name, "table "+rel.Name, deps, cascade, w)
 }
+
+// truncateReferencing checks TRUNCATE's tables against the foreign keys
+// that reference them: a referencing table must be truncated too, which
+// CASCADE arranges (with PostgreSQL's notice). It returns the full list.
+func (s *Session) truncateReferencing(c *exec.Ctx, rels []*catalog.Relation, cascade bool, w pgwire.ResultWriter) ([]*catalog.Relation, error) {
+	listed := func(oid uint32) bool {
+		for _, r := range rels {
+			if r.OID == oid {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(rels); i++ {
+		for _, f := range rels[i].ReferencedBy {
+			if listed(f.RelID) {
+				continue
+			}
+			child, err := s.eng.Catalog.ByOID(c.Tx, f.RelID)
+			if err != nil {
+				return nil, err
+			}
+			if child == nil {
+				continue
+			}
+			if !cascade {
+				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+					WithDetail("Table \"%s\" references \"%s\".", child.Name, rels[i].Name).
+					WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", child.Name)
+			}
+			if err := s.lockRel(c, child.OID, xact.AccessExclusiveLock); err != nil {
+				return nil, err
+			}
+			w.Notice(pgerr.Noticef(pgerr.SevNotice, "00000", "truncate cascades to table \"%s\"", child.Name))
+			rels = append(rels, child)
+		}
+	}
+	return rels, nil
+}

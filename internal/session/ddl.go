@@ -709,6 +709,10 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		}
 		rels = append(rels, rel)
 	}
+	rels, err := s.truncateReferencing(c, rels, ts.Behavior == pg.DropBehavior_DROP_CASCADE, w)
+	if err != nil {
+		return err
+	}
 	if err := s.assignXid(c); err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ type CopyInserter struct {
 	defaults []expr.Expr // per attribute not listed: its default (nil = NULL)
 	deformer *heap.Deformer
 	ring     *buffer.Strategy
-	mt       ModifyTable // for checkNotNull's messages
+	mt       ModifyTable // for the constraint checks
 }
 
 // NewCopyInserter prepares inserts into rel for a COPY that supplies the
@@ -45,6 +45,9 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 	ci.deformer = rel.NewDeformer()
 	ci.ring = c.Eng.Pool.NewStrategy(buffer.BulkWrite, 16<<20)
 	ci.mt.Rel = rel
+	if err := ci.mt.prepareConstraints(c); err != nil {
+		return nil, err
+	}
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
 	if err != nil {
 		return nil, err
@@ -73,11 +76,17 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 		if err := ci.mt.checkNotNull(row); err != nil {
 			return err
 		}
+		if err := ci.mt.checkRow(c, row); err != nil {
+			return err
+		}
 		tid, err := ci.Rel.Heap.Insert(c.U(), c.Tx.Heap, ci.deformer.Form(row), ci.ring)
 		if err != nil {
 			return err
 		}
 		if err := insertIndexEntries(c, ci.Rel, row, tid); err != nil {
+			return err
+		}
+		if err := ci.mt.checkForeignKeys(c, row, nil); err != nil {
 			return err
 		}
 		ci.Count++

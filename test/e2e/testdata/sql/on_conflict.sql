@@ -42,6 +42,7 @@ INSERT INTO upsert_kv VALUES (1, 'x') ON CONFLICT ON CONSTRAINT upsert_kv_pkey D
 ----
 1|one|10
 
+# The WHERE of DO UPDATE: a row that fails it is neither updated nor returned.
 query
 INSERT INTO upsert_kv AS t VALUES (1, 'w'), (3, 'w') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE t.n >= 10 RETURNING k, v
 ----
@@ -55,6 +56,8 @@ SELECT k, v, n FROM upsert_kv ORDER BY k
 3|three|0
 4|vier|0
 
+# Rows proposed twice in one statement: DO NOTHING keeps the first,
+# DO UPDATE refuses.
 query
 INSERT INTO upsert_kv VALUES (5, 'a'), (5, 'b') ON CONFLICT DO NOTHING RETURNING k, v
 ----
@@ -68,6 +71,7 @@ SELECT count(*) FROM upsert_kv WHERE k = 6
 ----
 0
 
+# A column-list target is matched against unique indexes as a set.
 query
 INSERT INTO upsert_two VALUES (1, 2, 'x') ON CONFLICT (b, a) DO UPDATE SET c = excluded.c RETURNING *
 ----
@@ -87,19 +91,25 @@ query
 INSERT INTO upsert_two VALUES (7, 8, 'z') ON CONFLICT ON CONSTRAINT upsert_two_a_b_key DO NOTHING RETURNING *
 ----
 
+# NULLs never conflict.
 query
 INSERT INTO upsert_two VALUES (NULL, 1, 'n1'), (NULL, 1, 'n2') ON CONFLICT (a, b) DO NOTHING RETURNING c
 ----
 n1
 n2
 
+# A conflict in a unique index that is not an arbiter is an error.
 error 23505
 INSERT INTO upsert_two VALUES (9, 9, 'y') ON CONFLICT (a, b) DO NOTHING
 
+# DO NOTHING without a target handles every unique index.
 query
 INSERT INTO upsert_two VALUES (9, 9, 'y') ON CONFLICT DO NOTHING RETURNING *
 ----
 
+# No unique index matches; not a constraint; DO UPDATE needs a target;
+# unknown columns; EXCLUDED and the table both have the column; the
+# table's name is hidden by its alias.
 error 42P10
 INSERT INTO upsert_kv VALUES (1, 'x') ON CONFLICT (v) DO NOTHING
 
@@ -130,12 +140,14 @@ INSERT INTO upsert_kv VALUES (1, 'x') ON CONFLICT (k) DO UPDATE SET v = v
 error 42P01
 INSERT INTO upsert_kv AS t VALUES (1, 'x') ON CONFLICT (k) DO UPDATE SET v = upsert_kv.v
 
+# The updated row must satisfy NOT NULL and the unique indexes.
 error 23502
 INSERT INTO upsert_kv VALUES (1, 'x') ON CONFLICT (k) DO UPDATE SET n = NULL
 
 error 23505
 INSERT INTO upsert_kv VALUES (1, 'x') ON CONFLICT (k) DO UPDATE SET k = 2
 
+# INSERT … SELECT with upsert.
 query
 INSERT INTO upsert_kv SELECT g, 'g' || g FROM generate_series(3, 8) g ON CONFLICT (k) DO UPDATE SET n = upsert_kv.n + 100 WHERE upsert_kv.k < 5 RETURNING k, v, n
 ----
@@ -145,6 +157,7 @@ INSERT INTO upsert_kv SELECT g, 'g' || g FROM generate_series(3, 8) g ON CONFLIC
 7|g7|0
 8|g8|0
 
+# In a transaction: a row inserted by an earlier command may be upserted.
 statement ok
 BEGIN
 
