@@ -187,7 +187,7 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModifyTable{Kind: "Insert", Rel: rel, Input: src, Returning: ret, RetCols: retCols, Conflict: conflict}, nil
+	return &ModifyTable{Kind: "Insert", Rel: rel, Input: src, Returning: ret, RetCols: retCols, Conflict: conflict, Alias: refname}, nil
 }
 
 // PlanUpdate plans UPDATE … SET … WHERE.

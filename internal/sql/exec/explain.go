@@ -173,6 +173,9 @@ func (e *explainer) label(n Node) string {
 	case *IndexScan:
 		return "Index Scan using " + x.Index.Name + " on " + x.Rel.Name
 	case *ModifyTable:
+		if x.Alias != "" && x.Alias != x.Rel.Name {
+			return x.Kind + " on " + x.Rel.Name + " " + x.Alias
+		}
 		return x.Kind + " on " + x.Rel.Name
 	case *Sort:
 		return "Sort"

@@ -27,6 +27,7 @@ type ModifyTable struct {
 	RetCols   []Column
 	// Conflict is an INSERT's ON CONFLICT clause (nil: none).
 	Conflict *OnConflict
+	Alias    string // the target table's alias, if any (EXPLAIN)
 
 	Count    int64
 	hot      int64

@@ -117,7 +117,7 @@ func (p *Planner) planOnConflict(rel *catalog.Relation, refname string, cl *pg.O
 	}
 	// DO UPDATE SET … WHERE …: the target table's columns, then EXCLUDED's.
 	n := len(rel.Attrs)
-	sc := &scope{}
+	sc := &scope{qualify: true} // two relations: EXPLAIN qualifies names
 	for i, a := range rel.Attrs {
 		sc.cols = append(sc.cols, scopeCol{rel: refname, name: a.Name, t: a.Type, index: i})
 	}

@@ -193,3 +193,28 @@ SELECT k, v, n FROM upsert_kv ORDER BY k
 6|g6|0
 7|g7|0
 8|g8|0
+
+# EXPLAIN shows the conflict resolution, the arbiter indexes and the filter.
+query
+EXPLAIN (COSTS OFF) INSERT INTO upsert_kv SELECT 1, 'a' ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE upsert_kv.v <> 'z'
+----
+Insert on upsert_kv
+  Conflict Resolution: UPDATE
+  Conflict Arbiter Indexes: upsert_kv_pkey
+  Conflict Filter: (upsert_kv.v <> 'z'::text)
+  ->  Result
+
+query
+EXPLAIN (COSTS OFF) INSERT INTO upsert_two AS t SELECT g, g, 'x' FROM generate_series(1, 3) g ON CONFLICT (a, b) DO UPDATE SET c = t.c || excluded.c
+----
+Insert on upsert_two t
+  Conflict Resolution: UPDATE
+  Conflict Arbiter Indexes: upsert_two_a_b_key
+  ->  Function Scan on generate_series g
+
+query
+EXPLAIN (COSTS OFF) INSERT INTO upsert_two SELECT 1, 1, 'x' ON CONFLICT DO NOTHING
+----
+Insert on upsert_two
+  Conflict Resolution: NOTHING
+  ->  Result
