@@ -283,13 +283,63 @@ func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
 			action = k.FUpdType
 		}
 		switch action {
+		case catalog.FKNoAction:
+			// Checked again when the statement ends: by then the
+			// referencing rows may be gone, or the key back.
+			m.defer_(deferredRefCheck{k: k, parent: m.Rel, child: child, key: key})
 		case catalog.FKCascade, catalog.FKSetNull, catalog.FKSetDefault:
 			if err := m.cascade(c, child, k, action, refs, row); err != nil {
 				return err
 			}
 		default:
-			return pgerr.Errorf(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", m.Rel.Name, k.Name, child.Name).
-				WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(m.Rel, k.FKeys), formatKey(m.Rel, k.FKeys, key), child.Name)
+			return stillReferenced(m.Rel, child, k, key)
+		}
+	}
+	return nil
+}
+
+func stillReferenced(parent, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) error {
+	return pgerr.Errorf(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, k.Name, child.Name).
+		WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(parent, k.FKeys), formatKey(parent, k.FKeys, key), child.Name)
+}
+
+// deferredRefCheck is a NO ACTION check of a removed referenced key.
+type deferredRefCheck struct {
+	k             *catalog.Constraint
+	parent, child *catalog.Relation
+	key           []types.Datum
+}
+
+func (m *ModifyTable) defer_(d deferredRefCheck) {
+	if m.deferred == nil {
+		m.deferred = &[]deferredRefCheck{}
+	}
+	*m.deferred = append(*m.deferred, d)
+}
+
+// runDeferredChecks runs the statement's NO ACTION checks: a removed key
+// is an error if rows still reference it and no row has taken the key
+// back.
+func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
+	if m.deferred == nil {
+		return nil
+	}
+	list := *m.deferred
+	*m.deferred = nil
+	for _, d := range list {
+		back, err := referencedRowExists(c, d.parent, d.k, d.key)
+		if err != nil {
+			return err
+		}
+		if back {
+			continue
+		}
+		refs, err := referencingRows(c, d.child, d.k, d.key)
+		if err != nil {
+			return err
+		}
+		if len(refs) > 0 {
+			return stillReferenced(d.parent, d.child, d.k, d.key)
 		}
 	}
 	return nil
@@ -341,7 +391,10 @@ func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constr
 	if action != catalog.FKCascade || row != nil {
 		kind = "Update"
 	}
-	cm := &ModifyTable{Kind: kind, Rel: child}
+	if m.deferred == nil {
+		m.deferred = &[]deferredRefCheck{}
+	}
+	cm := &ModifyTable{Kind: kind, Rel: child, deferred: m.deferred}
 	cm.deformer = heap.NewDeformer(child.Types())
 	if err := cm.prepareConstraints(c); err != nil {
 		return err

@@ -33,6 +33,9 @@ type ModifyTable struct {
 	hot      int64
 	upserted int64 // rows ON CONFLICT DO UPDATE updated
 	checks   []checkConstraint
+	// deferred are NO ACTION foreign key checks left for the end of the
+	// statement; a cascaded change shares its statement's list.
+	deferred *[]deferredRefCheck
 	done     bool
 	retRows  []Row
 	retI     int
@@ -43,6 +46,7 @@ func (m *ModifyTable) Columns() []Column { return m.RetCols }
 
 func (m *ModifyTable) Open(c *Ctx) error {
 	m.done, m.Count, m.retRows, m.retI, m.upserted = false, 0, nil, 0, 0
+	m.deferred = nil
 	m.deformer = m.Rel.NewDeformer()
 	if err := m.prepareConstraints(c); err != nil {
 		return err
@@ -91,7 +95,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 			return err
 		}
 		if in == nil {
-			return nil
+			return m.runDeferredChecks(c)
 		}
 		var out Row
 		switch m.Kind {

@@ -245,3 +245,33 @@ SELECT relname, relhastriggers FROM pg_class WHERE relname IN ('con_child', 'con
 ----
 con_child|t
 con_pair|t
+
+# NO ACTION is checked when the statement ends: a self-referencing table
+# can lose a whole subtree in one statement, not its root alone.
+statement ok
+CREATE TABLE con_tree (id int PRIMARY KEY, parent int REFERENCES con_tree)
+
+statement ok
+INSERT INTO con_tree VALUES (1, NULL), (2, 1), (3, 2)
+
+error 23503
+DELETE FROM con_tree WHERE id = 1
+
+statement ok
+DELETE FROM con_tree WHERE id IN (2, 3)
+
+statement ok
+INSERT INTO con_tree VALUES (2, 1), (3, 2)
+
+statement ok
+UPDATE con_tree SET id = id WHERE id = 1
+
+error 23503
+UPDATE con_tree SET id = id + 10 WHERE id = 1
+
+query
+DELETE FROM con_tree RETURNING id
+----
+1
+2
+3
