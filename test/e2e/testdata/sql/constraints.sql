@@ -269,9 +269,10 @@ UPDATE con_tree SET id = id WHERE id = 1
 error 23503
 UPDATE con_tree SET id = id + 10 WHERE id = 1
 
+statement ok
+DELETE FROM con_tree
+
 query
-DELETE FROM con_tree RETURNING id
+SELECT count(*) FROM con_tree
 ----
-1
-2
-3
+0
