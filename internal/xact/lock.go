@@ -48,6 +48,7 @@ const (
 	LockRelation    uint8 = 1 // A = relation oid
 	LockTransaction uint8 = 2 // A = xid
 	LockKey         uint8 = 3 // A = relation oid, B = hash of a key value (KeyTag)
+	LockKeys        uint8 = 4 // A = relation oid: all its keys (escalated key locks)
 )
 
 // LockTag names a lockable object.
@@ -181,6 +182,12 @@ func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode)
 		h = &heldLock{}
 		st.holders[p] = h
 		p.held[tag] = h
+		if tag.Kind == LockKey {
+			if p.keyLocks == nil {
+				p.keyLocks = map[uint32]int{}
+			}
+			p.keyLocks[tag.A]++
+		}
 	}
 	h.counts[mode]++
 }
@@ -223,6 +230,7 @@ func (lm *lockManager) releaseAll(p *Proc) {
 	m := lm.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	p.keyLocks, p.keyEscalated = nil, nil
 	for tag := range p.held {
 		st := lm.locks[tag]
 		delete(p.held, tag)
@@ -298,6 +306,8 @@ func describeTag(t LockTag) string {
 		return fmt.Sprintf("transaction %d", t.A)
 	case LockKey:
 		return fmt.Sprintf("key %d of relation %d of database 5", t.B, t.A)
+	case LockKeys:
+		return fmt.Sprintf("keys of relation %d of database 5", t.A)
 	}
 	return "object"
 }

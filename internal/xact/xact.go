@@ -65,6 +65,10 @@ type Proc struct {
 	// lock manager state, guarded by the lock manager's mutex
 	held    map[LockTag]*heldLock
 	waiting *lockWaiter
+	// keyLocks counts the key locks held per relation, keyEscalated marks
+	// relations whose key locks were escalated (see keylock.go).
+	keyLocks     map[uint32]int
+	keyEscalated map[uint32]bool
 }
 
 // Xid is the backend's current transaction id (InvalidXid if none).

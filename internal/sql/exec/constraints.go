@@ -12,7 +12,6 @@ import (
 	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
-	"github.com/tidal-db/tidal/internal/xact"
 )
 
 // Table constraints at run time: CHECK expressions are evaluated on every
@@ -25,7 +24,7 @@ import (
 //
 // Simplifications against PostgreSQL: NO ACTION is checked row by row
 // like RESTRICT rather than at the end of the statement; the referenced
-// key is protected by a heavyweight lock on the key's value (xact.KeyTag)
+// key is protected by a heavyweight lock on the key's value (xact's key locks)
 // instead of a FOR KEY SHARE row lock; referencing rows are looked for
 // with a fresh snapshot, in every isolation level.
 
@@ -109,14 +108,14 @@ func keysEqual(rel *catalog.Relation, a, b Row, cols []int16) bool {
 	return true
 }
 
-// keyLockTag names the lock on a referenced key value.
-func keyLockTag(rel uint32, key []types.Datum, ts []types.Type) xact.LockTag {
+// keyHash is the hash naming a referenced key value's lock.
+func keyHash(key []types.Datum, ts []types.Type) uint32 {
 	h := fnv.New32a()
 	for i, d := range key {
 		h.Write([]byte(types.FormatText(ts[i], d)))
 		h.Write([]byte{0})
 	}
-	return xact.KeyTag(rel, h.Sum32())
+	return h.Sum32()
 }
 
 func colNames(rel *catalog.Relation, cols []int16) string {
@@ -179,7 +178,7 @@ func CheckReferencedKeyExists(c *Ctx, rel *catalog.Relation, k *catalog.Constrai
 	if parent == nil {
 		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", k.FRelID)
 	}
-	if err := c.Eng.Xact.Lock(c.Context, c.Tx.Heap.Proc, keyLockTag(parent.OID, key, parentTypes(parent, k)), xact.ShareLock, false); err != nil {
+	if err := c.Eng.Xact.LockReferencedKey(c.Context, c.Tx.Heap.Proc, parent.OID, keyHash(key, parentTypes(parent, k))); err != nil {
 		return err
 	}
 	found, err := referencedRowExists(c, parent, k, key)
@@ -264,7 +263,7 @@ func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
 		if null {
 			continue
 		}
-		if err := c.Eng.Xact.Lock(c.Context, c.Tx.Heap.Proc, keyLockTag(m.Rel.OID, key, parentTypes(m.Rel, k)), xact.ExclusiveLock, false); err != nil {
+		if err := c.Eng.Xact.LockKeyForRemoval(c.Context, c.Tx.Heap.Proc, m.Rel.OID, keyHash(key, parentTypes(m.Rel, k))); err != nil {
 			return err
 		}
 		child, err := c.Eng.Catalog.ByOID(c.Tx, k.RelID)
