@@ -346,40 +346,101 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 
 // referencingRows are child's rows (with their TIDs last) whose foreign
 // key k equals key, seen with a fresh snapshot that also sees the current
-// command's changes.
+// command's changes. An index of child that leads with the key's columns
+// is used when there is one; otherwise the table is scanned (as
+// PostgreSQL, whose users index referencing columns for this reason).
 func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) ([]Row, error) {
 	tx := *c.Tx.Heap
 	tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
 	tx.Cid++
+	def := heap.NewDeformer(child.Types())
+	natts := len(child.Attrs)
+	var out []Row
+	consider := func(t heap.Tuple, tid page.ItemPointer) error {
+		row := make(Row, natts+1)
+		if err := def.Deform(t, row[:natts]); err != nil {
+			return err
+		}
+		for i, a := range k.Keys {
+			d := row[a-1]
+			if d.IsNull() || !types.Equal(child.Attrs[a-1].Type, d, key[i]) {
+				return nil
+			}
+		}
+		row[natts] = TIDDatum(tid)
+		out = append(out, row)
+		return nil
+	}
+	if ir, ikey := leadingIndex(child, k.Keys, key); ir != nil {
+		cur := IndexHandle(c.Eng, child, ir).ScanEqual(c.U(), ikey)
+		var tids []page.ItemPointer
+		for {
+			tid, _, ok, err := cur.Next()
+			if err != nil {
+				cur.Close()
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			tids = append(tids, tid)
+		}
+		cur.Close()
+		for _, tid := range tids {
+			t, vtid, found, err := child.Heap.Fetch(c.U(), &tx, tid)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				if err := consider(t, vtid); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return out, nil
+	}
 	scan, err := child.Heap.BeginScan(c.U(), &tx)
 	if err != nil {
 		return nil, err
 	}
-	def := heap.NewDeformer(child.Types())
-	natts := len(child.Attrs)
-	var out []Row
 	for {
 		t, tid, ok, err := scan.Next()
 		if err != nil || !ok {
 			return out, err
 		}
-		row := make(Row, natts+1)
-		if err := def.Deform(t, row[:natts]); err != nil {
+		if err := consider(t, tid); err != nil {
 			return nil, err
 		}
-		match := true
-		for i, a := range k.Keys {
-			d := row[a-1]
-			if d.IsNull() || !types.Equal(child.Attrs[a-1].Type, d, key[i]) {
-				match = false
+	}
+}
+
+// leadingIndex finds an index of rel whose leading columns are cols (in
+// any order) and returns it with key arranged in its column order.
+func leadingIndex(rel *catalog.Relation, cols []int16, key []types.Datum) (*catalog.Relation, []types.Datum) {
+	for _, ir := range rel.Indexes {
+		if len(ir.Index.Keys) < len(cols) {
+			continue
+		}
+		ikey := make([]types.Datum, len(cols))
+		ok := true
+		for i, a := range ir.Index.Keys[:len(cols)] {
+			j := -1
+			for x, c := range cols {
+				if c == a {
+					j = x
+				}
+			}
+			if j < 0 {
+				ok = false
 				break
 			}
+			ikey[i] = key[j]
 		}
-		if match {
-			row[natts] = TIDDatum(tid)
-			out = append(out, row)
+		if ok {
+			return ir, ikey
 		}
 	}
+	return nil, nil
 }
 
 // cascade applies a referential action to the referencing rows refs of

@@ -11,6 +11,10 @@ CREATE TABLE con_child (id int PRIMARY KEY, pid int REFERENCES con_parent (id) O
 statement ok
 CREATE TABLE con_pair (x int, y int, FOREIGN KEY (x, y) REFERENCES con_parent (a, b) ON UPDATE CASCADE ON DELETE SET NULL)
 
+# An index on the referencing columns serves the referenced side's checks.
+statement ok
+CREATE INDEX con_child_pid ON con_child (pid)
+
 statement ok
 CREATE TABLE con_strict (pcode text REFERENCES con_parent (code) MATCH FULL ON DELETE RESTRICT, CHECK (pcode <> ''))
 
