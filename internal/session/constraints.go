@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -80,57 +81,14 @@ func (s *Session) chooseConstraintName(c *exec.Ctx, rel *catalog.Relation, cols 
 func columnRefs(n *pg.Node) []string {
 	var out []string
 	seen := map[string]bool{}
-	var walk func(n *pg.Node)
-	walkAll := func(ns []*pg.Node) {
-		for _, x := range ns {
-			walk(x)
-		}
-	}
-	walk = func(n *pg.Node) {
-		if n == nil {
-			return
-		}
-		switch x := n.Node.(type) {
-		case *pg.Node_ColumnRef:
-			if f := x.ColumnRef.Fields; len(f) > 0 {
-				if sv := f[len(f)-1].GetString_(); sv != nil && !seen[sv.Sval] {
-					seen[sv.Sval] = true
-					out = append(out, sv.Sval)
-				}
+	exec.WalkExpr(n, func(x *pg.Node) {
+		if cr := x.GetColumnRef(); cr != nil && len(cr.Fields) > 0 {
+			if sv := cr.Fields[len(cr.Fields)-1].GetString_(); sv != nil && !seen[sv.Sval] {
+				seen[sv.Sval] = true
+				out = append(out, sv.Sval)
 			}
-		case *pg.Node_AExpr:
-			walk(x.AExpr.Lexpr)
-			walk(x.AExpr.Rexpr)
-		case *pg.Node_BoolExpr:
-			walkAll(x.BoolExpr.Args)
-		case *pg.Node_FuncCall:
-			walkAll(x.FuncCall.Args)
-		case *pg.Node_TypeCast:
-			walk(x.TypeCast.Arg)
-		case *pg.Node_NullTest:
-			walk(x.NullTest.Arg)
-		case *pg.Node_BooleanTest:
-			walk(x.BooleanTest.Arg)
-		case *pg.Node_List:
-			walkAll(x.List.Items)
-		case *pg.Node_CoalesceExpr:
-			walkAll(x.CoalesceExpr.Args)
-		case *pg.Node_CaseExpr:
-			walk(x.CaseExpr.Arg)
-			for _, w := range x.CaseExpr.Args {
-				if cw := w.GetCaseWhen(); cw != nil {
-					walk(cw.Expr)
-					walk(cw.Result)
-				}
-			}
-			walk(x.CaseExpr.Defresult)
-		case *pg.Node_AArrayExpr:
-			walkAll(x.AArrayExpr.Elements)
-		case *pg.Node_MinMaxExpr:
-			walkAll(x.MinMaxExpr.Args)
 		}
-	}
-	walk(n)
+	})
 	return out
 }
 
@@ -142,6 +100,12 @@ func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstra
 	}
 	check, err := exec.CompileCheck(c, rel, text)
 	if err != nil {
+		// A position would point into the deparsed expression, not the
+		// statement.
+		var pe *pgerr.Error
+		if errors.As(err, &pe) {
+			pe.Position = 0
+		}
 		return err
 	}
 	var keys []int16
@@ -153,12 +117,11 @@ func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstra
 	}
 	name := con.Conname
 	if name == "" {
+		// As PostgreSQL: named after the column when the expression uses
+		// exactly one (whether written as a column or table constraint).
 		var cols []string
-		switch {
-		case pc.column != "":
-			cols = []string{pc.column}
-		case len(refs) > 0:
-			cols = refs[:1]
+		if len(refs) == 1 {
+			cols = refs
 		}
 		if name, err = s.chooseConstraintName(c, rel, cols, "check"); err != nil {
 			return err

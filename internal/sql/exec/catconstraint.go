@@ -89,7 +89,13 @@ func fkActionClause(event string, action byte) string {
 // shapes: no parentheses around the whole expression or around the
 // operands of AND/OR that bind tighter anyway.
 func prettyExpr(e expr.Expr) string {
-	if b, ok := e.(*expr.BoolOp); ok && b.Op != "NOT" {
+	if b, ok := e.(*expr.BoolOp); ok && b.Op == "NOT" {
+		if ab, ok := b.Args[0].(*expr.BoolOp); ok && ab.Op != "NOT" {
+			return "NOT (" + prettyExpr(ab) + ")"
+		}
+		return "NOT " + prettyExpr(b.Args[0])
+	}
+	if b, ok := e.(*expr.BoolOp); ok {
 		parts := make([]string, len(b.Args))
 		for i, a := range b.Args {
 			parts[i] = prettyExpr(a)

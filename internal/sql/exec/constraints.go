@@ -2,6 +2,9 @@ package exec
 
 import (
 	"hash/fnv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"sort"
 	"strings"
 
@@ -28,6 +31,73 @@ import (
 // instead of a FOR KEY SHARE row lock; referencing rows are looked for
 // with a fresh snapshot, in every isolation level.
 
+// checkExprAllowed refuses what PostgreSQL refuses in a CHECK expression.
+func checkExprAllowed(n *pg.Node) error {
+	var err error
+	WalkExpr(n, func(x *pg.Node) {
+		if err != nil {
+			return
+		}
+		if x.GetSubLink() != nil {
+			err = pgerr.Errorf(pgerr.FeatureNotSupported, "cannot use subquery in check constraint")
+		} else if fc := x.GetFuncCall(); fc != nil && fc.Over != nil {
+			err = pgerr.Errorf("42P20", "window functions are not allowed in check constraints")
+		}
+	})
+	if err == nil && hasAggregates(n) {
+		err = pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in check constraints")
+	}
+	return err
+}
+
+// WalkExpr calls fn for every node of an expression parse tree, parents
+// before children, operands left to right.
+func WalkExpr(n *pg.Node, fn func(*pg.Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	all := func(ns []*pg.Node) {
+		for _, x := range ns {
+			WalkExpr(x, fn)
+		}
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_AExpr:
+		WalkExpr(x.AExpr.Lexpr, fn)
+		WalkExpr(x.AExpr.Rexpr, fn)
+	case *pg.Node_BoolExpr:
+		all(x.BoolExpr.Args)
+	case *pg.Node_FuncCall:
+		all(x.FuncCall.Args)
+	case *pg.Node_TypeCast:
+		WalkExpr(x.TypeCast.Arg, fn)
+	case *pg.Node_NullTest:
+		WalkExpr(x.NullTest.Arg, fn)
+	case *pg.Node_BooleanTest:
+		WalkExpr(x.BooleanTest.Arg, fn)
+	case *pg.Node_List:
+		all(x.List.Items)
+	case *pg.Node_CoalesceExpr:
+		all(x.CoalesceExpr.Args)
+	case *pg.Node_CaseExpr:
+		WalkExpr(x.CaseExpr.Arg, fn)
+		for _, w := range x.CaseExpr.Args {
+			if cw := w.GetCaseWhen(); cw != nil {
+				WalkExpr(cw.Expr, fn)
+				WalkExpr(cw.Result, fn)
+			}
+		}
+		WalkExpr(x.CaseExpr.Defresult, fn)
+	case *pg.Node_AArrayExpr:
+		all(x.AArrayExpr.Elements)
+	case *pg.Node_MinMaxExpr:
+		all(x.MinMaxExpr.Args)
+	case *pg.Node_SubLink:
+		WalkExpr(x.SubLink.Testexpr, fn)
+	}
+}
+
 // checkConstraint is a compiled CHECK constraint.
 type checkConstraint struct {
 	name string
@@ -42,6 +112,9 @@ func CompileCheck(c *Ctx, rel *catalog.Relation, text string) (expr.Expr, error)
 		return nil, err
 	}
 	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if err := checkExprAllowed(sel.TargetList[0].GetResTarget().Val); err != nil {
+		return nil, err
+	}
 	sc := &scope{}
 	for i, a := range rel.Attrs {
 		sc.cols = append(sc.cols, scopeCol{rel: rel.Name, name: a.Name, t: a.Type, index: i})

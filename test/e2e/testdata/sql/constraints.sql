@@ -280,3 +280,26 @@ query
 SELECT count(*) FROM con_tree
 ----
 0
+
+# Automatic CHECK names use the column only when the expression has exactly
+# one; subqueries, aggregates and non-boolean expressions are refused.
+statement ok
+CREATE TABLE con_names (a int CHECK (a > 0), b int CHECK (a < b), c text, CHECK (length(c) < 5 OR b > 2), CHECK (NOT (c = 'x')), CHECK (c IS NOT NULL))
+
+query
+SELECT conname, pg_get_constraintdef(oid, true) FROM pg_constraint WHERE conrelid = 'con_names'::regclass ORDER BY conname
+----
+con_names_a_check|CHECK (a > 0)
+con_names_c_check|CHECK (NOT c = 'x'::text)
+con_names_c_check1|CHECK (c IS NOT NULL)
+con_names_check|CHECK (a < b)
+con_names_check1|CHECK (length(c) < 5 OR b > 2)
+
+error 0A000
+CREATE TABLE con_bad (a int CHECK ((SELECT 1) > 0))
+
+error 42803
+CREATE TABLE con_bad (a int CHECK (count(*) > 0))
+
+error 42804
+CREATE TABLE con_bad (a int CHECK (a + 1))
