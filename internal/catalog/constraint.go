@@ -1,10 +1,12 @@
 package catalog
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -355,4 +357,30 @@ func (c *Catalog) CreatePgConstraint(tx *Txn) error {
 		}
 	}
 	return nil
+}
+
+// UpdateConstraint writes k's new name and expression as a new version of
+// its row (RENAME CONSTRAINT, RENAME COLUMN of a column a CHECK uses).
+func (c *Catalog) UpdateConstraint(tx *Txn, k *Constraint) error {
+	tx.Dirty = true
+	_, _, oc, err := c.sysRels[PgConstraintRelID].Update(context.Background(), tx.U, tx.Heap, k.tid, heap.Form(PgConstraint.Types(), k.row()), false)
+	if err == nil && oc.Result != heap.Ok {
+		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+	}
+	tx.Heap.Cid++
+	return err
+}
+
+// dropIndexConstraint removes the primary key or UNIQUE constraint that
+// index oid enforces, if any (the index is being dropped).
+func (c *Catalog) dropIndexConstraint(tx *Txn, oid uint32) error {
+	ks, err := c.constraintsWhere(tx, func(k *Constraint) bool {
+		return k.IndexID == oid && (k.Type == ConPrimary || k.Type == ConUnique)
+	})
+	for _, k := range ks {
+		if err == nil {
+			err = c.delete(tx, PgConstraint, k.tid)
+		}
+	}
+	return err
 }

@@ -178,6 +178,11 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 			return err
 		}
 	}
+	if r.Kind == KindIndex {
+		if err := c.dropIndexConstraint(tx, r.OID); err != nil {
+			return err
+		}
+	}
 	for _, ix := range r.Indexes {
 		if err := c.DropRelation(tx, ix); err != nil {
 			return err

@@ -29,7 +29,7 @@ func (s *Session) alterColumnCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.Alte
 	case pg.AlterTableType_AT_AddColumn:
 		return true, s.addColumn(c, rel, ac.Def.GetColumnDef(), ac.MissingOk)
 	case pg.AlterTableType_AT_DropColumn:
-		return true, s.dropColumn(c, rel, ac.Name, ac.MissingOk)
+		return true, s.dropColumn(c, rel, ac.Name, ac.MissingOk, ac.Behavior == pg.DropBehavior_DROP_CASCADE)
 	case pg.AlterTableType_AT_ColumnDefault:
 		i, err := alteredColumn(rel, ac.Name)
 		if err != nil {
@@ -249,7 +249,7 @@ func (s *Session) rewriteTable(c *exec.Ctx, old *catalog.Relation, transform fun
 
 // dropColumn is ALTER TABLE … DROP COLUMN: the column is marked dropped
 // (old rows keep its bytes, invisible), and the indexes that use it go.
-func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, ifExists bool) error {
+func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, ifExists, cascade bool) error {
 	i := rel.AttrByName(name)
 	if i < 0 {
 		if ifExists {
@@ -262,6 +262,9 @@ func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, if
 		return err
 	}
 	num := rel.Attrs[i].Num
+	if err := s.constraintsOnDropColumn(c, rel, num, cascade); err != nil {
+		return err
+	}
 	for _, ix := range rel.Indexes {
 		if hasKey(ix.Index.Keys, num) {
 			if err := s.eng.Catalog.DropRelation(c.Tx, ix); err != nil {
@@ -394,26 +397,24 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		if err := s.eng.Catalog.RenameColumn(c.Tx, rel, rel.Attrs[i].Num, rs.Newname); err != nil {
 			return err
 		}
+		if err := s.renameColumnInChecks(c, rel, rel.Attrs[i].Num, rs.Subname, rs.Newname); err != nil {
+			return err
+		}
 		return w.CommandComplete(tag)
 	}
 	if rs.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
-		// The constraints tidal has are primary keys and UNIQUE
-		// constraints, named after their index (pg_constraint is
-		// derived from pg_index); renaming one renames its index, as in
-		// PostgreSQL.
-		var target *catalog.Relation
-		for _, ix := range rel.Indexes {
-			if ix.Name == rs.Subname && (ix.Index.Primary || ix.Index.Unique) {
-				target = ix
-			}
+		if err := s.renameConstraint(c, rel, rs.Subname, rs.Newname); err != nil {
+			return err
 		}
-		if target == nil {
-			return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rs.Subname, rel.Name)
-		}
-		rel = target
+		return w.CommandComplete(tag)
 	}
 	if err := s.eng.Catalog.RenameRelation(c.Tx, rel, rs.Newname); err != nil {
 		return err
+	}
+	if rel.Kind == catalog.KindIndex {
+		if err := s.renameIndexConstraint(c, rel, rs.Newname); err != nil {
+			return err
+		}
 	}
 	return w.CommandComplete(tag)
 }

@@ -329,7 +329,7 @@ func (s *Session) dropConstraint(c *exec.Ctx, rel *catalog.Relation, name string
 			}
 		}
 		if len(deps) > 0 {
-			if err := s.dropDependentFKs(c, fmt.Sprintf("constraint %s on table %s", k.Name, rel.Name), fmt.Sprintf("index %s", ir.Name), deps, cascade, w); err != nil {
+			if err := s.dropDependentFKs(c, fmt.Sprintf("constraint %s on table %s", k.Name, rel.Name), fmt.Sprintf("index %s", ir.Name), deps, cascade, c.Notice); err != nil {
 				return err
 			}
 		}
@@ -347,7 +347,7 @@ func (s *Session) dropConstraint(c *exec.Ctx, rel *catalog.Relation, name string
 // dropDependentFKs refuses to drop what (on which the foreign keys deps
 // depend through dependsOn) unless cascade, in which case it drops them
 // with PostgreSQL's notices.
-func (s *Session) dropDependentFKs(c *exec.Ctx, what, dependsOn string, deps []*catalog.Constraint, cascade bool, w pgwire.ResultWriter) error {
+func (s *Session) dropDependentFKs(c *exec.Ctx, what, dependsOn string, deps []*catalog.Constraint, cascade bool, notice func(*pgerr.Error)) error {
 	var lines []string
 	for _, f := range deps {
 		child, err := s.eng.Catalog.ByOID(c.Tx, f.RelID)
@@ -370,11 +370,11 @@ func (s *Session) dropDependentFKs(c *exec.Ctx, what, dependsOn string, deps []*
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	if len(lines) == 1 {
-		w.Notice(pgerr.Noticef(pgerr.SevNotice, "00000", "%s", lines[0]))
+		notice(pgerr.Noticef(pgerr.SevNotice, "00000", "%s", lines[0]))
 	} else {
 		n := pgerr.Noticef(pgerr.SevNotice, "00000", "drop cascades to %d other objects", len(lines))
 		n.Detail = strings.Join(lines, "\n")
-		w.Notice(n)
+		notice(n)
 	}
 	for _, f := range deps {
 		if err := s.eng.Catalog.DropConstraint(c.Tx, f); err != nil {
@@ -420,7 +420,7 @@ func (s *Session) dropDependencies(c *exec.Ctx, rel *catalog.Relation, dropping 
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
-	return s.dropDependentFKs(c, "table "+rel.Name, "table "+rel.Name, deps, cascade, w)
+	return s.dropDependentFKs(c, "table "+rel.Name, "table "+rel.Name, deps, cascade, c.Notice)
 }
 
 // truncateReferencing checks TRUNCATE's tables against the foreign keys
@@ -460,4 +460,126 @@ func (s *Session) truncateReferencing(c *exec.Ctx, rels []*catalog.Relation, cas
 		}
 	}
 	return rels, nil
+}
+
+// constraintsOnDropColumn handles the constraints that involve a column
+// being dropped, as PostgreSQL does: the table's own CHECK constraints
+// and foreign keys using it go with it; foreign keys of other tables
+// referencing it are refused, or dropped with CASCADE. (Indexes, and the
+// primary key or UNIQUE constraints they enforce, are dropColumn's.)
+func (s *Session) constraintsOnDropColumn(c *exec.Ctx, rel *catalog.Relation, num int16, cascade bool) error {
+	uses := func(cols []int16) bool {
+		for _, k := range cols {
+			if k == num {
+				return true
+			}
+		}
+		return false
+	}
+	var deps []*catalog.Constraint
+	for _, f := range rel.ReferencedBy {
+		if f.RelID != rel.OID && uses(f.FKeys) {
+			deps = append(deps, f)
+		}
+	}
+	col := rel.Attrs[num-1].Name
+	if len(deps) > 0 {
+		what := fmt.Sprintf("column %s of table %s", col, rel.Name)
+		if err := s.dropDependentFKs(c, what, what, deps, cascade, c.Notice); err != nil {
+			return err
+		}
+	}
+	for _, k := range rel.Constraints {
+		if (k.Type == catalog.ConCheck && uses(k.Keys)) || (k.Type == catalog.ConForeign && (uses(k.Keys) || (k.FRelID == rel.OID && uses(k.FKeys)))) {
+			if err := s.eng.Catalog.DropConstraint(c.Tx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renameColumnInChecks rewrites the CHECK expressions (stored as SQL
+// text) of rel that use a renamed column.
+func (s *Session) renameColumnInChecks(c *exec.Ctx, rel *catalog.Relation, num int16, oldName, newName string) error {
+	for _, k := range rel.Constraints {
+		if k.Type != catalog.ConCheck {
+			continue
+		}
+		used := false
+		for _, a := range k.Keys {
+			used = used || a == num
+		}
+		if !used {
+			continue
+		}
+		text, err := renameColumnRefs(k.Expr, oldName, newName)
+		if err != nil {
+			return err
+		}
+		nk := *k
+		nk.Expr = text
+		if err := s.eng.Catalog.UpdateConstraint(c.Tx, &nk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renameColumnRefs renames the column references old in an expression's
+// SQL text.
+func renameColumnRefs(text, oldName, newName string) (string, error) {
+	tree, err := pg.Parse("SELECT " + text)
+	if err != nil {
+		return "", err
+	}
+	e := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
+	exec.WalkExpr(e, func(n *pg.Node) {
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) > 0 {
+			if sv := cr.Fields[len(cr.Fields)-1].GetString_(); sv != nil && sv.Sval == oldName {
+				sv.Sval = newName
+			}
+		}
+	})
+	return deparseExpr(e)
+}
+
+// renameConstraint is ALTER TABLE … RENAME CONSTRAINT: a primary key or
+// UNIQUE constraint renames its index too, as in PostgreSQL.
+func (s *Session) renameConstraint(c *exec.Ctx, rel *catalog.Relation, name, newName string) error {
+	k := rel.ConstraintByName(name)
+	if k == nil {
+		return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", name, rel.Name)
+	}
+	if rel.ConstraintByName(newName) != nil {
+		return pgerr.Errorf(pgerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", newName, rel.Name)
+	}
+	if k.Type == catalog.ConPrimary || k.Type == catalog.ConUnique {
+		for _, ix := range rel.Indexes {
+			if ix.OID == k.IndexID {
+				if err := s.eng.Catalog.RenameRelation(c.Tx, ix, newName); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	nk := *k
+	nk.Name = newName
+	return s.eng.Catalog.UpdateConstraint(c.Tx, &nk)
+}
+
+// renameIndexConstraint follows ALTER INDEX … RENAME of an index that
+// enforces a constraint: the constraint takes the new name too.
+func (s *Session) renameIndexConstraint(c *exec.Ctx, ix *catalog.Relation, newName string) error {
+	table, err := s.eng.Catalog.ByOID(c.Tx, ix.Index.RelID)
+	if err != nil || table == nil {
+		return err
+	}
+	k := table.IndexConstraint(ix)
+	if k == nil {
+		return nil
+	}
+	nk := *k
+	nk.Name = newName
+	return s.eng.Catalog.UpdateConstraint(c.Tx, &nk)
 }

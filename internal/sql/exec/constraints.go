@@ -117,7 +117,7 @@ func CompileCheck(c *Ctx, rel *catalog.Relation, text string) (expr.Expr, error)
 	}
 	sc := &scope{}
 	for i, a := range rel.Attrs {
-		sc.cols = append(sc.cols, scopeCol{rel: rel.Name, name: a.Name, t: a.Type, index: i})
+		sc.cols = append(sc.cols, tableScopeCol(rel.Name, a, a.Name, i))
 	}
 	p := &Planner{C: c}
 	e, err := p.compiler(sc).Compile(sel.TargetList[0].GetResTarget().Val)
@@ -426,7 +426,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 	tx := *c.Tx.Heap
 	tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
 	tx.Cid++
-	def := heap.NewDeformer(child.Types())
+	def := child.NewDeformer()
 	natts := len(child.Attrs)
 	var out []Row
 	consider := func(t heap.Tuple, tid page.ItemPointer) error {
@@ -528,7 +528,7 @@ func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constr
 		m.deferred = &[]deferredRefCheck{}
 	}
 	cm := &ModifyTable{Kind: kind, Rel: child, deferred: m.deferred}
-	cm.deformer = heap.NewDeformer(child.Types())
+	cm.deformer = child.NewDeformer()
 	if err := cm.prepareConstraints(c); err != nil {
 		return err
 	}

@@ -119,10 +119,10 @@ func (p *Planner) planOnConflict(rel *catalog.Relation, refname string, cl *pg.O
 	n := len(rel.Attrs)
 	sc := &scope{qualify: true} // two relations: EXPLAIN qualifies names
 	for i, a := range rel.Attrs {
-		sc.cols = append(sc.cols, scopeCol{rel: refname, name: a.Name, t: a.Type, index: i})
+		sc.cols = append(sc.cols, tableScopeCol(refname, a, a.Name, i))
 	}
 	for i, a := range rel.Attrs {
-		sc.cols = append(sc.cols, scopeCol{rel: "excluded", name: a.Name, t: a.Type, index: n + i})
+		sc.cols = append(sc.cols, tableScopeCol("excluded", a, a.Name, n+i))
 	}
 	comp := p.compiler(sc)
 	oc.Set = make([]expr.Expr, n)

@@ -38,3 +38,23 @@ INSERT INTO dc_child VALUES (1, 1, 7, 'z') ON CONFLICT (id) DO UPDATE SET qty = 
 DROP TABLE dc_parent CASCADE;
 \d dc_child
 DROP TABLE dc_child, dc_pair;
+-- ALTER TABLE and constraints: RENAME COLUMN rewrites CHECK expressions,
+-- RENAME CONSTRAINT / ALTER INDEX RENAME, DROP COLUMN drops what uses it.
+create table dr_p (id int primary key, code text unique, n int check (n > 0), m int, check (m > n));
+create table dr_c (pid int references dr_p, code text references dr_p(code));
+alter table dr_p rename column n to nn;
+\d dr_p
+insert into dr_p values (1, 'a', 0, 5);
+insert into dr_p values (1, 'a', 2, 5);
+alter table dr_p rename constraint dr_p_n_check to dr_p_pos;
+alter table dr_p rename constraint dr_p_pkey to dr_p_pk;
+alter table dr_p rename constraint nope to x;
+alter table dr_p rename constraint dr_p_pos to dr_p_check;
+alter index dr_p_code_key rename to dr_p_code_uq;
+\d dr_p
+alter table dr_p drop column code;
+alter table dr_p drop column code cascade;
+alter table dr_p drop column nn;
+\d dr_p
+\d dr_c
+drop table dr_c, dr_p;
