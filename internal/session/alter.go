@@ -126,6 +126,7 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 	}
 	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 	var idx []indexSpec
+	var cons []pendingConstraint
 	for _, cn := range cd.Constraints {
 		con := cn.GetConstraint()
 		switch con.Contype {
@@ -140,9 +141,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 			a.Default, a.HasDefault = txt, true
 		case pg.ConstrType_CONSTR_PRIMARY:
 			a.NotNull = true
-			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true})
+			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true, constraint: true})
 		case pg.ConstrType_CONSTR_UNIQUE:
-			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true})
+			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, constraint: true})
+		case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+			cons = append(cons, pendingConstraint{con: con, column: cd.Colname})
 		default:
 			return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet in ADD COLUMN", strings.TrimPrefix(con.Contype.String(), "CONSTR_"))
 		}
@@ -193,6 +196,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 	}
 	for _, sp := range idx {
 		if err := s.addIndex(c, rel.OID, sp, false); err != nil {
+			return err
+		}
+	}
+	for _, pc := range cons {
+		if err := s.addConstraint(c, rel.OID, pc, true); err != nil {
 			return err
 		}
 	}

@@ -58,3 +58,18 @@ alter table dr_p drop column nn;
 \d dr_p
 \d dr_c
 drop table dr_c, dr_p;
+-- ADD COLUMN with constraints: existing rows are checked with the default.
+create table acp (id int primary key);
+insert into acp values (1);
+create table acc (id int);
+insert into acc values (1), (2);
+alter table acc add column u int unique;
+alter table acc add column q int default 5 check (q > 0);
+alter table acc add column r int default 0 check (r > 0);
+alter table acc add column pid int default 7 references acp;
+alter table acc add column pid int default 1 references acp;
+\d acc
+insert into acc values (3, 3, 0);
+insert into acc (id, u) values (3, 1);
+insert into acc (id, u) values (4, 9) on conflict on constraint acc_u_key do nothing;
+drop table acc, acp;
