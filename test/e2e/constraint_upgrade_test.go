@@ -26,7 +26,7 @@ func TestPgConstraintUpgrade(t *testing.T) {
 	s.Close()
 	s = testutil.Start(t, testutil.Options{Dir: dir})
 	c = connect(t, s.DSN())
-	if got := queryString(t, c, "SELECT string_agg(conname || ':' || contype::text, ',' ORDER BY conname) FROM pg_constraint"); got != "up_c_pid_check:c,up_c_pid_fkey:f,up_p_pkey:p" {
+	if got := queryString(t, c, "SELECT string_agg(x, ',') FROM (SELECT conname || ':' || contype::text AS x FROM pg_constraint ORDER BY 1) s"); got != "up_c_pid_check:c,up_c_pid_fkey:f,up_p_pkey:p" {
 		t.Errorf("pg_constraint: %s", got)
 	}
 	if got := queryString(t, c, "SELECT count(*)::text FROM pg_class WHERE relname = 'pg_constraint'"); got != "1" {
