@@ -385,10 +385,10 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 			}
 			r := &isoRun{step: st, done: make(chan struct{})}
 			ic.run = r
-			go func() {
+			go func(r *isoRun) { // r: the variable is reset below
 				defer close(r.done)
 				ic.execInto(st.sql, &r.out)
-			}()
+			}(r)
 			select {
 			case <-r.done:
 				fmt.Fprintf(&out, "step %s: %s\n", name, st.sql)
