@@ -583,3 +583,43 @@ func (s *Session) renameIndexConstraint(c *exec.Ctx, ix *catalog.Relation, newNa
 	nk.Name = newName
 	return s.eng.Catalog.UpdateConstraint(c.Tx, &nk)
 }
+
+// validateConstraint is ALTER TABLE … VALIDATE CONSTRAINT: the rows of a
+// NOT VALID CHECK or foreign key are checked, and it becomes valid.
+func (s *Session) validateConstraint(c *exec.Ctx, rel *catalog.Relation, name string) error {
+	k := rel.ConstraintByName(name)
+	if k == nil {
+		return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, rel.Name)
+	}
+	if k.Type != catalog.ConCheck && k.Type != catalog.ConForeign {
+		return pgerr.Errorf(pgerr.WrongObjectType, "constraint \"%s\" of relation \"%s\" is not a foreign key or check constraint", name, rel.Name)
+	}
+	if k.Validated {
+		return nil
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	var check func(exec.Row) error
+	if k.Type == catalog.ConCheck {
+		e, err := exec.CompileCheck(c, rel, k.Expr)
+		if err != nil {
+			return err
+		}
+		check = func(r exec.Row) error {
+			v, err := e.Eval(c.Env, r)
+			if err == nil && !v.IsNull() && !v.Bool() {
+				err = pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", k.Name, rel.Name)
+			}
+			return err
+		}
+	} else {
+		check = func(r exec.Row) error { return exec.CheckReferencedKeyExists(c, rel, k, r) }
+	}
+	if err := exec.Run(c, &exec.SeqScan{Rel: rel}, check); err != nil {
+		return err
+	}
+	nk := *k
+	nk.Validated = true
+	return s.eng.Catalog.UpdateConstraint(c.Tx, &nk)
+}

@@ -489,6 +489,14 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			if err := s.addIndex(c, rel.OID, spec, false); err != nil {
 				return err
 			}
+		case pg.AlterTableType_AT_ValidateConstraint:
+			cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+			if err != nil {
+				return err
+			}
+			if err := s.validateConstraint(c, cur, ac.Name); err != nil {
+				return err
+			}
 		case pg.AlterTableType_AT_DropConstraint:
 			cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
 			if err != nil {

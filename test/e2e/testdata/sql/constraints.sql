@@ -303,3 +303,43 @@ CREATE TABLE con_bad (a int CHECK (count(*) > 0))
 
 error 42804
 CREATE TABLE con_bad (a int CHECK (a + 1))
+
+# VALIDATE CONSTRAINT checks the rows a NOT VALID constraint skipped.
+statement ok
+CREATE TABLE con_val (a int, r int)
+
+statement ok
+INSERT INTO con_val VALUES (-1, 99)
+
+statement ok
+ALTER TABLE con_val ADD CONSTRAINT con_val_pos CHECK (a > 0) NOT VALID
+
+statement ok
+ALTER TABLE con_val ADD CONSTRAINT con_val_ref FOREIGN KEY (r) REFERENCES con_child NOT VALID
+
+error 23514
+ALTER TABLE con_val VALIDATE CONSTRAINT con_val_pos
+
+error 23503
+ALTER TABLE con_val VALIDATE CONSTRAINT con_val_ref
+
+error 42704
+ALTER TABLE con_val VALIDATE CONSTRAINT nope
+
+statement ok
+UPDATE con_val SET a = 1, r = NULL
+
+statement ok
+ALTER TABLE con_val VALIDATE CONSTRAINT con_val_pos
+
+statement ok
+ALTER TABLE con_val VALIDATE CONSTRAINT con_val_ref
+
+query
+SELECT conname, convalidated, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'con_val'::regclass ORDER BY conname
+----
+con_val_pos|t|CHECK ((a > 0))
+con_val_ref|t|FOREIGN KEY (r) REFERENCES con_child(id)
+
+statement ok
+DROP TABLE con_val
