@@ -414,8 +414,7 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	main = binary.LittleEndian.AppendUint32(main, e.Catalog.NextOid())
 	rec := wal.NewRecord(wal.RmXLOG, info, 0)
 	rec.SetMain(main)
-	pos := e.WAL.InsertPos()
-	end, err := e.WAL.Insert(nil, rec)
+	pos, end, err := e.WAL.InsertRecord(nil, rec)
 	if err != nil {
 		return err
 	}

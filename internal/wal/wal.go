@@ -228,8 +228,17 @@ var (
 // as the LSN of every page the record changed. u, if not nil, is charged
 // with the record, its full-page images and its bytes.
 func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
+	_, end, err := w.InsertRecord(u, r)
+	return end, err
+}
+
+// InsertRecord is Insert that also returns where the record starts. A
+// caller that must point at its own record later (the checkpoint, whose
+// location goes into the control file) needs this: reading InsertPos before
+// Insert races with other backends inserting in between.
+func (w *WAL) InsertRecord(u *stats.Usage, r *Record) (start, end LSN, err error) {
 	if e := w.failed.Load(); e != nil {
-		return 0, *e
+		return 0, 0, *e
 	}
 	scratch := encodePool.Get().(*[]byte)
 	defer encodePool.Put(scratch)
@@ -263,10 +272,10 @@ func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
 		if big {
 			// Keep the in-memory tail bounded: write (not sync) it now.
 			if err := w.write(false); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
-		return end, nil
+		return lsn, end, nil
 	}
 }
 
