@@ -280,6 +280,7 @@ var builtinTypes = []types.OID{
 	types.Int2VectorOID, types.Int4OID, types.TextOID, types.OidOID, types.Float4OID, types.Float8OID,
 	types.UnknownOID, types.BpcharOID, types.VarcharOID, types.TimestampOID, types.TimestamptzOID,
 	types.NumericOID, types.RegtypeOID,
+	types.DateOID, types.TimeOID, types.IntervalOID, types.UUIDOID, types.JSONOID, types.JSONBOID,
 }
 
 // Bootstrap writes the initial catalog contents of a new cluster (initdb),

@@ -81,6 +81,11 @@ type conn struct {
 	mu        sync.Mutex
 	state     connState
 	terminate bool // Shutdown asked this connection to end
+
+	// reported holds the ParameterStatus values the client has seen, so
+	// that a SET of a reported parameter (TimeZone, application_name, …)
+	// is announced before the next ReadyForQuery, as PostgreSQL does.
+	reported map[string]string
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -277,6 +282,7 @@ func (c *conn) readyForQuery() {
 	st := byte('I')
 	if c.sess != nil {
 		st = c.sess.TxStatus()
+		c.reportChangedParams()
 	}
 	_ = c.send(&pgproto3.ReadyForQuery{TxStatus: st})
 }
@@ -416,8 +422,10 @@ func (c *conn) handshake() bool {
 		return false
 	}
 	c.sess = sess
+	c.reported = map[string]string{}
 	for _, p := range c.srv.eng.ServerParams(sess) {
 		_ = c.send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+		c.reported[p[0]] = p[1]
 	}
 	var secret [4]byte
 	binary.BigEndian.PutUint32(secret[:], c.key.Secret)
@@ -796,4 +804,18 @@ func (w resultWriter) Notice(n *pgerr.Error) error {
 		return err
 	}
 	return w.c.flush()
+}
+
+// reportChangedParams sends ParameterStatus for every reported parameter
+// whose value changed since the client last heard it.
+func (c *conn) reportChangedParams() {
+	if c.reported == nil {
+		return
+	}
+	for _, p := range c.srv.eng.ServerParams(c.sess) {
+		if old, ok := c.reported[p[0]]; !ok || old != p[1] {
+			_ = c.send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
+			c.reported[p[0]] = p[1]
+		}
+	}
 }

@@ -243,6 +243,7 @@ type copyIn struct {
 	nulls  []bool
 	buf    []byte
 	spans  []span
+	st     *types.Settings // the session's settings (TimeZone) for text input
 }
 
 type span struct{ a, b int }
@@ -299,7 +300,7 @@ func (s *Session) copyFrom(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwir
 	if err != nil {
 		return err
 	}
-	ci := &copyIn{rel: rel, o: o, cols: cols, r: bufio.NewReaderSize(r, 64<<10)}
+	ci := &copyIn{rel: rel, o: o, cols: cols, r: bufio.NewReaderSize(r, 64<<10), st: c.Env.Settings}
 	batch := make([]exec.Row, 0, copyBatch)
 	natts := len(rel.Attrs)
 	flush := func() error {
@@ -448,7 +449,7 @@ func (ci *copyIn) nextText(row exec.Row) (bool, error) {
 			continue
 		}
 		t := ci.rel.Attrs[ci.cols[i]].Type
-		d, err := types.Parse(t, string(f))
+		d, err := types.ParseWith(ci.st, t, string(f))
 		if err != nil {
 			return false, ci.withContext(err, i, f)
 		}
@@ -831,7 +832,7 @@ func (s *Session) copyTo(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwire.
 					buf = append(buf, o.null...)
 					continue
 				}
-				val = types.AppendText(val[:0], col.Type, r[i])
+				val = types.AppendTextWith(c.Env.Settings, val[:0], col.Type, r[i])
 				buf = o.appendField(buf, val, i == 0 && len(cols) == 1)
 			}
 			buf = append(buf, '\n')

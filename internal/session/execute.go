@@ -26,7 +26,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		if err != nil {
 			return err
 		}
-		n, err := sendRows(w, cols, func(emit func(exec.Row) error) error { return exec.Run(c, node, emit) })
+		n, err := sendRows(s.typeSettings(), w, cols, func(emit func(exec.Row) error) error { return exec.Run(c, node, emit) })
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 			return err
 		}
 		if mt.Returning != nil {
-			if _, err := sendRows(w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {
+			if _, err := sendRows(s.typeSettings(), w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {
 				return err
 			}
 		} else if err := exec.Run(c, mt, nil); err != nil {
@@ -234,6 +234,13 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
 			switch {
 			case ac == nil:
 				if tc := a.GetTypeCast(); tc != nil && tc.Arg.GetAConst() != nil {
+					if z, ok, err := intervalTimeZone(vs.Name, tc); ok {
+						if err != nil {
+							return err
+						}
+						parts = append(parts, z)
+						continue
+					}
 					parts = append(parts, tc.Arg.GetAConst().GetSval().GetSval())
 				}
 			case ac.GetSval() != nil:
@@ -297,7 +304,7 @@ func (s *Session) show(name string, w pgwire.ResultWriter) error {
 	if strings.EqualFold(d.Name, "transaction_isolation") {
 		val = s.Setting("transaction_isolation")
 	}
-	fields := []pgwire.FieldDesc{{Name: strings.ToLower(name), TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
+	fields := []pgwire.FieldDesc{{Name: d.Name, TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
 	if err := w.RowDescription(fields); err != nil {
 		return err
 	}

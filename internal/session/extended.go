@@ -438,7 +438,7 @@ func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params
 		var err error
 		switch f {
 		case 0:
-			vals[i], err = types.Parse(t, string(b))
+			vals[i], err = types.ParseWith(s.typeSettings(), t, string(b))
 			if err != nil {
 				if pe, ok := err.(*pgerr.Error); ok && pe.Where == "" {
 					pe.Where = fmt.Sprintf("unnamed portal parameter $%d = '%s'", i+1, b)
@@ -696,7 +696,7 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 				}
 				return w.CommandComplete(p.completionTag(p.count))
 			}
-			buf = encodeRow(buf[:0], vals, cols, p.formats, row)
+			buf = encodeRow(s.typeSettings(), buf[:0], vals, cols, p.formats, row)
 			if err := w.DataRow(vals); err != nil {
 				return err
 			}
@@ -711,7 +711,7 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 
 // encodeRow formats a row's values in the result formats into vals,
 // using buf as the backing store.
-func encodeRow(buf []byte, vals [][]byte, cols []exec.Column, formats []int16, row exec.Row) []byte {
+func encodeRow(st *types.Settings, buf []byte, vals [][]byte, cols []exec.Column, formats []int16, row exec.Row) []byte {
 	starts := make([]int, len(cols)+1)
 	for i := range cols {
 		starts[i] = len(buf)
@@ -721,7 +721,7 @@ func encodeRow(buf []byte, vals [][]byte, cols []exec.Column, formats []int16, r
 		if formats[i] == 1 {
 			buf = types.AppendBinary(buf, cols[i].Type, row[i])
 		} else {
-			buf = types.AppendText(buf, cols[i].Type, row[i])
+			buf = types.AppendTextWith(st, buf, cols[i].Type, row[i])
 		}
 	}
 	starts[len(cols)] = len(buf)
@@ -756,7 +756,7 @@ func (s *Session) runUtility(ctx context.Context, p *portal, maxRows int, w pgwi
 			t := p.ps.cols[ci].Type
 			for _, r := range p.rows {
 				if ci < len(r) && r[ci] != nil {
-					if d, err := types.Parse(t, string(r[ci])); err == nil {
+					if d, err := types.ParseWith(s.typeSettings(), t, string(r[ci])); err == nil {
 						r[ci] = types.AppendBinary(nil, t, d)
 					}
 				}

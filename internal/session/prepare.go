@@ -117,14 +117,14 @@ func (s *Session) sqlExecute(c *exec.Ctx, es *pg.ExecuteStmt, w pgwire.ResultWri
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
 	if mt == nil {
-		n, err := sendRows(w, cols, func(emit func(exec.Row) error) error { return exec.Run(c, node, emit) })
+		n, err := sendRows(s.typeSettings(), w, cols, func(emit func(exec.Row) error) error { return exec.Run(c, node, emit) })
 		if err != nil {
 			return err
 		}
 		return w.CommandComplete(fmt.Sprintf("SELECT %d", n))
 	}
 	if mt.Returning != nil {
-		if _, err := sendRows(w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {
+		if _, err := sendRows(s.typeSettings(), w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {
 			return err
 		}
 	} else if err := exec.Run(c, mt, nil); err != nil {

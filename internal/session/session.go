@@ -232,6 +232,11 @@ func (s *Session) set(name, value string, local bool) error {
 		return err
 	}
 	k := strings.ToLower(d.Name)
+	if k == "timezone" {
+		if nv, err = canonicalTimeZone(nv); err != nil {
+			return err
+		}
+	}
 	if k == "transaction_isolation" {
 		if s.inTx && s.snapTaken {
 			return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
@@ -650,7 +655,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		Context: ctx,
 		Eng:     s.eng,
 		Tx:      &s.ctx,
-		Env:     &expr.Env{TxnTime: types.TimestampFromTime(s.txStart.UTC()), StmtTime: types.NowMicros()},
+		Env:     &expr.Env{TxnTime: types.TimestampFromTime(s.txStart.UTC()), StmtTime: types.NowMicros(), Settings: s.typeSettings()},
 		Notice:  func(n *pgerr.Error) { w.Notice(n) },
 		Setting: s.Setting,
 		LockRel: func(oid uint32, mode int) error {
@@ -662,7 +667,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 }
 
 // sendRows writes a result set.
-func sendRows(w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exec.Row) error) error) (int64, error) {
+func sendRows(st *types.Settings, w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exec.Row) error) error) (int64, error) {
 	fields := make([]pgwire.FieldDesc, len(cols))
 	for i, c := range cols {
 		l := c.Type.Layout()
@@ -678,7 +683,7 @@ func sendRows(w pgwire.ResultWriter, cols []exec.Column, rows func(emit func(exe
 			if r[i].IsNull() {
 				vals[i] = nil
 			} else {
-				vals[i] = types.AppendText(vals[i][:0], cols[i].Type, r[i])
+				vals[i] = types.AppendTextWith(st, vals[i][:0], cols[i].Type, r[i])
 				if vals[i] == nil {
 					vals[i] = notNullEmpty // nil would go out as NULL
 				}

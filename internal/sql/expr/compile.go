@@ -164,12 +164,22 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		sv := n.GetSqlvalueFunction()
 		switch sv.Op {
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP,
-			pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
-			fn, err := types.LookupFunction("now", nil)
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N,
+			pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE, pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+			fname, label := "now", "CURRENT_TIMESTAMP"
+			switch sv.Op {
+			case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+				fname, label = "localtimestamp", "LOCALTIMESTAMP"
+			case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+				fname, label = "current_date", "CURRENT_DATE"
+			case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+				fname, label = "localtime", "LOCALTIME"
+			}
+			fn, err := types.LookupFunction(fname, nil)
 			if err != nil {
 				return nil, err
 			}
-			return &Func{Fn: fn, Name: "CURRENT_TIMESTAMP"}, nil
+			return &Func{Fn: fn, Name: label}, nil
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
 			return &Const{Val: types.Str("postgres"), T: types.Name}, nil
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
@@ -263,6 +273,13 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 		if c.Val.IsNull() {
 			return &Const{Val: c.Val, T: t}, nil
 		}
+		if types.DependsOnSettings(from, t) {
+			// checked now, converted when run (in the session's time zone)
+			if _, err := types.Parse(t, c.Val.Str()); err != nil {
+				return nil, withPos(err, c.Loc)
+			}
+			return &Cast{Arg: e, To: t, Ctx: ctx}, nil
+		}
 		var d types.Datum
 		var err error
 		if types.IsArray(t) && t.Typmod >= 0 {
@@ -287,7 +304,7 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 	if !types.CanCast(from, t, ctx) {
 		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot cast type %s to %s", from, t)
 	}
-	if c, ok := e.(*Const); ok {
+	if c, ok := e.(*Const); ok && !types.DependsOnSettings(from, t) {
 		// Fold casts of constants, so plans show the typed literal.
 		d, err := types.Cast(c.Val, from, t, ctx)
 		if err == nil {

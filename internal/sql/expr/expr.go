@@ -18,6 +18,9 @@ type Env struct {
 	Params   []types.Datum
 	TxnTime  int64 // transaction start, µs since 2000-01-01 (now())
 	StmtTime int64
+	// Settings are the session settings types need (TimeZone); nil
+	// means the defaults.
+	Settings *types.Settings
 	// Outer is the stack of rows of enclosing queries (correlated
 	// subqueries, LATERAL): OuterVar{Depth: d} reads Outer[len-d].
 	Outer [][]types.Datum
@@ -145,6 +148,9 @@ func (f *Func) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		}
 		args[len(f.Args)] = types.TimestampMicros(t)
 	}
+	if f.Fn.FnWith != nil {
+		return f.Fn.FnWith(env.settings(), args)
+	}
 	return f.Fn.Fn(args)
 }
 func (f *Func) Type() types.Type { return f.Fn.Ret }
@@ -257,10 +263,21 @@ func (c *Cast) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	if err != nil || d.IsNull() {
 		return d, err
 	}
-	return types.Cast(d, c.Arg.Type(), c.To, c.Ctx)
+	return types.CastWith(env.settings(), d, c.Arg.Type(), c.To, c.Ctx)
+}
+
+func (env *Env) settings() *types.Settings {
+	if env == nil {
+		return nil
+	}
+	return env.Settings
 }
 func (c *Cast) Type() types.Type { return c.To }
 func (c *Cast) String() string {
+	if k, ok := c.Arg.(*Const); ok && k.T.OID == types.UnknownOID && !k.Val.IsNull() {
+		// a literal whose conversion waits for the session's settings
+		return k.String() + "::" + c.To.String()
+	}
 	if c.Ctx == types.CastImplicit {
 		// PostgreSQL prints implicit numeric promotions as a cast too.
 		return "(" + c.Arg.String() + ")::" + c.To.String()

@@ -171,7 +171,7 @@ func arrayNeedsQuote(s string) bool {
 	return false
 }
 
-func appendArray(dst []byte, t Type, d Datum) []byte {
+func appendArray(st *Settings, dst []byte, t Type, d Datum) []byte {
 	et, _ := ElemType(t)
 	dst = append(dst, '{')
 	for i, e := range d.Elems() {
@@ -182,7 +182,7 @@ func appendArray(dst []byte, t Type, d Datum) []byte {
 			dst = append(dst, "NULL"...)
 			continue
 		}
-		s := string(AppendText(nil, et, e))
+		s := string(AppendTextWith(st, nil, et, e))
 		if arrayNeedsQuote(s) {
 			dst = append(dst, '"')
 			for j := 0; j < len(s); j++ {
@@ -204,7 +204,7 @@ func malformedArray(s, detail string) error {
 }
 
 // parseArray is array_in for one-dimensional arrays.
-func parseArray(t Type, s string) (Datum, error) {
+func parseArray(st *Settings, t Type, s string) (Datum, error) {
 	et := elemTypeOf(t)
 	in := strings.TrimSpace(s)
 	if len(in) == 0 || in[0] != '{' {
@@ -264,7 +264,7 @@ func parseArray(t Type, s string) (Datum, error) {
 		if !quoted && strings.EqualFold(v, "NULL") {
 			elems = append(elems, Datum{})
 		} else {
-			d, err := Parse(et, v)
+			d, err := ParseWith(st, et, v)
 			if err != nil {
 				return Datum{}, err
 			}
@@ -301,7 +301,7 @@ func compareArrays(t Type, a, b Datum) int {
 }
 
 // castArray converts each element of an array.
-func castArray(d Datum, from, to Type, ctx CastContext) (Datum, error) {
+func castArray(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	if from.OID == Int2VectorOID {
 		var elems []Datum
 		for _, v := range d.Int2Vector() {
@@ -316,7 +316,7 @@ func castArray(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	te := elemTypeOf(to)
 	elems := d.Elems()
 	for i, e := range elems {
-		v, err := Cast(e, fe, te, ctx)
+		v, err := CastWith(st, e, fe, te, ctx)
 		if err != nil {
 			return Datum{}, err
 		}

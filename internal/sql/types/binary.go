@@ -30,6 +30,9 @@ import (
 
 // AppendBinary appends the binary send format of d (not NULL) to dst.
 func AppendBinary(dst []byte, t Type, d Datum) []byte {
+	if out, ok := sendNewType(dst, t, d); ok {
+		return out
+	}
 	if IsArray(t) {
 		return appendArrayBinary(dst, t, d)
 	}
@@ -125,6 +128,9 @@ func fixedLen(b []byte, n int) error {
 // input does (varchar(n)/char(n) lengths, timestamp(p) precision). b is not
 // retained.
 func ParseBinary(t Type, b []byte) (Datum, error) {
+	if d, err, ok := recvNewType(t, b); ok {
+		return d, err
+	}
 	if IsArray(t) {
 		return recvArray(t, b)
 	}

@@ -33,6 +33,9 @@ func castContext(from, to OID) (CastContext, bool) {
 	if c, ok := regtypeCastContext(from, to); ok {
 		return c, true
 	}
+	if c, ok, handled := castContextNewType(from, to); handled {
+		return c, ok
+	}
 	switch from {
 	case Int2OID:
 		switch to {
@@ -156,12 +159,8 @@ func BinaryCoercible(from, to Type) bool {
 		return to.OID == TextOID
 	case OidOID, RegtypeOID:
 		return to.OID == OidOID || to.OID == RegtypeOID
-	case TimestampOID:
-		return to.OID == TimestamptzOID && to.Typmod < 0
-	case TimestamptzOID:
-		return to.OID == TimestampOID && to.Typmod < 0
 	}
-	return false
+	return binaryCoercibleNewType(from, to)
 }
 
 func cannotCast(from, to Type) error {
@@ -271,6 +270,12 @@ func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 // 22P02 bad input, ...). Float to integer rounds half to even (rint), as
 // PostgreSQL does. Unknown-typed values go through the input function.
 func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
+	return CastWith(nil, d, from, to, ctx)
+}
+
+// CastWith is Cast in a session's settings (conversions between
+// timestamptz and text, timestamp or date use the session's TimeZone).
+func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	if d.k == kNull {
 		return d, nil
 	}
@@ -280,7 +285,7 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 	}
 	explicit := ctx == CastExplicit
 	if (IsArray(from) || from.OID == Int2VectorOID) && IsArray(to) && from.OID != to.OID {
-		return castArray(d, from, to, ctx)
+		return castArray(st, d, from, to, ctx)
 	}
 	if from.OID == to.OID {
 		if to.Typmod < 0 || to.Typmod == from.Typmod {
@@ -297,13 +302,16 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 		}
 		return Int(int64(uint32(d.i))), nil
 	}
+	if v, err, ok := castNewType(st, d, from, to, explicit); ok {
+		return v, err
+	}
 	switch from.OID {
 	case UnknownOID:
 		base := to
 		if to.OID == VarcharOID || to.OID == BpcharOID || IsArray(to) {
 			base.Typmod = -1
 		}
-		v, err := Parse(base, d.s)
+		v, err := ParseWith(st, base, d.s)
 		if err != nil {
 			return v, err
 		}
@@ -389,15 +397,19 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 			return Int(int64(s[0])), nil
 		}
 		// I/O conversion cast from a string type
-		return Parse(to, s)
+		return ParseWith(st, to, s)
 	case TimestampOID, TimestamptzOID:
 		if to.OID == TimestampOID || to.OID == TimestamptzOID {
-			return ApplyTypmod(Datum{i: d.i, k: kTime}, to, explicit)
+			v := d.i
+			if from.OID != to.OID {
+				v = convertTimestampZone(st, v, from.OID == TimestampOID)
+			}
+			return ApplyTypmod(Datum{i: v, k: kTime}, to, explicit)
 		}
 	}
 	if Category(to) == 'S' {
 		// I/O conversion cast to a string type
-		s := string(AppendText(nil, from, d))
+		s := string(AppendTextWith(st, nil, from, d))
 		if to.OID == NameOID {
 			return Datum{s: truncName(s), k: kStr}, nil
 		}

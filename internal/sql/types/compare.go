@@ -27,6 +27,9 @@ func Compare(t Type, a, b Datum) int {
 	case NumericOID:
 		return CompareNumeric(a.s, b.s)
 	}
+	if c, ok := compareNewType(t, a, b); ok {
+		return c
+	}
 	if a.k == kArr {
 		return compareArrays(t, a, b)
 	}
@@ -116,6 +119,9 @@ func Equal(t Type, a, b Datum) bool {
 	case NumericOID:
 		return CompareNumeric(a.s, b.s) == 0
 	}
+	if c, ok := compareNewType(t, a, b); ok {
+		return c == 0
+	}
 	if a.k == kArr {
 		return compareArrays(t, a, b) == 0
 	}
@@ -186,6 +192,9 @@ func Hash(t Type, d Datum) uint64 {
 		return HashInt64(int64(math.Float64bits(f))) ^ hashK2
 	case NumericOID:
 		return hashNumeric(d.s)
+	}
+	if h, ok := hashNewType(t, d); ok {
+		return h
 	}
 	if d.k == kStr || d.k == kVec || d.k == kArr {
 		return HashString(d.s)

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -385,13 +384,7 @@ func init() {
 	addFunc("random", &Func{Args: []Type{Int4, Int4}, Ret: Int4, Strict: true, Volatile: true, Fn: randomInt})
 	addFunc("random", &Func{Args: []Type{Int8, Int8}, Ret: Int8, Strict: true, Volatile: true, Fn: randomInt})
 
-	// time
-	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp", "localtimestamp"} {
-		addFunc(name, &Func{Ret: Timestamp, Strict: true, Stable: true, NeedsTxnTime: true, Fn: txnTime})
-	}
-	addFunc("clock_timestamp", &Func{Ret: Timestamp, Strict: true, Volatile: true, Fn: func([]Datum) (Datum, error) {
-		return TimestampMicros(TimestampFromTime(time.Now().UTC())), nil
-	}})
+	// time: now(), current_date, … are registered in datetime_funcs.go
 
 	// strings
 	fn("md5", []Type{Text}, Text, func(a []Datum) (Datum, error) {

@@ -16,7 +16,14 @@ import (
 // char(n) values are blank-padded to n characters; timestamp(p) is rounded
 // to p fractional digits; name is truncated to 63 bytes.
 // Parsing an Unknown-typed value gives the string unchanged.
-func Parse(t Type, s string) (Datum, error) {
+func Parse(t Type, s string) (Datum, error) { return ParseWith(nil, t, s) }
+
+// ParseWith is Parse in a session's settings (timestamptz input without a
+// zone is in the session's TimeZone).
+func ParseWith(st *Settings, t Type, s string) (Datum, error) {
+	if d, err, ok := parseNewType(st, t, s); ok {
+		return d, err
+	}
 	switch t.OID {
 	case Int4OID:
 		v, err := parseInt(s, 32, "integer")
@@ -54,7 +61,7 @@ func Parse(t Type, s string) (Datum, error) {
 		}
 		return Bool(b), nil
 	case TimestampOID, TimestamptzOID:
-		v, err := parseTimestamp(s, t.OID == TimestamptzOID, t.Typmod)
+		v, err := parseTimestampIn(st, s, t.OID == TimestamptzOID, t.Typmod)
 		return Datum{i: v, k: kTime}, err
 	case NameOID:
 		return Datum{s: truncName(s), k: kStr}, nil
@@ -76,7 +83,7 @@ func Parse(t Type, s string) (Datum, error) {
 		return parseRegtype(s)
 	}
 	if IsArray(t) {
-		return parseArray(t, s)
+		return parseArray(st, t, s)
 	}
 	return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "input of type %s is not supported", t.String())
 }
@@ -505,8 +512,21 @@ func FormatText(t Type, d Datum) string {
 	return string(AppendText(buf[:0], t, d))
 }
 
+// FormatTextWith is FormatText in a session's settings.
+func FormatTextWith(st *Settings, t Type, d Datum) string {
+	var buf [32]byte
+	return string(AppendTextWith(st, buf[:0], t, d))
+}
+
 // AppendText appends the output function's text of d (not NULL) to dst.
-func AppendText(dst []byte, t Type, d Datum) []byte {
+func AppendText(dst []byte, t Type, d Datum) []byte { return AppendTextWith(nil, dst, t, d) }
+
+// AppendTextWith is AppendText in a session's settings (timestamptz
+// output is in the session's TimeZone).
+func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
+	if out, ok := appendNewType(st, dst, t, d); ok {
+		return out
+	}
 	switch t.OID {
 	case Int4OID, Int8OID, Int2OID:
 		return appendInt(dst, d.i)
@@ -524,7 +544,7 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 	case TimestampOID:
 		return appendTimestamp(dst, d.i, false)
 	case TimestamptzOID:
-		return appendTimestamp(dst, d.i, true)
+		return appendTimestampIn(dst, d.i, st.zone())
 	case OidOID:
 		return strconv.AppendUint(dst, uint64(uint32(d.i)), 10)
 	case ByteaOID:
@@ -560,7 +580,7 @@ func AppendText(dst []byte, t Type, d Datum) []byte {
 		return appendRegtype(dst, d.i)
 	}
 	if d.k == kArr {
-		return appendArray(dst, t, d)
+		return appendArray(st, dst, t, d)
 	}
 	switch d.k {
 	case kInt:

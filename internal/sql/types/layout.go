@@ -49,6 +49,7 @@ const (
 	encVarlena // string payload: text, varchar, bpchar, bytea
 	encInt2Vec
 	encCString
+	encFixedBytes // fixed-length by-reference value held as its raw bytes (uuid, interval)
 	encUnsupported
 )
 
@@ -63,6 +64,9 @@ type attr struct {
 func attrOf(t Type) attr {
 	l := t.Layout()
 	a := attr{len: l.Len, align: l.Align, packable: l.Storage != 'p', kind: kInt}
+	if attrNewType(t, &a) {
+		return a
+	}
 	switch t.OID {
 	case BoolOID:
 		a.kind = kBool
@@ -184,6 +188,10 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 		n := copy(dst[off:], d.s)
 		dst[off+n] = 0
 		return off + n + 1
+	case encFixedBytes:
+		n := copy(dst[off:off+int(a.len)], d.s)
+		clear(dst[off+n : off+int(a.len)])
+		return off + int(a.len)
 	}
 	if a.len > 0 {
 		// unsupported fixed-length type: zeros
@@ -400,6 +408,8 @@ func decodeFixed(p []byte, a *attr) Datum {
 		return Datum{i: int64(binary.LittleEndian.Uint64(p)), k: a.kind}
 	case encFloat4:
 		return Float(float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
+	case encFixedBytes:
+		return Datum{s: string(p[:a.len]), k: kStr}
 	}
 	return Datum{}
 }

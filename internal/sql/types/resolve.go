@@ -23,6 +23,10 @@ type Func struct {
 	// extra trailing TimestampMicros argument (args has len(Args)+1 values).
 	NeedsTxnTime bool
 	Fn           func(args []Datum) (Datum, error)
+	// FnWith, when set, is Fn for callers that have the session's
+	// settings (the expression evaluator); Fn then runs it with the
+	// defaults (TimeZone UTC).
+	FnWith func(st *Settings, args []Datum) (Datum, error)
 
 	variadicAny bool // concat/concat_ws: Args given are a prefix; rest "any"
 	poly        func(actual []Type) *Func
@@ -321,6 +325,9 @@ func LookupFunction(name string, args []Type) (*Func, error) {
 		if f := variadicConcat(lname, args); f != nil {
 			return f, nil
 		}
+	}
+	if f := variadicJSON(lname, args); f != nil {
+		return f, nil
 	}
 	f, ambiguous := resolve(functions[lname], args, false)
 	if f == nil {

@@ -1,10 +1,7 @@
 package types
 
 import (
-	"strings"
 	"time"
-
-	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
 const (
@@ -104,11 +101,25 @@ func append2(dst []byte, v int) []byte {
 }
 
 func appendTimestamp(dst []byte, ts int64, tz bool) []byte {
+	if tz {
+		return appendTimestampIn(dst, ts, utcZone)
+	}
+	return appendTimestampIn(dst, ts, nil)
+}
+
+// appendTimestampIn is timestamp_out (zone nil) or timestamptz_out in zone
+// z: the wall clock in z followed by z's UTC offset at that instant.
+func appendTimestampIn(dst []byte, ts int64, z *Zone) []byte {
 	if ts == TimestampInfinity {
 		return append(dst, "infinity"...)
 	}
 	if ts == TimestampNegInfinity {
 		return append(dst, "-infinity"...)
+	}
+	off := 0
+	if z != nil {
+		off = z.OffsetAt(ts)
+		ts += int64(off) * usecsPerSec
 	}
 	jd, t := splitTimestamp(ts)
 	y, m, d := j2date(jd)
@@ -147,25 +158,13 @@ func appendTimestamp(dst []byte, ts int64, tz bool) []byte {
 		}
 		dst = append(dst, b[:n]...)
 	}
-	if tz {
-		dst = append(dst, "+00"...)
+	if z != nil {
+		dst = appendZoneOffset(dst, off)
 	}
 	if bc {
 		dst = append(dst, " BC"...)
 	}
 	return dst
-}
-
-func tsSyntaxErr(s string, tz bool) error {
-	name := "timestamp"
-	if tz {
-		name = "timestamp with time zone"
-	}
-	return pgerr.Errorf(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %q", name, s)
-}
-
-func tsFieldErr(s string) error {
-	return pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %q", s)
 }
 
 // num reads up to max decimal digits at p; returns value, new position and
@@ -178,200 +177,6 @@ func num(s string, p, max int) (int, int, int) {
 		n++
 	}
 	return v, p, n
-}
-
-// parseTimestamp parses the ISO-style formats accepted here:
-//
-//	YYYY-MM-DD[( |T)HH:MM[:SS[.ffffff]]][ zone][ BC|AD]
-//
-// plus infinity, -infinity, epoch, now, today, tomorrow, yesterday (the
-// last four read the wall clock, UTC). For timestamp without time zone a
-// zone is accepted and ignored, as PostgreSQL does; for timestamptz it is
-// applied (the session time zone is UTC).
-func parseTimestamp(orig string, tz bool, typmod int32) (int64, error) {
-	s := strings.TrimSpace(orig)
-	if len(s) > 0 && (s[0] < '0' || s[0] > '9') {
-		switch strings.ToLower(s) {
-		case "infinity", "+infinity":
-			return TimestampInfinity, nil
-		case "-infinity":
-			return TimestampNegInfinity, nil
-		case "epoch":
-			return -int64(postgresEpochJDay-unixEpochJDay) * usecsPerDay, nil
-		case "now":
-			return NowMicros(), nil
-		case "today", "tomorrow", "yesterday":
-			jd, _ := splitTimestamp(NowMicros())
-			jd -= postgresEpochJDay
-			switch strings.ToLower(s) {
-			case "tomorrow":
-				jd++
-			case "yesterday":
-				jd--
-			}
-			return int64(jd) * usecsPerDay, nil
-		}
-		return 0, tsSyntaxErr(orig, tz)
-	}
-	year, p, n := num(s, 0, 9)
-	if n == 0 || p >= len(s) || s[p] != '-' {
-		return 0, tsSyntaxErr(orig, tz)
-	}
-	month, p, n := num(s, p+1, 2)
-	if n == 0 || p >= len(s) || s[p] != '-' {
-		return 0, tsSyntaxErr(orig, tz)
-	}
-	day, p, n := num(s, p+1, 2)
-	if n == 0 {
-		return 0, tsSyntaxErr(orig, tz)
-	}
-	var hour, min, sec int
-	var usec int64
-	hasTime := false
-	if p < len(s) && (s[p] == ' ' || s[p] == 'T' || s[p] == 't') {
-		q := p + 1
-		for q < len(s) && s[q] == ' ' {
-			q++
-		}
-		if q < len(s) && s[q] >= '0' && s[q] <= '9' {
-			hasTime = true
-			hour, q, n = num(s, q, 2)
-			if q >= len(s) || s[q] != ':' {
-				return 0, tsSyntaxErr(orig, tz)
-			}
-			min, q, n = num(s, q+1, 2)
-			if n != 2 {
-				return 0, tsSyntaxErr(orig, tz)
-			}
-			if q < len(s) && s[q] == ':' {
-				sec, q, n = num(s, q+1, 2)
-				if n != 2 {
-					return 0, tsSyntaxErr(orig, tz)
-				}
-				if q < len(s) && s[q] == '.' {
-					q++
-					var digits, k int
-					var round bool
-					for q < len(s) && s[q] >= '0' && s[q] <= '9' {
-						if k < 6 {
-							digits = digits*10 + int(s[q]-'0')
-						} else if k == 6 {
-							round = s[q] >= '5'
-						}
-						k++
-						q++
-					}
-					for i := k; i < 6; i++ {
-						digits *= 10
-					}
-					usec = int64(digits)
-					if round {
-						usec++
-					}
-				}
-			}
-			p = q
-		}
-	}
-	// optional zone
-	var zoneSecs int64
-	for p < len(s) && s[p] == ' ' {
-		p++
-	}
-	if p < len(s) && hasTime {
-		switch c := s[p]; {
-		case c == '+' || c == '-':
-			sign := int64(1)
-			if c == '-' {
-				sign = -1
-			}
-			zh, q, n := num(s, p+1, 2)
-			if n == 0 {
-				return 0, tsSyntaxErr(orig, tz)
-			}
-			var zm, zs int
-			if q < len(s) && s[q] == ':' {
-				zm, q, n = num(s, q+1, 2)
-				if n != 2 {
-					return 0, tsSyntaxErr(orig, tz)
-				}
-				if q < len(s) && s[q] == ':' {
-					zs, q, n = num(s, q+1, 2)
-					if n != 2 {
-						return 0, tsSyntaxErr(orig, tz)
-					}
-				}
-			} else if n == 2 {
-				var n2 int
-				zm, q, n2 = num(s, q, 2)
-				if n2 == 1 {
-					return 0, tsSyntaxErr(orig, tz)
-				}
-			}
-			if zh > 15 || zm > 59 || zs > 59 {
-				return 0, pgerr.Errorf(pgerr.InvalidDatetimeFormat, "time zone displacement out of range: %q", orig)
-			}
-			zoneSecs = sign * int64(zh*3600+zm*60+zs)
-			p = q
-		case c == 'Z' || c == 'z':
-			p++
-		default:
-			if len(s)-p >= 3 {
-				w := strings.ToLower(s[p : p+3])
-				if w == "utc" || w == "gmt" {
-					p += 3
-				}
-			}
-		}
-		for p < len(s) && s[p] == ' ' {
-			p++
-		}
-	}
-	bc := false
-	if p < len(s) {
-		switch strings.ToLower(s[p:]) {
-		case "bc":
-			bc = true
-		case "ad":
-		default:
-			return 0, tsSyntaxErr(orig, tz)
-		}
-		p = len(s)
-	}
-	if bc {
-		if year == 0 {
-			return 0, tsFieldErr(orig)
-		}
-		year = -(year - 1)
-	} else if year == 0 {
-		return 0, tsFieldErr(orig)
-	}
-	if month < 1 || month > 12 || day < 1 {
-		return 0, tsFieldErr(orig)
-	}
-	leap := 0
-	if isLeap(year) {
-		leap = 1
-	}
-	if day > daysInMonth[leap][month] {
-		return 0, tsFieldErr(orig)
-	}
-	if hour > 24 || min > 59 || sec > 60 || (hour == 24 && (min > 0 || sec > 0 || usec > 0)) {
-		return 0, tsFieldErr(orig)
-	}
-	if year < -4713 || year > 294277 {
-		return 0, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", orig)
-	}
-	days := int64(date2j(year, month, day) - postgresEpochJDay)
-	ts := days*usecsPerDay + (int64(hour)*3600+int64(min)*60+int64(sec))*usecsPerSec + usec
-	if tz {
-		ts -= zoneSecs * usecsPerSec
-	}
-	ts = adjustTimestampTypmod(ts, typmod)
-	if ts < minTimestamp || ts >= endTimestamp {
-		return 0, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range: %q", orig)
-	}
-	return ts, nil
 }
 
 var tsScales = [7]int64{1000000, 100000, 10000, 1000, 100, 10, 1}

@@ -174,6 +174,9 @@ func info(oid OID) *typeInfo {
 	case VoidOID:
 		return &infoVoid
 	}
+	if ti := newTypeInfo(oid); ti != nil {
+		return ti
+	}
 	return arrayInfo(oid)
 }
 
@@ -226,6 +229,9 @@ func (t Type) String() string {
 	ti := info(t.OID)
 	if ti == nil {
 		return "???"
+	}
+	if s, ok := newTypeString(t); ok {
+		return s
 	}
 	switch t.OID {
 	case VarcharOID:
@@ -357,6 +363,9 @@ func LookupTypeName(names []string, typmods []int32) (Type, error) {
 		return Type{}, pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 	}
 	t := Type{oid, -1}
+	if nt, err, handled := lookupNewTypeMods(t, typmods); handled {
+		return nt, err
+	}
 	switch oid {
 	case VarcharOID, BpcharOID:
 		label := "varchar"
