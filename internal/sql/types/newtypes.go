@@ -419,7 +419,7 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 		return v, err, true
 	case from.OID == JSONBOID && to.OID == JSONOID:
 		return d, nil, true
-	case from.OID == JSONBOID:
+	case from.OID == JSONBOID && (to.OID == BoolOID || IsInteger(to) || IsFloat(to)):
 		v, err := castJSONBScalar(d.s, to)
 		return v, err, true
 	}
