@@ -430,7 +430,7 @@ func nowIn(z *Zone) int64 { return z.ToLocal(TimestampFromTime(time.Now().UTC())
 // gives the session zone (timestamptz: wall clock times without a zone
 // are in it).
 func parseTimestampIn(st *Settings, orig string, tz bool, typmod int32) (int64, error) {
-	name := "timestamp without time zone"
+	name := "timestamp"
 	if tz {
 		name = "timestamp with time zone"
 	}

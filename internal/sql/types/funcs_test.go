@@ -76,7 +76,7 @@ func TestResolvedArgs(t *testing.T) {
 
 func TestFuncProperties(t *testing.T) {
 	now, err := LookupFunction("now", nil)
-	if err != nil || !now.NeedsTxnTime || now.Volatile || !now.Stable || now.Ret != Timestamp {
+	if err != nil || !now.NeedsTxnTime || now.Volatile || !now.Stable || now.Ret != Timestamptz {
 		t.Fatalf("now() = %+v, %v", now, err)
 	}
 	txn := TimestampMicros(123456789)

@@ -351,7 +351,8 @@ func (jp *jsonParser) number() (string, bool) {
 		}
 		return n
 	}
-	if digits() == 0 {
+	intStart := p
+	if digits() == 0 || (p-intStart > 1 && jp.s[intStart] == '0') {
 		jp.p = start
 		jp.fail(jp.tokenDetail())
 		return "", false
