@@ -29,7 +29,11 @@ type Planner struct {
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
-	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink}}
+	var st *types.Settings
+	if p.C != nil && p.C.Env != nil {
+		st = p.C.Env.Settings
+	}
+	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink}, Settings: st}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }

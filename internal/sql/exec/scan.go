@@ -239,7 +239,13 @@ func (f *FunctionScan) Open(c *Ctx) error {
 			return nil
 		}
 	}
-	it, err := f.SRF.Fn(args)
+	var it func() (types.Datum, bool, error)
+	var err error
+	if f.SRF.FnWith != nil {
+		it, err = f.SRF.FnWith(c.Env.Settings, args)
+	} else {
+		it, err = f.SRF.Fn(args)
+	}
 	f.iter = it
 	return err
 }

@@ -35,6 +35,28 @@ type Hooks struct {
 type Compiler struct {
 	Scope Scope
 	Hooks Hooks
+	// Settings, when set, are the session's settings at planning time:
+	// literals whose conversion depends on them (timestamptz) are then
+	// converted at once, as PostgreSQL folds them, instead of when run.
+	Settings *types.Settings
+}
+
+// foldSettings converts a cast of a constant that Coerce left for run
+// time because it depends on the session's settings.
+func (c *Compiler) foldSettings(e Expr) Expr {
+	cc, ok := e.(*Cast)
+	if !ok || c.Settings == nil {
+		return e
+	}
+	k, ok := cc.Arg.(*Const)
+	if !ok || k.Val.IsNull() {
+		return e
+	}
+	d, err := types.CastWith(c.Settings, k.Val, k.T, cc.To, cc.Ctx)
+	if err != nil {
+		return e // reported when run, with the statement's context
+	}
+	return &Const{Val: d, T: cc.To, Settings: c.Settings}
 }
 
 func syntaxErrAt(loc int32, format string, args ...any) error {
@@ -136,7 +158,11 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ExplicitCast(a, t, tc.Location)
+		out, err := ExplicitCast(a, t, tc.Location)
+		if err != nil {
+			return nil, err
+		}
+		return c.foldSettings(out), nil
 	case n.GetSubLink() != nil:
 		return c.compileSubLink(n.GetSubLink())
 	case n.GetCollateClause() != nil:
@@ -542,7 +568,7 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 		if err != nil {
 			return nil, withPos(err, loc)
 		}
-		args = []Expr{a, b}
+		args = []Expr{c.foldSettings(a), c.foldSettings(b)}
 	} else {
 		a, err := Coerce(r, fn.Args[len(fn.Args)-1], types.CastImplicit)
 		if err != nil {

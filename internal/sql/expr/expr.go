@@ -44,6 +44,9 @@ type Const struct {
 	Implicit bool
 	// Loc is the literal's position in the query (0-based), or -1.
 	Loc int32
+	// Settings, when set, are the session settings the value was
+	// converted in; EXPLAIN prints it in them (timestamptz in TimeZone).
+	Settings *types.Settings
 }
 
 func (c *Const) Eval(*Env, []types.Datum) (types.Datum, error) { return c.Val, nil }
@@ -52,7 +55,7 @@ func (c *Const) String() string {
 	if c.Val.IsNull() {
 		return "NULL::" + c.T.String()
 	}
-	s := types.FormatText(c.T, c.Val)
+	s := types.FormatTextWith(c.Settings, c.T, c.Val)
 	switch c.T.OID {
 	case types.Int4OID, types.BoolOID:
 		if c.T.OID == types.BoolOID {

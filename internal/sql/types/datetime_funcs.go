@@ -490,3 +490,42 @@ func ageOrdered(a, b int64, neg bool) (IntervalValue, error) {
 	}
 	return IntervalValue{Months: int32(months), Days: int32(mday), Micros: ((hour*60+min)*60+sec)*usecsPerSec + fsec}, nil
 }
+
+// generate_series(timestamp[tz], timestamp[tz], interval): the step is
+// added as by the + operator (timestamptz: months and days in the
+// session's zone).
+func init() {
+	for _, t := range []Type{Timestamp, Timestamptz} {
+		t := t
+		gen := func(st *Settings, a []Datum) (func() (Datum, bool, error), error) {
+			step := IntervalOf(a[2])
+			if compareIntervals(step, IntervalValue{}) == 0 {
+				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
+			}
+			up := compareIntervals(step, IntervalValue{}) > 0
+			cur, stop := a[0].i, a[1].i
+			done := false
+			return func() (Datum, bool, error) {
+				if done || (up && cur > stop) || (!up && cur < stop) {
+					done = true
+					return Datum{}, false, nil
+				}
+				v := cur
+				var next int64
+				var err error
+				if t.OID == TimestamptzOID {
+					next, err = timestamptzPlusInterval(st, cur, step)
+				} else {
+					next, err = timestampPlusInterval(cur, step)
+				}
+				if err != nil {
+					return Datum{}, false, err
+				}
+				cur = next
+				return TimestampMicros(v), true, nil
+			}, nil
+		}
+		srfs["generate_series"] = append(srfs["generate_series"], &SRF{Name: "generate_series", Args: []Type{t, t, Interval}, Ret: t,
+			FnWith: gen, Fn: func(a []Datum) (func() (Datum, bool, error), error) { return gen(nil, a) }})
+	}
+}

@@ -17,6 +17,8 @@ type SRF struct {
 	Args []Type
 	Ret  Type
 	Fn   func(args []Datum) (func() (Datum, bool, error), error)
+	// FnWith, when set, is Fn given the session's settings (TimeZone).
+	FnWith func(st *Settings, args []Datum) (func() (Datum, bool, error), error)
 }
 
 var srfs = map[string][]*SRF{}

@@ -229,3 +229,32 @@ query
 SELECT pg_catalog.format_type(1082, -1), pg_catalog.format_type(1186, -1), pg_catalog.format_type(1083, -1)
 ----
 date|interval|time without time zone
+
+query
+SELECT * FROM generate_series(timestamp '2020-01-30', timestamp '2020-05-01', interval '1 month')
+----
+2020-01-30 00:00:00
+2020-02-29 00:00:00
+2020-03-29 00:00:00
+2020-04-29 00:00:00
+
+statement ok
+SET TimeZone = 'Europe/Paris'
+
+query
+SELECT * FROM generate_series(timestamptz '2020-03-28 12:00', timestamptz '2020-03-30 12:00', interval '1 day')
+----
+2020-03-28 12:00:00+01
+2020-03-29 12:00:00+02
+2020-03-30 12:00:00+02
+
+# PostgreSQL picks a bitmap scan here; the condition text is the same.
+query tidal
+EXPLAIN (COSTS OFF) SELECT id FROM dt_events WHERE at > '2020-01-01' AND took < '2 hours'
+----
+Index Scan using dt_events_at on dt_events
+  Index Cond: (at > '2020-01-01 00:00:00+01'::timestamp with time zone)
+  Filter: (took < '02:00:00'::interval)
+
+statement ok
+SET TimeZone = 'UTC'
