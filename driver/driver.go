@@ -566,6 +566,14 @@ func decode(oid uint32, b []byte, tz *time.Location) (driver.Value, error) {
 			return at, nil
 		}
 		return types.TimeFromTimestamp(d.Micros()), nil
+	case types.DateOID:
+		d, err := types.Parse(types.Date, s)
+		if err != nil {
+			return nil, err
+		}
+		if days := d.Int(); days != int64(types.DateInfinity) && days != int64(types.DateNegInfinity) {
+			return types.TimeFromTimestamp(days * 86400 * 1000000), nil
+		}
 	}
 	return s, nil
 }

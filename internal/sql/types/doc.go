@@ -11,7 +11,8 @@
 // and Type.Layout gives pg_type's typlen/typalign/typbyval/typstorage.
 //
 // Convenience Type values: Int2, Int4, Int8, Float4, Float8, Numeric, Text,
-// Name, Oid, Regtype, Bytea, Char ("char"), Timestamp, Timestamptz, Unknown, Boolean (not
+// Name, Oid, Regtype, Bytea, Char ("char"), Timestamp, Timestamptz, Date,
+// Time, Interval, UUID, JSON, JSONB, Unknown, Boolean (not
 // Bool: that name is the Datum constructor), Int2VectorType, VarcharAny,
 // BpcharAny; Varchar(n) and Bpchar(n) build length-limited types.
 //
@@ -30,11 +31,31 @@
 // plan or the tuple descriptor and passes it to the functions of this
 // package. Accessors (Int, Float, Str, ...) do not check the kind.
 //
+// date is an int64 of days since 2000-01-01, time an int64 of microseconds
+// since midnight; interval, uuid, json and jsonb are held in the string
+// field (see newtypes.go: interval as its 16-byte PostgreSQL layout, jsonb
+// as its canonical text — a compact normalized encoding, not PostgreSQL's
+// binary JEntry container, see json.go).
+//
 // Text I/O: [Parse] is the input function (with typmod enforcement),
 // [AppendText] / [FormatText] the output function (PostgreSQL 12+ float
-// output, ISO DateStyle, bytea hex). The session is assumed to use
-// DateStyle ISO, TimeZone UTC, extra_float_digits 1, and the C locale
+// output, ISO DateStyle, bytea hex, IntervalStyle postgres). The session is
+// assumed to use DateStyle ISO, MDY, extra_float_digits 1, and the C locale
 // (bytewise collation, ASCII-only upper/lower).
+//
+// # Session settings
+//
+// [Settings] carries what depends on the session: its TimeZone (a [Zone]:
+// an IANA zone from Go's time package with tzdata embedded, or a fixed
+// offset). [ParseWith], [AppendTextWith], [FormatTextWith] and [CastWith]
+// take it; the plain functions use TimeZone UTC. timestamptz input without
+// a zone, output, the casts between timestamptz and timestamp, date, time
+// and text, timestamptz ± interval (months and days move in local time)
+// and date_trunc/date_part on timestamptz use it. Functions and operators
+// that depend on it have Func.FnWith set (Fn then runs them in UTC); the
+// expression evaluator calls FnWith with the session's settings.
+// [DependsOnSettings] tells the planner which literal conversions must
+// wait until the settings are known.
 //
 // # NULLs
 //
@@ -60,9 +81,9 @@
 // Functions that read the transaction start time (now(), current_timestamp,
 // transaction_timestamp(), localtimestamp) have Func.NeedsTxnTime set: the
 // caller appends the transaction start time as one extra final argument
-// (a TimestampMicros datum) when calling Fn. Since timestamptz has no time
-// zone support yet (the session time zone is fixed to UTC), these return
-// timestamp without time zone.
+// (a TimestampMicros datum) when calling Fn. now(), current_timestamp and
+// transaction_timestamp() return timestamptz; localtimestamp, localtime and
+// current_date convert the start time to the session's zone.
 //
 // # On-disk layout
 //
