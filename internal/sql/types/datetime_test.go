@@ -176,3 +176,46 @@ func TestIntervalCompareAndHash(t *testing.T) {
 		t.Errorf("jsonb 1.0 and 1 must be equal and hash alike")
 	}
 }
+
+// Arbitrary text never panics the input functions of the new types: it
+// parses or gives a PostgreSQL error.
+func TestNewTypesInputNeverPanics(t *testing.T) {
+	seeds := []string{"2020-01-01 10:00:00.5+02:30 BC", "1 year -2 mons 3 days 04:05:06.7 ago", "P1Y2M3DT4H5M6S",
+		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", `{"a": [1, 2.5e3, "\u00e9", null, true], "b": {}}`, "Jan 2, 2020 10:00 pm Europe/Paris",
+		"9223372036854775807 hours", "-178000000 years", "24:00:00", "allballs"}
+	alphabet := []byte("0123456789 -+:./TZPYMDHSWabcdejnoptuvy{}[]\",\\BCEN")
+	rnd := uint64(42)
+	next := func(n int) int {
+		rnd ^= rnd << 13
+		rnd ^= rnd >> 7
+		rnd ^= rnd << 17
+		return int(rnd % uint64(n))
+	}
+	tys := []Type{Date, Time, Interval, Timestamp, Timestamptz, UUID, JSON, JSONB}
+	for i := 0; i < 8000; i++ {
+		b := []byte(seeds[next(len(seeds))])
+		for k := next(4); k >= 0 && len(b) > 0; k-- {
+			switch next(3) {
+			case 0:
+				b[next(len(b))] = alphabet[next(len(alphabet))]
+			case 1:
+				p := next(len(b))
+				b = append(b[:p], b[p+1:]...)
+			default:
+				p := next(len(b) + 1)
+				b = append(b[:p], append([]byte{alphabet[next(len(alphabet))]}, b[p:]...)...)
+			}
+		}
+		for _, ty := range tys {
+			d, err := Parse(ty, string(b))
+			if err != nil {
+				if pgerr.Code(err) == "" {
+					t.Fatalf("%s %q: error without SQLSTATE: %v", ty, b, err)
+				}
+				continue
+			}
+			FormatText(ty, d)
+			AppendBinary(nil, ty, d)
+		}
+	}
+}

@@ -230,6 +230,11 @@ func (a *intervalAcc) addUnit(unit string, ival int64, frac float64) bool {
 
 func (a *intervalAcc) value() (IntervalValue, bool) {
 	months := a.years*12 + a.months
+	// in float64 first: the integer fields may be large enough to overflow
+	fmicros := ((float64(a.hours)*60+float64(a.mins))*60+float64(a.secs))*1e6 + a.fsec
+	if fmicros >= 9.2233720368547758e18 || fmicros < -9.2233720368547758e18 || a.years > math.MaxInt32 || a.years < math.MinInt32 {
+		return IntervalValue{}, false
+	}
 	micros := float64(((a.hours*60+a.mins)*60+a.secs))*1e6 + a.fsec
 	if months > math.MaxInt32 || months < math.MinInt32 || a.days > math.MaxInt32 || a.days < math.MinInt32 ||
 		micros >= 9.2233720368547758e18 || micros < -9.2233720368547758e18 {

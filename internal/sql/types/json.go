@@ -382,7 +382,35 @@ func (jp *jsonParser) number() (string, bool) {
 		return "", false
 	}
 	jp.p = p
+	if !jp.jsonb {
+		return jp.s[start:p], true // json keeps numbers as written
+	}
+	if !numericFits(jp.s[start:p]) {
+		jp.err = pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+		return "", false
+	}
 	return canonicalNumber(jp.s[start:p]), true
+}
+
+// numericFits reports whether a JSON number is within numeric's range
+// (at most 131072 digits before the decimal point and 16383 after).
+func numericFits(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
+	exp := 0
+	if expPart != "" {
+		e, err := strconv.Atoi(expPart)
+		if err != nil || e > 1<<30 || e < -(1<<30) {
+			return false
+		}
+		exp = e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart != "" && len(intPart)+exp > 131072 {
+		return false
+	}
+	return len(frac)-exp <= 16383
 }
 
 // canonicalNumber converts a JSON number to numeric's output text: plain
