@@ -412,10 +412,15 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		fs := &FunctionScan{SRF: srf, Args: args, Alias: alias, Col: col}
 		cols := []scopeCol{{rel: alias, name: col, t: srf.Ret}}
+		ordAlias := 1
+		if len(srf.Cols) > 0 {
+			cols, fs.ColNames = srfColumns(srf, alias, colAliases)
+			ordAlias = len(srf.Cols)
+		}
 		if rf.Ordinality {
 			ocol := "ordinality"
-			if len(colAliases) > 1 {
-				ocol = colAliases[1]
+			if len(colAliases) > ordAlias {
+				ocol = colAliases[ordAlias]
 			}
 			fs.Ordinality = ocol
 			cols = append(cols, scopeCol{rel: alias, name: ocol, t: types.Int8})

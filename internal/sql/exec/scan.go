@@ -212,12 +212,21 @@ type FunctionScan struct {
 	Qual  expr.Expr
 	// Ordinality names the WITH ORDINALITY column, if any.
 	Ordinality string
-	iter       func() (types.Datum, bool, error)
-	n          int64
+	// ColNames name the columns of a multi-column SRF (SRF.Cols).
+	ColNames []string
+	iter     func() (types.Datum, bool, error)
+	rowIter  func() ([]types.Datum, bool, error)
+	n        int64
 }
 
 func (f *FunctionScan) Columns() []Column {
 	cols := []Column{{Name: f.Col, Type: f.SRF.Ret}}
+	if len(f.SRF.Cols) > 0 {
+		cols = cols[:0]
+		for i, c := range f.SRF.Cols {
+			cols = append(cols, Column{Name: f.ColNames[i], Type: c.Type})
+		}
+	}
 	if f.Ordinality != "" {
 		cols = append(cols, Column{Name: f.Ordinality, Type: types.Int8})
 	}
@@ -233,11 +242,17 @@ func (f *FunctionScan) Open(c *Ctx) error {
 		}
 		args[i] = d
 	}
+	f.rowIter = nil
 	for _, a := range args {
 		if a.IsNull() {
 			f.iter = func() (types.Datum, bool, error) { return types.Null(), false, nil }
 			return nil
 		}
+	}
+	if f.SRF.FnRows != nil {
+		it, err := f.SRF.FnRows(args)
+		f.rowIter = it
+		return err
 	}
 	var it func() (types.Datum, bool, error)
 	var err error
@@ -251,11 +266,20 @@ func (f *FunctionScan) Open(c *Ctx) error {
 }
 func (f *FunctionScan) Next(c *Ctx) (Row, error) {
 	for {
-		d, ok, err := f.iter()
-		if err != nil || !ok {
-			return nil, err
+		var row Row
+		if f.rowIter != nil {
+			vals, ok, err := f.rowIter()
+			if err != nil || !ok {
+				return nil, err
+			}
+			row = append(Row{}, vals...)
+		} else {
+			d, ok, err := f.iter()
+			if err != nil || !ok {
+				return nil, err
+			}
+			row = Row{d}
 		}
-		row := Row{d}
 		if f.Ordinality != "" {
 			f.n++
 			row = append(row, types.Int(f.n))

@@ -690,3 +690,49 @@ func appendJSONBPretty(dst []byte, v *jsonVal, indent int) []byte {
 	}
 	return appendJSONB(dst, v)
 }
+
+// json(b)_each and json(b)_each_text: one (key, value) row per member of
+// an object.
+func init() {
+	for _, jt := range []Type{JSON, JSONB} {
+		jt := jt
+		t := jt.OID
+		prefix := "json"
+		if t == JSONBOID {
+			prefix = "jsonb"
+		}
+		for _, asText := range []bool{false, true} {
+			asText := asText
+			name := prefix + "_each"
+			vt := jt
+			if asText {
+				name += "_text"
+				vt = Text
+			}
+			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: Record,
+				Cols: []SRFColumn{{"key", Text}, {"value", vt}},
+				FnRows: func(x []Datum) (func() ([]Datum, bool, error), error) {
+					v := jsonIn(t, x[0].s)
+					if v.kind != jObject {
+						what := "a scalar"
+						if v.kind == jArray {
+							what = "an array"
+						}
+						return nil, errJSONB("cannot call %s on %s", name, what)
+					}
+					i := 0
+					return func() ([]Datum, bool, error) {
+						if i >= len(v.keys) {
+							return nil, false, nil
+						}
+						i++
+						val := jsonOut(t, v.vals[i-1])
+						if asText {
+							val = jsonText(t, v.vals[i-1])
+						}
+						return []Datum{Str(v.keys[i-1]), val}, true, nil
+					}, nil
+				}})
+		}
+	}
+}

@@ -19,6 +19,17 @@ type SRF struct {
 	Fn   func(args []Datum) (func() (Datum, bool, error), error)
 	// FnWith, when set, is Fn given the session's settings (TimeZone).
 	FnWith func(st *Settings, args []Datum) (func() (Datum, bool, error), error)
+	// Cols, when set, describe a function returning rows of several
+	// columns (jsonb_each: key, value); FnRows then produces them and Fn,
+	// FnWith and Ret are unused.
+	Cols   []SRFColumn
+	FnRows func(args []Datum) (func() ([]Datum, bool, error), error)
+}
+
+// SRFColumn is one output column of a multi-column set-returning function.
+type SRFColumn struct {
+	Name string
+	Type Type
 }
 
 var srfs = map[string][]*SRF{}

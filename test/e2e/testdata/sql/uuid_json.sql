@@ -178,3 +178,34 @@ SELECT doc FROM uj_items ORDER BY doc
 [1, "two", 30]
 {"n": 1}
 {"a": "s", "b": [1, 2.50, {"x": null}], "aa": true}
+
+query
+SELECT * FROM jsonb_each('{"b": [1, 2], "a": "x", "c": null}')
+----
+a|"x"
+b|[1, 2]
+c|null
+
+query
+SELECT key, value FROM jsonb_each_text('{"b": [1, 2], "a": "x", "c": null}') ORDER BY key DESC
+----
+c|NULL
+b|[1, 2]
+a|x
+
+query
+SELECT k, v FROM json_each('{"b" : [1,  2], "a":1}') AS e(k, v)
+----
+b|[1,  2]
+a|1
+
+query
+SELECT e.key, i.id FROM uj_items i, jsonb_each(i.doc) e WHERE jsonb_typeof(i.doc) = 'object' ORDER BY 1, 2
+----
+a|00000000-0000-0000-0000-000000000002
+aa|00000000-0000-0000-0000-000000000002
+b|00000000-0000-0000-0000-000000000002
+n|ffffffff-0000-0000-0000-000000000000
+
+error 22023
+SELECT * FROM jsonb_each('[1]')
