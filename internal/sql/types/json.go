@@ -684,11 +684,10 @@ func compareJSONVals(a, b *jsonVal) int {
 		return cmpInt(int64(len(a.keys)), int64(len(b.keys)))
 	}
 	for i := range a.keys {
-		if a.keys[i] != b.keys[i] {
-			if jsonbKeyLess(a.keys[i], b.keys[i]) {
-				return -1
-			}
-			return 1
+		// pairs are visited in storage order, but keys compare as
+		// strings (the C collation), not by length first
+		if c := strings.Compare(a.keys[i], b.keys[i]); c != 0 {
+			return c
 		}
 		if c := compareJSONVals(a.vals[i], b.vals[i]); c != 0 {
 			return c

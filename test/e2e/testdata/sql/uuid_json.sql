@@ -209,3 +209,8 @@ n|ffffffff-0000-0000-0000-000000000000
 
 error 22023
 SELECT * FROM jsonb_each('[1]')
+
+query
+SELECT '[1, 2]'::jsonb < '[1, 2, 3]', '{"a": 1}'::jsonb < '{"b": 0}', '{"aa": 1}'::jsonb > '{"b": 1}', 'true'::jsonb > '1000', '"b"'::jsonb > '"a"', 'null'::jsonb < '"a"'
+----
+t|t|f|t|t|t
