@@ -34,8 +34,7 @@
 // date is an int64 of days since 2000-01-01, time an int64 of microseconds
 // since midnight; interval, uuid, json and jsonb are held in the string
 // field (see newtypes.go: interval as its 16-byte PostgreSQL layout, jsonb
-// as its canonical text — a compact normalized encoding, not PostgreSQL's
-// binary JEntry container, see json.go).
+// as PostgreSQL's binary JsonbContainer, see jsonb_binary.go).
 //
 // Text I/O: [Parse] is the input function (with typmod enforcement),
 // [AppendText] / [FormatText] the output function (PostgreSQL 12+ float

@@ -16,16 +16,13 @@ import (
 // json keeps the input text verbatim (after validating it); its operators
 // parse it again and return verbatim slices of it, as PostgreSQL does.
 //
-// jsonb is held — in the Datum and on disk, as a text varlena — in its
-// canonical text form, which is exactly jsonb's output: object keys sorted
-// by length then bytes, duplicate keys resolved last-wins, numbers in
-// numeric's output form (exact: 1.50 stays 1.50, 1e2 becomes 100), and
-// PostgreSQL's spacing ({"a": 1, "b": [1, 2]}). This is a compact
-// normalized encoding, not PostgreSQL's binary JEntry container: a jsonb
-// column's bytes differ from PostgreSQL's, its text and binary wire
-// formats do not. Numbers are kept as their canonical decimal text so that
-// an exact numeric type can compare them later; comparisons here are exact
-// decimal comparisons of that text.
+// jsonb is held — in the Datum and on disk — in PostgreSQL's binary
+// JsonbContainer format (jsonb_binary.go), byte for byte: object keys
+// sorted by length then bytes, duplicate keys resolved last-wins, numbers
+// as numeric varlenas. Its output is PostgreSQL's ({"a": 1, "b": [1, 2]}),
+// numbers in numeric's output form (exact: 1.50 stays 1.50, 1e2 becomes
+// 100). Operators decode the container into a jsonVal tree; numbers there
+// are their canonical decimal text, compared exactly as decimals.
 
 type jsonKind uint8
 
@@ -497,7 +494,7 @@ func parseJSONB(s string) (Datum, error) {
 		return Datum{}, err
 	}
 	normalizeJSONB(v)
-	return Str(string(appendJSONB(nil, v))), nil
+	return jsonbDatum(v), nil
 }
 
 // jsonbKeyLess is jsonb's key order: shorter first, then bytewise.
@@ -598,16 +595,15 @@ func appendJSONB(dst []byte, v *jsonVal) []byte {
 	return append(dst, '}')
 }
 
-// jsonbOf parses a stored jsonb datum (always valid canonical text).
-func jsonbOf(s string) *jsonVal {
-	v, err := parseJSONValue(s, true)
-	if err != nil {
-		return &jsonVal{kind: jNull}
-	}
-	return v
-}
+// jsonbOf decodes a jsonb datum (a JsonbContainer, see jsonb_binary.go).
+func jsonbOf(s string) *jsonVal { return decodeJSONB([]byte(s)) }
 
-func jsonbDatum(v *jsonVal) Datum { return Str(string(appendJSONB(nil, v))) }
+// jsonbDatum encodes a normalized value (keys sorted, no duplicates) as a
+// jsonb datum.
+func jsonbDatum(v *jsonVal) Datum { return Str(string(encodeJSONB(v))) }
+
+// jsonbText is jsonb_out of a jsonb datum.
+func jsonbText(dst []byte, s string) []byte { return appendJSONB(dst, jsonbOf(s)) }
 
 // cmpDecimal compares two canonical decimal numbers exactly.
 func cmpDecimal(a, b string) int {
@@ -706,9 +702,6 @@ func compareJSONB(a, b string) int {
 // jsonbHashKey is the canonical text with numbers stripped of trailing
 // fraction zeros, so that values equal under compareJSONB hash alike.
 func jsonbHashKey(s string) string {
-	if !strings.ContainsRune(s, '.') {
-		return s
-	}
 	v := jsonbOf(s)
 	var strip func(v *jsonVal)
 	strip = func(v *jsonVal) {

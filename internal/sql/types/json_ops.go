@@ -16,7 +16,10 @@ func jsonTypeName(k jsonKind) string {
 
 // jsonIn parses a json or jsonb datum for an operator.
 func jsonIn(t OID, s string) *jsonVal {
-	v, err := parseJSONValue(s, t == JSONBOID)
+	if t == JSONBOID {
+		return jsonbOf(s)
+	}
+	v, err := parseJSONValue(s, false)
 	if err != nil {
 		return &jsonVal{kind: jNull, raw: "null"}
 	}
@@ -44,7 +47,10 @@ func jsonText(t OID, v *jsonVal) Datum {
 		}
 		return Str(v.str)
 	}
-	return Str(jsonOut(t, v).s)
+	if t == JSONOID {
+		return Str(v.raw)
+	}
+	return Str(string(appendJSONB(nil, v)))
 }
 
 func (v *jsonVal) field(k string) *jsonVal {
@@ -220,7 +226,9 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 		return &jsonVal{kind: jNull, raw: "null", str: ""}, nil
 	}
 	switch {
-	case t.OID == JSONOID || t.OID == JSONBOID:
+	case t.OID == JSONBOID:
+		return jsonbOf(d.s), nil
+	case t.OID == JSONOID:
 		v, err := parseJSONValue(d.s, jsonb)
 		if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ import (
 //	          little-endian int64 microseconds, int32 days, int32 months
 //	uuid      kStr, the 16 bytes
 //	json      kStr, the input text (validated)
-//	jsonb     kStr, the canonical text (see json.go)
+//	jsonb     kStr, PostgreSQL's JsonbContainer bytes (see jsonb_binary.go)
 
 // pg_type OIDs of the types added here.
 const (
@@ -196,8 +196,10 @@ func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 		return appendInterval(dst, IntervalOf(d)), true
 	case UUIDOID:
 		return appendUUID(dst, d.s), true
-	case JSONOID, JSONBOID:
+	case JSONOID:
 		return append(dst, d.s...), true
+	case JSONBOID:
+		return jsonbText(dst, d.s), true
 	}
 	return dst, false
 }
@@ -216,8 +218,8 @@ func sendNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
 	case UUIDOID, JSONOID:
 		return append(dst, d.s...), true
 	case JSONBOID:
-		dst = append(dst, 1) // jsonb binary format version
-		return append(dst, d.s...), true
+		dst = append(dst, 1) // jsonb binary format version, then the text
+		return jsonbText(dst, d.s), true
 	}
 	return dst, false
 }
@@ -418,7 +420,7 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 		v, err := parseJSONB(d.s)
 		return v, err, true
 	case from.OID == JSONBOID && to.OID == JSONOID:
-		return d, nil, true
+		return Str(string(jsonbText(nil, d.s))), nil, true
 	case from.OID == JSONBOID && (to.OID == BoolOID || IsInteger(to) || IsFloat(to)):
 		v, err := castJSONBScalar(d.s, to)
 		return v, err, true
