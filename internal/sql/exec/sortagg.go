@@ -208,6 +208,9 @@ func (a *AggCall) String() string {
 
 // ResultType gives an aggregate's result type for its argument type.
 func AggResultType(name string, arg types.Type) (types.Type, error) {
+	if arg.OID == types.IntervalOID && (name == "sum" || name == "avg") {
+		return types.Interval, nil
+	}
 	switch name {
 	case "count":
 		return types.Int8, nil
@@ -286,6 +289,9 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 	}
 	st.count++
 	t := a.Arg.Type()
+	if t.OID == types.IntervalOID && (a.Name == "sum" || a.Name == "avg") {
+		return stepIntervalSum(st, d)
+	}
 	switch a.Name {
 	case "string_agg":
 		if st.set && a.Arg2 != nil {
@@ -349,6 +355,9 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 }
 
 func (a *AggCall) final(st *aggState) (types.Datum, error) {
+	if a.Arg != nil && a.Arg.Type().OID == types.IntervalOID && (a.Name == "sum" || a.Name == "avg") {
+		return finalIntervalSum(a.Name, st)
+	}
 	switch a.Name {
 	case "sum", "avg":
 		if st.count == 0 {

@@ -737,3 +737,13 @@ func justifyInterval(iv IntervalValue) (IntervalValue, error) {
 	}
 	return iv, nil
 }
+
+// IntervalSum is interval + interval (interval_pl), for sum(interval).
+func IntervalSum(a, b Datum) (Datum, error) {
+	return ivRes(intervalAdd(IntervalOf(a), IntervalOf(b)))
+}
+
+// IntervalDivide is interval / float8 (interval_div), for avg(interval).
+func IntervalDivide(a Datum, f float64) (Datum, error) {
+	return ivRes(intervalDiv(IntervalOf(a), f))
+}

@@ -248,7 +248,6 @@ SELECT * FROM generate_series(timestamptz '2020-03-28 12:00', timestamptz '2020-
 2020-03-29 12:00:00+02
 2020-03-30 12:00:00+02
 
-# PostgreSQL picks a bitmap scan here; the condition text is the same.
 query tidal
 EXPLAIN (COSTS OFF) SELECT id FROM dt_events WHERE at > '2020-01-01' AND took < '2 hours'
 ----
@@ -258,3 +257,18 @@ Index Scan using dt_events_at on dt_events
 
 statement ok
 SET TimeZone = 'UTC'
+
+query
+SELECT sum(took), avg(took), count(took) FROM dt_events
+----
+-1 days +02:30:00|-07:10:00|3
+
+query
+SELECT sum(x), avg(x) FROM (VALUES (interval '1 mon'), (interval '1 day 01:00'), (interval '-3 hours'), (NULL)) v(x)
+----
+1 mon 1 day -02:00:00|10 days 07:20:00
+
+query
+SELECT sum(x), avg(x) FROM (SELECT interval '1 day' AS x WHERE false) v
+----
+NULL|NULL
