@@ -87,6 +87,12 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 		}
 		if d, err := guc.Lookup(k); err == nil && (d.Context == guc.User || d.Context == guc.Superuser) {
 			if nv, err := d.Normalize(v); err == nil {
+				if strings.EqualFold(d.Name, "TimeZone") {
+					if nv, err = canonicalTimeZone(nv); err != nil {
+						sess.Close()
+						return nil, err
+					}
+				}
 				sess.settings[strings.ToLower(d.Name)] = nv
 			}
 		}

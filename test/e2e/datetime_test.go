@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tidal-db/tidal/internal/testutil"
@@ -95,5 +96,34 @@ func TestPgxDateTimeUUIDJSONBinary(t *testing.T) {
 	var isTz bool
 	if err := c.QueryRow(ctx, "SELECT now() > $1", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Scan(&isTz); err != nil || !isTz {
 		t.Errorf("now() > 2000-01-01: %v, %v", isTz, err)
+	}
+}
+
+// A TimeZone startup parameter sets the session's zone (and is reported
+// back); an unknown zone refuses the connection, as in PostgreSQL.
+func TestStartupTimeZone(t *testing.T) {
+	srv := testutil.Start(t, testutil.Options{})
+	cfg, err := pgx.ParseConfig(srv.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["TimeZone"] = "Europe/Paris"
+	ctx := tctx(t)
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect with TimeZone=Europe/Paris: %v", err)
+	}
+	defer c.Close(ctx)
+	if tz := c.PgConn().ParameterStatus("TimeZone"); tz != "Europe/Paris" {
+		t.Errorf("ParameterStatus TimeZone = %q", tz)
+	}
+	var s string
+	if err := c.QueryRow(ctx, "SELECT timestamptz '2020-06-01 12:00+00'::text").Scan(&s); err != nil || s != "2020-06-01 14:00:00+02" {
+		t.Errorf("timestamptz in Europe/Paris = %q, %v", s, err)
+	}
+	cfg.RuntimeParams["TimeZone"] = "Mars/Olympus_Mons"
+	if c2, err := pgx.ConnectConfig(ctx, cfg); err == nil {
+		c2.Close(ctx)
+		t.Errorf("connect with an unknown TimeZone succeeded")
 	}
 }

@@ -2,6 +2,7 @@ package types
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -528,4 +529,25 @@ func init() {
 		srfs["generate_series"] = append(srfs["generate_series"], &SRF{Name: "generate_series", Args: []Type{t, t, Interval}, Ret: t,
 			FnWith: gen, Fn: func(a []Datum) (func() (Datum, bool, error), error) { return gen(nil, a) }})
 	}
+}
+
+// to_timestamp(double precision): seconds since 1970-01-01 00:00:00 UTC.
+func init() {
+	fn("to_timestamp", []Type{Float8}, Timestamptz, func(a []Datum) (Datum, error) {
+		f := a[0].Float()
+		switch {
+		case math.IsNaN(f):
+			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp cannot be NaN")
+		case math.IsInf(f, 1):
+			return TimestampMicros(TimestampInfinity), nil
+		case math.IsInf(f, -1):
+			return TimestampMicros(TimestampNegInfinity), nil
+		}
+		const unixToPG = float64(postgresEpochJDay-unixEpochJDay) * 86400
+		us := math.RoundToEven((f - unixToPG) * 1e6)
+		if us < float64(minTimestamp) || us >= float64(endTimestamp) {
+			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", strconv.FormatFloat(f, 'g', 6, 64))
+		}
+		return TimestampMicros(int64(us)), nil
+	})
 }

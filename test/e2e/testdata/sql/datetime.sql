@@ -272,3 +272,11 @@ query
 SELECT sum(x), avg(x) FROM (SELECT interval '1 day' AS x WHERE false) v
 ----
 NULL|NULL
+
+query
+SELECT to_timestamp(1577836800.5), to_timestamp(0), to_timestamp('infinity')
+----
+2020-01-01 00:00:00.5+00|1970-01-01 00:00:00+00|infinity
+
+error 22008
+SELECT to_timestamp(-1e12)
