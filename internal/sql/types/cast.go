@@ -260,6 +260,11 @@ func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 			}
 		}
 		return Datum{i: v, k: kTime}, nil
+	case IntervalOID:
+		iv, err := adjustIntervalTypmod(IntervalOf(d), t.Typmod)
+		return IntervalDatum(iv), err
+	case TimeOID:
+		return Int(adjustTimeTypmod(d.i, t.Typmod)), nil
 	}
 	return d, nil
 }

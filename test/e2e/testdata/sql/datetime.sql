@@ -280,3 +280,8 @@ SELECT to_timestamp(1577836800.5), to_timestamp(0), to_timestamp('infinity')
 
 error 22008
 SELECT to_timestamp(-1e12)
+
+query
+SELECT x::interval(1), x::interval hour to minute, t::time(0) FROM (SELECT interval '1 day 02:03:04.56' AS x, time '10:00:00.6' AS t) s
+----
+1 day 02:03:04.6|1 day 02:03:00|10:00:01
