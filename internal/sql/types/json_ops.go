@@ -744,3 +744,106 @@ func init() {
 		}
 	}
 }
+
+// jsonbSet is jsonb_set's setPath: replace (or, with create, add) the value
+// at path; missing intermediate levels leave the document unchanged.
+func jsonbSet(v *jsonVal, path []Datum, level int, nv *jsonVal, create bool) (*jsonVal, error) {
+	if level == len(path) {
+		return nv, nil
+	}
+	p := path[level]
+	if p.IsNull() {
+		return nil, pgerr.Errorf(pgerr.NullValueNotAllowed, "path element at position %d is null", level+1)
+	}
+	last := level == len(path)-1
+	switch v.kind {
+	case jObject:
+		out := &jsonVal{kind: jObject, keys: append([]string{}, v.keys...), vals: append([]*jsonVal{}, v.vals...)}
+		for i, k := range out.keys {
+			if k == p.s {
+				r, err := jsonbSet(out.vals[i], path, level+1, nv, create)
+				if err != nil {
+					return nil, err
+				}
+				out.vals[i] = r
+				return out, nil
+			}
+		}
+		if last && create {
+			out.keys = append(out.keys, p.s)
+			out.vals = append(out.vals, nv)
+			normalizeJSONB(out)
+		}
+		return out, nil
+	case jArray:
+		idx, err := strconv.Atoi(strings.TrimSpace(p.s))
+		if err != nil {
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "path element at position %d is not an integer: \"%s\"", level+1, p.s)
+		}
+		n := len(v.arr)
+		if idx < 0 {
+			idx += n
+		}
+		out := &jsonVal{kind: jArray, arr: append([]*jsonVal{}, v.arr...)}
+		switch {
+		case idx >= 0 && idx < n:
+			r, err := jsonbSet(out.arr[idx], path, level+1, nv, create)
+			if err != nil {
+				return nil, err
+			}
+			out.arr[idx] = r
+		case last && create && idx < 0:
+			out.arr = append([]*jsonVal{nv}, out.arr...)
+		case last && create:
+			out.arr = append(out.arr, nv)
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func jsonbStripNulls(v *jsonVal) *jsonVal {
+	switch v.kind {
+	case jObject:
+		out := &jsonVal{kind: jObject}
+		for i, k := range v.keys {
+			if v.vals[i].kind == jNull {
+				continue
+			}
+			out.keys = append(out.keys, k)
+			out.vals = append(out.vals, jsonbStripNulls(v.vals[i]))
+		}
+		return out
+	case jArray:
+		out := &jsonVal{kind: jArray}
+		for _, e := range v.arr {
+			out.arr = append(out.arr, jsonbStripNulls(e))
+		}
+		return out
+	}
+	return v
+}
+
+func init() {
+	textArr := Type{TextArrayOID, -1}
+	set := func(a []Datum) (Datum, error) {
+		v := jsonbOf(a[0].s)
+		if v.kind != jObject && v.kind != jArray {
+			return Datum{}, errJSONB("cannot set path in scalar")
+		}
+		create := len(a) < 4 || a[3].Bool()
+		if len(a[1].Elems()) == 0 {
+			return a[0], nil // an empty path changes nothing
+		}
+		r, err := jsonbSet(v, a[1].Elems(), 0, jsonbOf(a[2].s), create)
+		if err != nil {
+			return Datum{}, err
+		}
+		return jsonbDatum(r), nil
+	}
+	fn("jsonb_set", []Type{JSONB, textArr, JSONB}, JSONB, set)
+	fn("jsonb_set", []Type{JSONB, textArr, JSONB, Boolean}, JSONB, set)
+	fn("jsonb_strip_nulls", []Type{JSONB}, JSONB, func(a []Datum) (Datum, error) {
+		return jsonbDatum(jsonbStripNulls(jsonbOf(a[0].s))), nil
+	})
+}

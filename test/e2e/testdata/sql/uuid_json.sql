@@ -214,3 +214,19 @@ query
 SELECT '[1, 2]'::jsonb < '[1, 2, 3]', '{"a": 1}'::jsonb < '{"b": 0}', '{"aa": 1}'::jsonb > '{"b": 1}', 'true'::jsonb > '1000', '"b"'::jsonb > '"a"', 'null'::jsonb < '"a"'
 ----
 t|t|f|t|t|t
+
+query
+SELECT jsonb_set('{"a": {"b": 1}, "c": [1, 2]}', '{a,b}', '"x"'), jsonb_set('{"a": 1}', '{z}', '[true]'), jsonb_set('{"a": 1}', '{z}', '2', false), jsonb_set('[1, 2, 3]', '{-1}', '9'), jsonb_set('[1, 2]', '{5}', '3'), jsonb_set('[1, 2]', '{-5}', '0'), jsonb_set('{"a": {"b": 1}}', '{x,y}', '1'), jsonb_set('{"a": 1}', '{}', '2')
+----
+{"a": {"b": "x"}, "c": [1, 2]}|{"a": 1, "z": [true]}|{"a": 1}|[1, 2, 9]|[1, 2, 3]|[0, 1, 2]|{"a": {"b": 1}}|{"a": 1}
+
+error 22P02
+SELECT jsonb_set('[1, 2]', '{a}', '3')
+
+error 22023
+SELECT jsonb_set('5', '{a}', '3')
+
+query
+SELECT jsonb_strip_nulls('{"a": null, "b": {"c": null, "d": [null, 1]}}')
+----
+{"b": {"d": [null, 1]}}
