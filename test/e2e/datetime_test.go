@@ -92,6 +92,17 @@ func TestPgxDateTimeUUIDJSONBinary(t *testing.T) {
 		t.Errorf("timestamptz after SET TIME ZONE: got %v, want %v", again, ts)
 	}
 
+	// Arrays of the new types go through array_send/array_recv.
+	days := []time.Time{day, day.AddDate(0, 0, 1)}
+	var gotDays []time.Time
+	var gotUUIDs [][16]byte
+	if err := c.QueryRow(ctx, "SELECT $1::date[], ARRAY[$2::uuid, $2::uuid]", days, u).Scan(&gotDays, &gotUUIDs); err != nil {
+		t.Fatalf("arrays: %v", err)
+	}
+	if len(gotDays) != 2 || !gotDays[1].Equal(days[1]) || len(gotUUIDs) != 2 || gotUUIDs[1] != u {
+		t.Errorf("arrays: got %v %x", gotDays, gotUUIDs)
+	}
+
 	// now() is timestamp with time zone; a parameter compared with it is one too.
 	var isTz bool
 	if err := c.QueryRow(ctx, "SELECT now() > $1", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).Scan(&isTz); err != nil || !isTz {

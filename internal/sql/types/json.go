@@ -382,87 +382,24 @@ func (jp *jsonParser) number() (string, bool) {
 	if !jp.jsonb {
 		return jp.s[start:p], true // json keeps numbers as written
 	}
-	if !numericFits(jp.s[start:p]) {
-		jp.err = pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
+	n, err := jsonbNumber(jp.s[start:p])
+	if err != nil {
+		jp.err = err
 		return "", false
 	}
-	return canonicalNumber(jp.s[start:p]), true
+	return n, true
 }
 
-// numericFits reports whether a JSON number is within numeric's range
-// (at most 131072 digits before the decimal point and 16383 after).
-func numericFits(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
-	exp := 0
-	if expPart != "" {
-		e, err := strconv.Atoi(expPart)
-		if err != nil || e > 1<<30 || e < -(1<<30) {
-			return false
-		}
-		exp = e
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	intPart = strings.TrimLeft(intPart, "0")
-	if intPart != "" && len(intPart)+exp > 131072 {
-		return false
-	}
-	return len(frac)-exp <= 16383
-}
 
-// canonicalNumber converts a JSON number to numeric's output text: plain
-// notation, the scale being the number of fraction digits after applying
-// the exponent (1.50 -> 1.50, 1.5e1 -> 15, 1e-2 -> 0.01, -0 -> 0).
-func canonicalNumber(s string) string {
-	neg := false
-	if s[0] == '-' {
-		neg = true
-		s = s[1:]
+// jsonbNumber is a JSON number as jsonb keeps it: numeric's canonical
+// text (1.50 stays 1.50, 1e2 becomes 100, -0 becomes 0), or numeric's
+// error for a number beyond its range.
+func jsonbNumber(s string) (string, error) {
+	d, err := ParseNumeric(s)
+	if err != nil {
+		return "", err
 	}
-	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
-	exp := 0
-	if expPart != "" {
-		e, err := strconv.Atoi(expPart)
-		if err != nil {
-			return s
-		}
-		exp = e
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	digits := intPart + frac
-	point := len(intPart) + exp // position of the decimal point in digits
-	scale := len(frac) - exp
-	if scale < 0 {
-		scale = 0
-	}
-	var ip, fp string
-	switch {
-	case point <= 0:
-		ip = "0"
-		fp = strings.Repeat("0", -point) + digits
-	case point >= len(digits):
-		ip = digits + strings.Repeat("0", point-len(digits))
-	default:
-		ip, fp = digits[:point], digits[point:]
-	}
-	ip = strings.TrimLeft(ip, "0")
-	if ip == "" {
-		ip = "0"
-	}
-	if len(fp) > scale {
-		fp = fp[:scale]
-	}
-	for len(fp) < scale {
-		fp += "0"
-	}
-	out := ip
-	if scale > 0 {
-		out += "." + fp
-	}
-	if neg && strings.Trim(out, "0.") != "" {
-		out = "-" + out
-	}
-	return out
+	return string(appendNumericText(nil, d.s)), nil
 }
 
 func parseJSONValue(s string, jsonb bool) (*jsonVal, error) {
@@ -605,34 +542,14 @@ func jsonbDatum(v *jsonVal) Datum { return Str(string(encodeJSONB(v))) }
 // jsonbText is jsonb_out of a jsonb datum.
 func jsonbText(dst []byte, s string) []byte { return appendJSONB(dst, jsonbOf(s)) }
 
-// cmpDecimal compares two canonical decimal numbers exactly.
+// cmpDecimal compares two canonical decimal numbers exactly (as numeric).
 func cmpDecimal(a, b string) int {
-	na, nb := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
-	if na != nb {
-		if na {
-			return -1
-		}
-		return 1
+	x, err1 := ParseNumeric(a)
+	y, err2 := ParseNumeric(b)
+	if err1 != nil || err2 != nil {
+		return strings.Compare(a, b)
 	}
-	c := cmpAbsDecimal(strings.TrimPrefix(a, "-"), strings.TrimPrefix(b, "-"))
-	if na {
-		return -c
-	}
-	return c
-}
-
-func cmpAbsDecimal(a, b string) int {
-	ai, af, _ := strings.Cut(a, ".")
-	bi, bf, _ := strings.Cut(b, ".")
-	ai, bi = strings.TrimLeft(ai, "0"), strings.TrimLeft(bi, "0")
-	if len(ai) != len(bi) {
-		return cmpInt(int64(len(ai)), int64(len(bi)))
-	}
-	if c := strings.Compare(ai, bi); c != 0 {
-		return c
-	}
-	af, bf = strings.TrimRight(af, "0"), strings.TrimRight(bf, "0")
-	return strings.Compare(af, bf)
+	return CompareNumeric(x.s, y.s)
 }
 
 func jsonKindRank(k jsonKind) int {
@@ -736,7 +653,7 @@ func castJSONBScalar(s string, to Type) (Datum, error) {
 	if to.OID == BoolOID {
 		return Bool(v.str == "true"), nil
 	}
-	if IsFloat(to) {
+	if IsFloat(to) || to.OID == NumericOID {
 		return Parse(to, v.str)
 	}
 	// integers: numeric -> int rounds half away from zero

@@ -246,6 +246,12 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 	case IsInteger(t) || t.OID == OidOID:
 		s := string(AppendText(nil, t, d))
 		return &jsonVal{kind: jNumber, str: s, raw: s}, nil
+	case t.OID == NumericOID:
+		s := string(AppendText(nil, t, d))
+		if s == "NaN" || strings.HasSuffix(s, "Infinity") {
+			return &jsonVal{kind: jString, str: s}, nil
+		}
+		return &jsonVal{kind: jNumber, str: s, raw: s}, nil
 	case IsFloat(t):
 		s := string(AppendText(nil, t, d))
 		f := d.Float()
@@ -254,7 +260,10 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 		}
 		n := s
 		if jsonb {
-			n = canonicalNumber(s)
+			var err error
+			if n, err = jsonbNumber(s); err != nil {
+				return nil, err
+			}
 		}
 		return &jsonVal{kind: jNumber, str: n, raw: s}, nil
 	case t.OID == TimestampOID, t.OID == TimestamptzOID, t.OID == DateOID:

@@ -2,7 +2,6 @@ package types
 
 import (
 	"encoding/binary"
-	"strings"
 )
 
 // jsonb's storage format: PostgreSQL's JsonbContainer (jsonb.h), so that a
@@ -225,78 +224,17 @@ func decodeContainer(b []byte, off int) (*jsonVal, bool) {
 	return v, true
 }
 
-// numeric varlena (numeric.c): 4-byte varlena header, then the short
-// header (uint16: NUMERIC_SHORT, sign, dscale, weight) when dscale <= 63
-// and -64 <= weight <= 63, else uint16 sign|dscale and int16 weight; then
-// base-10000 digits without leading or trailing zero digits.
-const (
-	numShort          = 0x8000
-	numShortSign      = 0x2000
-	numShortDscaleShf = 7
-	numShortWeightNeg = 0x0040
-	numShortWeightMsk = 0x003F
-	numNeg            = 0x4000
-	numDscaleMask     = 0x3FFF
-)
-
-// appendNumericVarlena appends the numeric varlena of a canonical decimal.
+// appendNumericVarlena appends a jsonb number as the numeric varlena
+// PostgreSQL stores in a container: a 4-byte varlena header and the
+// numeric payload (numeric.go).
 func appendNumericVarlena(dst []byte, s string) []byte {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	ip, fp, _ := strings.Cut(s, ".")
-	dscale := len(fp)
-	ip = strings.TrimLeft(ip, "0")
-	for len(ip)%4 != 0 {
-		ip = "0" + ip
+	d, err := ParseNumeric(s)
+	if err != nil {
+		// numbers are checked when the document is parsed
+		d = NumericFromInt(0)
 	}
-	for len(fp)%4 != 0 {
-		fp += "0"
-	}
-	digits := make([]uint16, 0, (len(ip)+len(fp))/4)
-	for i := 0; i < len(ip); i += 4 {
-		digits = append(digits, uint16(atoi(ip[i:i+4])))
-	}
-	for i := 0; i < len(fp); i += 4 {
-		digits = append(digits, uint16(atoi(fp[i:i+4])))
-	}
-	weight := len(ip)/4 - 1
-	for len(digits) > 0 && digits[0] == 0 {
-		digits = digits[1:]
-		weight--
-	}
-	for len(digits) > 0 && digits[len(digits)-1] == 0 {
-		digits = digits[:len(digits)-1]
-	}
-	if len(digits) == 0 {
-		weight, neg = 0, false
-	}
-	short := dscale <= 63 && weight >= -64 && weight <= 63
-	size := 4 + 2 + 2*len(digits)
-	if !short {
-		size += 2
-	}
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(size)<<2)
-	if short {
-		h := uint16(numShort | dscale<<numShortDscaleShf | weight&numShortWeightMsk)
-		if weight < 0 {
-			h |= numShortWeightNeg
-		}
-		if neg {
-			h |= numShortSign
-		}
-		dst = binary.LittleEndian.AppendUint16(dst, h)
-	} else {
-		h := uint16(dscale & numDscaleMask)
-		if neg {
-			h |= numNeg
-		}
-		dst = binary.LittleEndian.AppendUint16(dst, h)
-		dst = binary.LittleEndian.AppendUint16(dst, uint16(int16(weight)))
-	}
-	for _, d := range digits {
-		dst = binary.LittleEndian.AppendUint16(dst, d)
-	}
-	return dst
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.s)+4)<<2)
+	return append(dst, d.s...)
 }
 
 // numericVarlenaText is numeric_out of a numeric varlena (4-byte header).
@@ -308,67 +246,5 @@ func numericVarlenaText(b []byte) (string, bool) {
 	if size > len(b) || size < 6 {
 		return "", false
 	}
-	b = b[4:size]
-	h := binary.LittleEndian.Uint16(b)
-	var neg bool
-	var dscale, weight int
-	if h&numShort != 0 {
-		neg = h&numShortSign != 0
-		dscale = int(h>>numShortDscaleShf) & 0x3F
-		weight = int(h & numShortWeightMsk)
-		if h&numShortWeightNeg != 0 {
-			weight |= ^numShortWeightMsk
-		}
-		b = b[2:]
-	} else {
-		if len(b) < 4 {
-			return "", false
-		}
-		neg = h&numNeg != 0
-		dscale = int(h & numDscaleMask)
-		weight = int(int16(binary.LittleEndian.Uint16(b[2:])))
-		b = b[4:]
-	}
-	var digits []int
-	for i := 0; i+1 < len(b); i += 2 {
-		digits = append(digits, int(binary.LittleEndian.Uint16(b[i:])))
-	}
-	digit := func(i int) int { // base-10000 digit at weight position i
-		j := weight - i
-		if j < 0 || j >= len(digits) {
-			return 0
-		}
-		return digits[j]
-	}
-	var sb strings.Builder
-	if neg && len(digits) > 0 {
-		sb.WriteByte('-')
-	}
-	if weight < 0 {
-		sb.WriteByte('0')
-	} else {
-		for i := weight; i >= 0; i-- {
-			d := digit(i)
-			if i == weight {
-				sb.WriteString(itoa(d))
-			} else {
-				sb.WriteString(pad4(d))
-			}
-		}
-	}
-	if dscale > 0 {
-		sb.WriteByte('.')
-		var frac strings.Builder
-		for i := -1; frac.Len() < dscale; i-- {
-			frac.WriteString(pad4(digit(i)))
-		}
-		sb.WriteString(frac.String()[:dscale])
-	}
-	return sb.String(), true
-}
-
-func itoa(d int) string { return string(appendInt(nil, int64(d))) }
-
-func pad4(d int) string {
-	return string([]byte{byte('0' + d/1000), byte('0' + d/100%10), byte('0' + d/10%10), byte('0' + d%10)})
+	return string(appendNumericText(nil, string(b[4:size]))), true
 }

@@ -369,7 +369,7 @@ func castContextNewType(from, to OID) (CastContext, bool, bool) {
 		switch to {
 		case JSONOID:
 			return CastAssignment, true, true
-		case BoolOID, Int2OID, Int4OID, Int8OID, Float4OID, Float8OID:
+		case BoolOID, Int2OID, Int4OID, Int8OID, Float4OID, Float8OID, NumericOID:
 			return CastExplicit, true, true
 		}
 	}
@@ -421,7 +421,7 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 		return v, err, true
 	case from.OID == JSONBOID && to.OID == JSONOID:
 		return Str(string(jsonbText(nil, d.s))), nil, true
-	case from.OID == JSONBOID && (to.OID == BoolOID || IsInteger(to) || IsFloat(to)):
+	case from.OID == JSONBOID && (to.OID == BoolOID || IsInteger(to) || IsFloat(to) || to.OID == NumericOID):
 		v, err := castJSONBScalar(d.s, to)
 		return v, err, true
 	}
