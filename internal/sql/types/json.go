@@ -390,7 +390,6 @@ func (jp *jsonParser) number() (string, bool) {
 	return n, true
 }
 
-
 // jsonbNumber is a JSON number as jsonb keeps it: numeric's canonical
 // text (1.50 stays 1.50, 1e2 becomes 100, -0 becomes 0), or numeric's
 // error for a number beyond its range.
