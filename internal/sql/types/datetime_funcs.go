@@ -12,9 +12,8 @@ import (
 // Date/time functions: now() and friends, date_part/extract, date_trunc,
 // age.
 //
-// extract() returns double precision here, like date_part(): PostgreSQL 14+
-// returns numeric, which tidal does not have yet, so extract(second …) and
-// extract(epoch …) print without numeric's trailing zeros.
+// date_part() returns double precision, extract() numeric (PostgreSQL
+// 14+): exact, with scale 3 for milliseconds and 6 for seconds and epoch.
 
 func registerDatetimeFuncs() {
 	for _, name := range []string{"now", "current_timestamp", "transaction_timestamp", "statement_timestamp"} {
@@ -40,7 +39,8 @@ func registerDatetimeFuncs() {
 		return TimestampMicros(TimestampFromTime(time.Now().UTC())), nil
 	}})
 
-	for _, name := range []string{"date_part", "extract"} {
+	registerExtract()
+	for _, name := range []string{"date_part"} {
 		fn(name, []Type{Text, Timestamp}, Float8, func(a []Datum) (Datum, error) {
 			return timestampPart(a[0].s, a[1].i, nil, "timestamp without time zone")
 		})

@@ -285,3 +285,26 @@ query
 SELECT x::interval(1), x::interval hour to minute, t::time(0) FROM (SELECT interval '1 day 02:03:04.56' AS x, time '10:00:00.6' AS t) s
 ----
 1 day 02:03:04.6|1 day 02:03:00|10:00:01
+
+query
+select extract(epoch from date '2020-01-01'), extract(julian from timestamp '2020-01-01'), extract(epoch from timestamp 'infinity'), extract(hour from timestamp 'infinity'), extract(epoch from interval '1 year 1 mon 1 day 1 second')
+----
+1577836800|2458850.0000000000000000000000000000|Infinity|NULL|34236001.000000
+
+query
+select extract(second from timestamp '2020-06-15 12:34:56.5'), extract(milliseconds from timestamp '2020-06-15 12:34:56.5'), extract(microseconds from timestamp '2020-06-15 12:34:56.5'), extract(epoch from timestamptz '2020-01-01 00:00:00.25+02'), extract(year from date '2020-05-05'), extract(dow from date '2020-05-05'), extract(century from date '0010-01-01 BC')
+----
+56.500000|56500.000|56500000|1577829600.250000|2020|2|-1
+
+query
+select extract(second from time '10:00:01.5'), extract(epoch from time '10:00:01.5'), extract(minute from interval '-1 hour 30 minutes'), extract(second from interval '-1.5 seconds'), extract(epoch from interval '-178000000 years'), extract(month from interval '14 months'), extract(hour from timestamptz '2020-06-01 12:00+00')
+----
+1.500000|36001.500000|-30|-1.500000|-5617252800000000.000000|2|12
+
+query
+select extract(timezone from timestamptz '2020-06-01 12:00+00'), pg_typeof(extract(year from now())), extract(epoch from date 'infinity')
+----
+0|numeric|Infinity
+
+error 0A000
+select extract(hour from date '2020-01-01')
