@@ -427,3 +427,19 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 	}
 	return Datum{}, nil, false
 }
+
+// groupKeyNewType is AppendGroupKey for the types whose equal values can
+// print differently: an interval groups by its span ('1 mon' = '30 days'),
+// jsonb by its text with numbers' insignificant zeros dropped.
+func groupKeyNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
+	switch t.OID {
+	case IntervalOID:
+		hi, lo := intervalSpan(IntervalOf(d))
+		dst = strconv.AppendInt(dst, hi, 10)
+		dst = append(dst, ':')
+		return strconv.AppendUint(dst, uint64(lo), 10), true
+	case JSONBOID:
+		return append(dst, jsonbHashKey(d.s)...), true
+	}
+	return dst, false
+}

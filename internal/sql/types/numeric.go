@@ -725,6 +725,9 @@ func hashNumeric(p string) uint64 {
 // the output text except for numeric, whose insignificant trailing zeros
 // are dropped (1.5 and 1.50 group together).
 func AppendGroupKey(dst []byte, t Type, d Datum) []byte {
+	if out, ok := groupKeyNewType(dst, t, d); ok {
+		return out
+	}
 	if t.OID != NumericOID {
 		return AppendText(dst, t, d)
 	}

@@ -308,3 +308,14 @@ select extract(timezone from timestamptz '2020-06-01 12:00+00'), pg_typeof(extra
 
 error 0A000
 select extract(hour from date '2020-01-01')
+
+query
+SELECT x, count(*) FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '720 hours'), (interval '1 day')) v(x) GROUP BY x ORDER BY x
+----
+1 day|1
+1 mon|3
+
+query
+SELECT count(DISTINCT x) FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '1 day')) v(x)
+----
+2

@@ -230,3 +230,8 @@ query
 SELECT jsonb_strip_nulls('{"a": null, "b": {"c": null, "d": [null, 1]}}')
 ----
 {"b": {"d": [null, 1]}}
+
+query
+SELECT count(*) FROM (SELECT DISTINCT j FROM (VALUES ('{"a": 1.0}'::jsonb), ('{"a": 1}'), ('{"a": 2}')) v(j)) s
+----
+2
