@@ -318,8 +318,18 @@ func encodeArg(v any) ([]byte, error) {
 // output function.
 func encodeTime(t time.Time) []byte {
 	y, mo, d := t.Date()
-	wall := time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
-	s := types.FormatText(types.Timestamp, types.TimestampMicros(types.TimestampFromTime(wall)))
+	var s string
+	if y >= -4713 && y <= 294276 {
+		wall := time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+		s = types.FormatText(types.Timestamp, types.TimestampMicros(types.TimestampFromTime(wall)))
+	} else {
+		// beyond timestamp's range (a date parameter): no microsecond count
+		year, bc := y, ""
+		if y <= 0 {
+			year, bc = 1-y, " BC"
+		}
+		s = fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d%s", year, mo, d, t.Hour(), t.Minute(), t.Second(), bc)
+	}
 	_, off := t.Zone()
 	sign := "+"
 	if off < 0 {
@@ -572,7 +582,8 @@ func decode(oid uint32, b []byte, tz *time.Location) (driver.Value, error) {
 			return nil, err
 		}
 		if days := d.Int(); days != int64(types.DateInfinity) && days != int64(types.DateNegInfinity) {
-			return types.TimeFromTimestamp(days * 86400 * 1000000), nil
+			// seconds, not microseconds: the latest dates overflow the latter
+			return time.Unix(days*86400+946684800, 0).UTC(), nil
 		}
 	}
 	return s, nil
