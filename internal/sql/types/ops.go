@@ -302,8 +302,7 @@ func init() {
 	intOps(Char, Char)
 	intOps(Timestamp, Timestamp)
 	intOps(Timestamptz, Timestamptz)
-	intOps(Timestamp, Timestamptz)
-	intOps(Timestamptz, Timestamp)
+	// timestamp vs timestamptz compares in the session's zone: date.go
 	cmpOps(Text, Text, strCmp)
 	cmpOps(Name, Name, strCmp)
 	cmpOps(Name, Text, strCmp)

@@ -319,3 +319,14 @@ query
 SELECT count(DISTINCT x) FROM (VALUES (interval '1 mon'), (interval '30 days'), (interval '1 day')) v(x)
 ----
 2
+
+statement ok
+SET TimeZone = 'Asia/Tokyo'
+
+query
+SELECT timestamp '2020-01-01 09:00' = timestamptz '2020-01-01 00:00+00', timestamptz '2020-01-01 00:00+00' < timestamp '2020-01-01 08:59', date '2020-01-01' = timestamptz '2019-12-31 15:00+00'
+----
+t|f|t
+
+statement ok
+SET TimeZone = 'UTC'
