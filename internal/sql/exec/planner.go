@@ -472,39 +472,12 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			if !aggNames[name] && !fc.AggStar {
 				return nil, false, nil
 			}
-			call := &AggCall{Name: name, Distinct: fc.AggDistinct}
-			argT := types.Type{}
-			if !fc.AggStar {
-				if len(fc.Args) != 1 && !(name == "string_agg" && len(fc.Args) == 2) {
-					return nil, true, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
-				}
-				if len(fc.Args) == 2 {
-					d, err := comp.Compile(fc.Args[1])
-					if err != nil {
-						return nil, true, err
-					}
-					if call.Arg2, err = expr.Coerce(d, types.Text, types.CastImplicit); err != nil {
-						return nil, true, err
-					}
-				}
-				a, err := comp.Compile(fc.Args[0])
-				if err != nil {
-					return nil, true, err
-				}
-				if a.Type().OID == types.UnknownOID {
-					a, _ = expr.Coerce(a, types.Text, types.CastImplicit)
-				}
-				call.Arg, argT = a, a.Type()
-			} else if name != "count" {
-				return nil, true, pgerr.Errorf(pgerr.WrongObjectType, "%s(*) specified, but %s is not an aggregate function", name, name)
-			}
-			t, err := AggResultType(name, argT)
+			call, err := planAggCall(comp, name, fc)
 			if err != nil {
 				return nil, true, err
 			}
-			call.T = t
 			aggNode.Aggs = append(aggNode.Aggs, call)
-			return &expr.Var{Index: len(aggNode.GroupBy) + len(aggNode.Aggs) - 1, T: t, Name: call.String()}, true, nil
+			return &expr.Var{Index: len(aggNode.GroupBy) + len(aggNode.Aggs) - 1, T: call.T, Name: call.String()}, true, nil
 		}
 	}
 	var exprs []expr.Expr
@@ -616,13 +589,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			hidden++
 			ke = &expr.Var{Index: len(exprs) - 1, T: e.Type(), Name: e.String()}
 		}
-		k := SortKey{Expr: ke, Desc: by.SortbyDir == pg.SortByDir_SORTBY_DESC}
-		k.NullsFirst = k.Desc
-		switch by.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			k.NullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			k.NullsFirst = false
+		k, err := sortKeyFor(by, ke)
+		if err != nil {
+			return nil, nil, err
 		}
 		sortKeys = append(sortKeys, k)
 	}

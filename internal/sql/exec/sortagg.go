@@ -192,18 +192,40 @@ type AggCall struct {
 	Arg      expr.Expr // nil for count(*)
 	Arg2     expr.Expr // string_agg's delimiter
 	Distinct bool
-	T        types.Type // result type
+	// Filter (FILTER (WHERE ...)) admits a row only when it is true.
+	Filter expr.Expr
+	// OrderBy (agg(x ORDER BY y)) fixes the order rows are fed in; it
+	// matters for string_agg and array_agg.
+	OrderBy []SortKey
+	T       types.Type // result type
 }
 
 func (a *AggCall) String() string {
-	if a.Arg == nil {
-		return a.Name + "(*)"
-	}
 	d := ""
 	if a.Distinct {
 		d = "DISTINCT "
 	}
-	return a.Name + "(" + d + a.Arg.String() + ")"
+	s := a.Name + "(" + d
+	if a.Arg == nil {
+		s += "*"
+	} else {
+		s += a.Arg.String()
+	}
+	if a.Arg2 != nil {
+		s += ", " + a.Arg2.String()
+	}
+	if len(a.OrderBy) > 0 {
+		keys := make([]string, len(a.OrderBy))
+		for i, k := range a.OrderBy {
+			keys[i] = k.String()
+		}
+		s += " ORDER BY " + strings.Join(keys, ", ")
+	}
+	s += ")"
+	if a.Filter != nil {
+		s += " FILTER (WHERE " + a.Filter.String() + ")"
+	}
+	return s
 }
 
 // ResultType gives an aggregate's result type for its argument type.
@@ -258,9 +280,111 @@ type aggState struct {
 	seen  map[string]bool
 	elems []types.Datum
 	sb    strings.Builder
+	// buffered holds the admitted input rows of an aggregate that must
+	// see its input sorted (ORDER BY or DISTINCT); final replays them.
+	buffered []Row
 }
 
+// step feeds one input row to the aggregate.
 func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
+	if a.Filter != nil {
+		ok, err := a.Filter.Eval(c.Env, row)
+		if err != nil {
+			return err
+		}
+		if ok.IsNull() || !ok.Bool() {
+			return nil
+		}
+	}
+	if a.sortsInput() {
+		st.buffered = append(st.buffered, row)
+		return nil
+	}
+	return a.accumulate(c, st, row)
+}
+
+// sortsInput: the aggregate sees its rows in a defined order. PostgreSQL
+// sorts DISTINCT aggregates' input by their arguments, which shows in
+// string_agg(DISTINCT ...) and array_agg(DISTINCT ...) output.
+func (a *AggCall) sortsInput() bool {
+	return len(a.OrderBy) > 0 || (a.Distinct && a.Arg != nil)
+}
+
+// inputOrder is the sort order sortsInput applies.
+func (a *AggCall) inputOrder() []SortKey {
+	if len(a.OrderBy) > 0 {
+		return a.OrderBy
+	}
+	keys := []SortKey{{Expr: a.Arg}}
+	if a.Arg2 != nil {
+		keys = append(keys, SortKey{Expr: a.Arg2})
+	}
+	return keys
+}
+
+// replaySorted sorts the buffered rows and accumulates them in order.
+func (a *AggCall) replaySorted(c *Ctx, st *aggState) error {
+	order := a.inputOrder()
+	keys := make([][]types.Datum, len(st.buffered))
+	for i, r := range st.buffered {
+		k := make([]types.Datum, len(order))
+		for j, sk := range order {
+			d, err := sk.Expr.Eval(c.Env, r)
+			if err != nil {
+				return err
+			}
+			k[j] = d
+		}
+		keys[i] = k
+	}
+	idx := make([]int, len(st.buffered))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
+		return compareKeys(order, keys[idx[x]], keys[idx[y]]) < 0
+	})
+	rows := st.buffered
+	st.buffered = nil
+	for _, i := range idx {
+		if err := a.accumulate(c, st, rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// distinctSeen reports whether DISTINCT already saw this argument value,
+// and remembers it.
+func (a *AggCall) distinctSeen(c *Ctx, st *aggState, row Row, d types.Datum) (bool, error) {
+	k := types.AppendGroupKey(nil, a.Arg.Type(), d)
+	if d.IsNull() {
+		k = []byte("\x00N")
+	}
+	if a.Arg2 != nil {
+		d2, err := a.Arg2.Eval(c.Env, row)
+		if err != nil {
+			return false, err
+		}
+		k = append(k, 0)
+		if d2.IsNull() {
+			k = append(k, "\x00N"...)
+		} else {
+			k = types.AppendGroupKey(k, a.Arg2.Type(), d2)
+		}
+	}
+	if st.seen == nil {
+		st.seen = map[string]bool{}
+	}
+	if st.seen[string(k)] {
+		return true, nil
+	}
+	st.seen[string(k)] = true
+	return false, nil
+}
+
+// accumulate adds one admitted row's argument to the state.
+func (a *AggCall) accumulate(c *Ctx, st *aggState, row Row) error {
 	if a.Arg == nil {
 		st.count++
 		return nil
@@ -269,23 +393,18 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 	if err != nil {
 		return err
 	}
+	if d.IsNull() && a.Name != "array_agg" {
+		return nil
+	}
+	if a.Distinct {
+		if dup, err := a.distinctSeen(c, st, row, d); err != nil || dup {
+			return err
+		}
+	}
 	if a.Name == "array_agg" {
 		st.elems = append(st.elems, d)
 		st.set = true
 		return nil
-	}
-	if d.IsNull() {
-		return nil
-	}
-	if a.Distinct {
-		k := string(types.AppendGroupKey(nil, a.Arg.Type(), d))
-		if st.seen == nil {
-			st.seen = map[string]bool{}
-		}
-		if st.seen[k] {
-			return nil
-		}
-		st.seen[k] = true
 	}
 	st.count++
 	t := a.Arg.Type()
@@ -354,7 +473,12 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 	return nil
 }
 
-func (a *AggCall) final(st *aggState) (types.Datum, error) {
+func (a *AggCall) final(c *Ctx, st *aggState) (types.Datum, error) {
+	if a.sortsInput() {
+		if err := a.replaySorted(c, st); err != nil {
+			return types.Null(), err
+		}
+	}
 	if a.Arg != nil && a.Arg.Type().OID == types.IntervalOID && (a.Name == "sum" || a.Name == "avg") {
 		return finalIntervalSum(a.Name, st)
 	}
@@ -471,7 +595,7 @@ func (a *Agg) Open(c *Ctx) error {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
 		for i, ag := range a.Aggs {
-			v, err := ag.final(&g.states[i])
+			v, err := ag.final(c, &g.states[i])
 			if err != nil {
 				return err
 			}

@@ -580,6 +580,9 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 }
 
 func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
+	if err := refuseUnsupportedCallSyntax(fc); err != nil {
+		return nil, withPos(err, fc.Location)
+	}
 	if c.Hooks.Func != nil {
 		e, handled, err := c.Hooks.Func(fc)
 		if err != nil || handled {
@@ -587,7 +590,25 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
-	if fc.AggStar || fc.AggDistinct || fc.Over != nil {
+	if c.Hooks.Func != nil {
+		// The aggregate hook declined the call: it is not an aggregate,
+		// so aggregate-only syntax is an error (never ignored).
+		var clause string
+		switch {
+		case fc.AggStar:
+			clause = name + "(*)"
+		case fc.AggDistinct:
+			clause = "DISTINCT"
+		case fc.AggFilter != nil:
+			clause = "FILTER"
+		case len(fc.AggOrder) > 0:
+			clause = "ORDER BY"
+		}
+		if clause != "" {
+			return nil, withPos(pgerr.Errorf(pgerr.WrongObjectType, "%s specified, but %s is not an aggregate function", clause, name), fc.Location)
+		}
+	}
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here"), fc.Location)
 	}
 	var args []Expr
@@ -730,4 +751,19 @@ func unify(a, b types.Type) types.Type {
 		return t
 	}
 	return a
+}
+
+// refuseUnsupportedCallSyntax rejects function-call syntax that is not
+// implemented (window functions, ordered-set aggregates, VARIADIC), so it
+// fails with 0A000 instead of being silently ignored.
+func refuseUnsupportedCallSyntax(fc *pg.FuncCall) error {
+	switch {
+	case fc.Over != nil:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "window functions are not supported")
+	case fc.AggWithinGroup:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "ordered-set aggregates (WITHIN GROUP) are not supported")
+	case fc.FuncVariadic:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported")
+	}
+	return nil
 }

@@ -1,0 +1,109 @@
+# Aggregates: FILTER, ORDER BY and DISTINCT inside aggregate calls, in
+# plain and grouped aggregation.
+
+statement ok
+CREATE TABLE ag1 (g int, x int, s text, f float8, n numeric, b bool)
+
+statement ok
+INSERT INTO ag1 VALUES (1, 3, 'c', 1.5, 1.10, true), (1, 1, 'a', 2.5, 2.20, false), (1, 2, 'b', NULL, NULL, NULL), (2, 5, 'e', 0.25, 3, true), (2, 4, 'd', 0.5, 4.5, true), (2, NULL, NULL, 1, 1, false), (3, 1, 'a', 2, 2, true), (3, 1, 'a', 2, 2, true)
+
+query
+SELECT count(*) FILTER (WHERE x > 1), count(*), count(x) FILTER (WHERE g = 2) FROM ag1
+----
+4|8|2
+
+query
+SELECT sum(x) FILTER (WHERE g = 1), avg(n) FILTER (WHERE b), min(s) FILTER (WHERE x > 1), max(f) FILTER (WHERE NOT b) FROM ag1
+----
+6|2.5200000000000000|b|2.5
+
+query
+SELECT g, count(*) FILTER (WHERE x >= 2), sum(x) FILTER (WHERE s <> 'c') FROM ag1 GROUP BY g ORDER BY g
+----
+1|2|3
+2|2|9
+3|0|2
+
+query
+SELECT count(*) FILTER (WHERE x > 100), sum(x) FILTER (WHERE false), string_agg(s, ',') FILTER (WHERE x > 100) FROM ag1
+----
+0|NULL|NULL
+
+query
+SELECT g FROM ag1 GROUP BY g HAVING count(*) FILTER (WHERE b) >= 2 ORDER BY g
+----
+2
+3
+
+query
+SELECT count(*) FILTER (WHERE b IS NULL), bool_and(b) FILTER (WHERE g = 2), bool_or(b) FILTER (WHERE g = 1) FROM ag1
+----
+1|f|t
+
+error 42804
+SELECT count(*) FILTER (WHERE x) FROM ag1
+
+query
+SELECT string_agg(s, ',' ORDER BY x), string_agg(s, ',' ORDER BY x DESC), string_agg(s, ',' ORDER BY s DESC NULLS LAST) FROM ag1
+----
+a,a,a,b,c,d,e|e,d,c,b,a,a,a|e,d,c,b,a,a,a
+
+query
+SELECT array_agg(x ORDER BY x DESC), array_agg(x ORDER BY x NULLS FIRST), array_agg(s ORDER BY f, x) FROM ag1
+----
+{NULL,5,4,3,2,1,1,1}|{NULL,1,1,1,2,3,4,5}|{e,d,NULL,c,a,a,a,b}
+
+query
+SELECT g, string_agg(s, '-' ORDER BY s DESC), array_agg(x ORDER BY f DESC NULLS LAST) FROM ag1 GROUP BY g ORDER BY g
+----
+1|c-b-a|{1,3,2}
+2|e-d|{NULL,4,5}
+3|a-a|{1,1}
+
+query
+SELECT g, array_agg(x ORDER BY x) FILTER (WHERE x > 1) FROM ag1 GROUP BY g ORDER BY g
+----
+1|{2,3}
+2|{4,5}
+3|NULL
+
+query
+SELECT string_agg(s, ',' ORDER BY x USING >, s) FROM ag1
+----
+e,d,c,b,a,a,a
+
+query
+SELECT count(DISTINCT x), count(DISTINCT s), sum(DISTINCT x), avg(DISTINCT n), count(DISTINCT f) FROM ag1
+----
+5|5|15|2.3000000000000000|6
+
+query
+SELECT g, count(DISTINCT x), sum(DISTINCT x) FROM ag1 GROUP BY g ORDER BY g
+----
+1|3|6
+2|2|9
+3|1|1
+
+query
+SELECT string_agg(DISTINCT s, ','), array_agg(DISTINCT x), array_agg(DISTINCT g) FROM ag1
+----
+a,b,c,d,e|{1,2,3,4,5,NULL}|{1,2,3}
+
+query
+SELECT string_agg(DISTINCT s, ',' ORDER BY s DESC), array_agg(DISTINCT x ORDER BY x DESC NULLS LAST) FROM ag1
+----
+e,d,c,b,a|{5,4,3,2,1,NULL}
+
+query
+SELECT count(DISTINCT x) FILTER (WHERE g <> 3), array_agg(DISTINCT s) FILTER (WHERE x < 5) FROM ag1
+----
+5|{a,b,c,d}
+
+error 42P10
+SELECT string_agg(DISTINCT s, ',' ORDER BY x) FROM ag1
+
+error 42809
+SELECT lower(s) FILTER (WHERE true) FROM ag1 GROUP BY s
+
+error 42809
+SELECT lower(s ORDER BY s) FROM ag1 GROUP BY s
