@@ -60,6 +60,9 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 	if s == nil {
 		return nil, nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of subquery is not supported yet")
 	}
+	if err := refuseUnsupportedSelect(s); err != nil {
+		return nil, nil, nil, err
+	}
 	qs := &queryState{level: level}
 	p.q.stack = append(p.q.stack, qs)
 	defer func() { p.q.stack = p.q.stack[:len(p.q.stack)-1] }()

@@ -329,7 +329,8 @@ func hasAggregates(nodes ...*pg.Node) bool {
 		}
 		if fc := n.GetFuncCall(); fc != nil {
 			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
-			if aggNames[name] || fc.AggStar {
+			// a window call (OVER) is no aggregate; compiling it refuses it
+			if fc.Over == nil && (aggNames[name] || fc.AggStar) {
 				found = true
 				return
 			}
@@ -643,11 +644,6 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			}
 		}
 		node = l
-	}
-	if s.LockingClause != nil {
-		// FOR UPDATE/SHARE: rows are not locked yet; refuse rather than
-		// silently run weaker.
-		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT FOR UPDATE/SHARE is not supported yet")
 	}
 	return node, cols, nil
 }

@@ -106,13 +106,9 @@ func (p *Planner) planSetOp(s *pg.SelectStmt, parent levelScope, level int) (Nod
 			return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "invalid UNION/INTERSECT/EXCEPT ORDER BY clause").
 				WithDetail("Only result column names can be used, not expressions or functions.")
 		}
-		k := SortKey{Expr: &expr.Var{Index: idx, T: cols[idx].Type, Name: cols[idx].Name}, Desc: by.SortbyDir == pg.SortByDir_SORTBY_DESC}
-		k.NullsFirst = k.Desc
-		switch by.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			k.NullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			k.NullsFirst = false
+		k, err := sortKeyFor(by, &expr.Var{Index: idx, T: cols[idx].Type, Name: cols[idx].Name})
+		if err != nil {
+			return nil, nil, err
 		}
 		keys = append(keys, k)
 	}

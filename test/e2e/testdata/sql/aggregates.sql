@@ -107,3 +107,24 @@ SELECT lower(s) FILTER (WHERE true) FROM ag1 GROUP BY s
 
 error 42809
 SELECT lower(s ORDER BY s) FROM ag1 GROUP BY s
+
+query
+SELECT DISTINCT x FROM ag1 ORDER BY x USING > NULLS LAST
+----
+5
+4
+3
+2
+1
+NULL
+
+query
+SELECT x FROM ag1 UNION SELECT 7 ORDER BY 1 USING <
+----
+1
+2
+3
+4
+5
+7
+NULL

@@ -1,0 +1,63 @@
+# tidal only
+# Query syntax tidal does not implement must fail with 0A000 rather than
+# be ignored (PostgreSQL runs all of these).
+
+statement ok
+CREATE TABLE agu (g int, x int, s text)
+
+statement ok
+INSERT INTO agu VALUES (1, 1, 'a'), (1, 2, 'b'), (2, 3, 'c')
+
+error 0A000
+SELECT count(*) OVER () FROM agu
+
+error 0A000
+SELECT g, sum(x) OVER (PARTITION BY g ORDER BY x) FROM agu
+
+error 0A000
+SELECT row_number() OVER (ORDER BY x) FROM agu
+
+error 0A000
+SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM agu
+
+error 0A000
+SELECT count(*) WITHIN GROUP (ORDER BY x) FROM agu
+
+error 0A000
+SELECT concat(VARIADIC ARRAY['a', 'b'])
+
+error 0A000
+SELECT g, sum(x) FROM agu GROUP BY ROLLUP (g)
+
+error 0A000
+SELECT g, sum(x) FROM agu GROUP BY CUBE (g)
+
+error 0A000
+SELECT g, sum(x) FROM agu GROUP BY GROUPING SETS ((g), ())
+
+error 0A000
+SELECT * FROM agu TABLESAMPLE SYSTEM (50)
+
+error 0A000
+SELECT DISTINCT ON (g) g, x FROM agu
+
+error 0A000
+SELECT x FROM agu ORDER BY x FETCH FIRST 1 ROWS WITH TIES
+
+error 0A000
+SELECT * FROM agu FOR UPDATE
+
+error 0A000
+SELECT * FROM agu FOR SHARE SKIP LOCKED
+
+error 0A000
+SELECT * FROM agu FOR NO KEY UPDATE NOWAIT
+
+error 0A000
+SELECT x FROM agu ORDER BY x USING ~<~
+
+error 0A000
+SELECT x FROM agu UNION SELECT x FROM agu ORDER BY 1 FETCH FIRST 1 ROWS WITH TIES
+
+error 0A000
+SELECT x FROM agu UNION SELECT x FROM agu ORDER BY 1 USING ~<~
