@@ -19,6 +19,9 @@ func refuseUnsupportedSelect(s *pg.SelectStmt) error {
 			return pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT DISTINCT ON is not supported")
 		}
 	}
+	if s.IntoClause != nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
+	}
 	if s.LockingClause != nil {
 		// FOR UPDATE/SHARE: rows are not locked yet; refuse rather than
 		// silently run weaker.
