@@ -629,7 +629,7 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 		return strconv.AppendInt(dst, int64(f), 10)
 	}
 	var buf [32]byte
-	b := strconv.AppendFloat(buf[:0], f, 'e', -1, bits)
+	b := appendShortestE(buf[:0], f, bits)
 	e := len(b) - 1
 	for b[e] != 'e' {
 		e--
