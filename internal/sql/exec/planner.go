@@ -317,7 +317,8 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 	return &SeqScan{Rel: rel, Alias: fi.alias, Qual: qual, WithTID: withTID}
 }
 
-var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true}
+var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true,
+	"variance": true, "var_samp": true, "var_pop": true, "stddev": true, "stddev_samp": true, "stddev_pop": true}
 
 // hasAggregates reports whether the target list or HAVING uses aggregates.
 func hasAggregates(nodes ...*pg.Node) bool {

@@ -256,6 +256,13 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 		}
 	case "min", "max":
 		return arg, nil
+	case "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop":
+		if types.IsInteger(arg) || arg.OID == types.NumericOID {
+			return types.Numeric, nil
+		}
+		if types.IsFloat(arg) {
+			return types.Float8, nil
+		}
 	case "bool_and", "bool_or", "every":
 		return types.Boolean, nil
 	case "string_agg":
@@ -271,15 +278,17 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 }
 
 type aggState struct {
-	count int64
-	sumI  int64
-	sumF  float64
-	num   *types.NumericAccum // sums computed in numeric (see AggResultType)
-	val   types.Datum
-	set   bool
-	seen  map[string]bool
-	elems []types.Datum
-	sb    strings.Builder
+	count    int64
+	sumI     int64
+	sumF     float64
+	num      *types.NumericAccum // sums computed in numeric (see AggResultType)
+	numVar   *types.NumericVarianceAccum
+	floatVar *types.FloatVarianceAccum
+	val      types.Datum
+	set      bool
+	seen     map[string]bool
+	elems    []types.Datum
+	sb       strings.Builder
 	// buffered holds the admitted input rows of an aggregate that must
 	// see its input sorted (ORDER BY or DISTINCT); final replays them.
 	buffered []Row
@@ -444,6 +453,21 @@ func (a *AggCall) accumulate(c *Ctx, st *aggState, row Row) error {
 		} else {
 			st.sumF += d.Float()
 		}
+	case "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop":
+		switch {
+		case types.IsFloat(t):
+			if st.floatVar == nil {
+				st.floatVar = new(types.FloatVarianceAccum)
+			}
+			return st.floatVar.Add(d.Float())
+		case st.numVar == nil:
+			st.numVar = new(types.NumericVarianceAccum)
+		}
+		if types.IsInteger(t) {
+			st.numVar.AddInt(d.Int())
+		} else {
+			st.numVar.AddNumeric(d)
+		}
 	case "min", "max":
 		if !st.set {
 			st.val, st.set = d, true
@@ -493,6 +517,15 @@ func (a *AggCall) final(c *Ctx, st *aggState) (types.Datum, error) {
 			}
 			return st.num.Avg(st.count)
 		}
+	case "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop":
+		kind := types.VarianceKind{Sample: !strings.HasSuffix(a.Name, "_pop"), Stddev: strings.HasPrefix(a.Name, "stddev")}
+		switch {
+		case st.floatVar != nil:
+			return st.floatVar.Result(kind), nil
+		case st.numVar != nil:
+			return st.numVar.Result(kind)
+		}
+		return types.Null(), nil
 	}
 	return a.finalValue(st), nil
 }

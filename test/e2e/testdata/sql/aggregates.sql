@@ -138,3 +138,55 @@ query
 SELECT 123456789012::float4, 16777217::float4, 3.4028235e38::float4, 1.17549435e-38::float4, 0.1::float4, 1692920064::float4, -112382464::float4, 123382031554022208::float8
 ----
 1.2345679e+11|1.6777216e+07|3.4028235e+38|1.1754944e-38|0.1|1.6929201e+09|-1.12382464e+08|1.2338203155402221e+17
+
+statement ok
+CREATE TABLE agv (g int, i2 smallint, i4 int, i8 bigint, n numeric, f4 real, f8 float8)
+
+statement ok
+INSERT INTO agv VALUES (1, 1, 10, 100, 1.5, 1.5, 1.5), (1, 2, 20, 200, 2.25, 2.5, 2.5), (1, 4, 40, 400, 3.125, 4, 4), (2, 7, 7, 7, 7, 7, 7), (3, NULL, NULL, NULL, NULL, NULL, NULL), (4, 5, 5, 5, 5.0, 5, 5), (4, 5, 5, 5, 5.00, 5, 5)
+
+query
+SELECT g, variance(i2), var_samp(i4), var_pop(i8), stddev(n), stddev_samp(f4), stddev_pop(f8) FROM agv GROUP BY g ORDER BY g
+----
+1|2.3333333333333333|233.3333333333333333|15555.555555555556|0.81330088733096395985|1.2583057392117916|1.0274023338281628
+2|NULL|NULL|0|NULL|NULL|0
+3|NULL|NULL|NULL|NULL|NULL|NULL
+4|0|0|0|0|0|0
+
+query
+SELECT var_samp(n), var_pop(n), stddev_samp(n), stddev_pop(n), variance(f8), var_pop(f4), stddev(i4), stddev_pop(i2) FROM agv
+----
+4.2151041666666667|3.5125868055555556|2.0530718854113868|1.8741896396991302|3.8666666666666663|3.222222222222222|13.6930639376291528|2.0000000000000000
+
+query
+SELECT pg_typeof(variance(i2)), pg_typeof(stddev(i8)), pg_typeof(var_pop(n)), pg_typeof(stddev_pop(f4)), pg_typeof(variance(f8)) FROM agv
+----
+numeric|numeric|numeric|double precision|double precision
+
+query
+SELECT variance(x), stddev_pop(x) FROM (VALUES (1e20::numeric), (1), (-3.5)) v(x)
+----
+3333333333333333333416666666666666666672.25|47140452079103168293.98
+
+query
+SELECT var_samp(x), stddev(x) FROM (VALUES ('NaN'::numeric), (1)) v(x)
+----
+NaN|NaN
+
+query
+SELECT var_pop(x), stddev_samp(x) FROM (VALUES ('Infinity'::float8), (1)) v(x)
+----
+NaN|NaN
+
+query
+SELECT stddev(x) FILTER (WHERE x > 1), var_pop(DISTINCT x) FROM (VALUES (1), (2), (2), (3), (5)) v(x)
+----
+1.4142135623730950|2.1875000000000000
+
+error 22003
+SELECT variance(x) FROM (VALUES (1e308::float8), (-1e308)) v(x)
+
+query
+SELECT bool_and(x), bool_or(x), every(x) FROM (VALUES (true), (NULL), (false)) v(x)
+----
+f|t|f
