@@ -20,6 +20,19 @@ import (
 func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgwire.ResultWriter) error {
 	c := s.newCtx(ctx, w)
 	switch {
+	case stmt.GetSelectStmt() != nil && stmt.GetSelectStmt().IntoClause != nil:
+		// The query is the statement without its INTO clause.
+		sel := stmt.GetSelectStmt()
+		into := sel.IntoClause
+		sel.IntoClause = nil
+		defer func() { sel.IntoClause = into }()
+		return s.createTableAs(c, into, sel, false, w)
+	case stmt.GetCreateTableAsStmt() != nil:
+		ctas := stmt.GetCreateTableAsStmt()
+		if ctas.Objtype != pg.ObjectType_OBJECT_TABLE || ctas.Query.GetSelectStmt() == nil {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE %s AS %s is not supported yet", strings.TrimPrefix(ctas.Objtype.String(), "OBJECT_"), stmtKind(ctas.Query))
+		}
+		return s.createTableAs(c, ctas.Into, ctas.Query.GetSelectStmt(), ctas.IfNotExists, w)
 	case stmt.GetSelectStmt() != nil:
 		p := &exec.Planner{C: c}
 		node, cols, err := p.PlanSelect(stmt.GetSelectStmt())

@@ -190,3 +190,63 @@ query
 SELECT bool_and(x), bool_or(x), every(x) FROM (VALUES (true), (NULL), (false)) v(x)
 ----
 f|t|f
+
+statement ok
+CREATE TABLE agc1 AS SELECT g, sum(x) AS total, string_agg(s, ',' ORDER BY s) AS names, 'k' AS lit FROM ag1 GROUP BY g
+
+query
+SELECT * FROM agc1 ORDER BY g
+----
+1|6|a,b,c|k
+2|9|d,e|k
+3|2|a,a|k
+
+query
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'agc1'::regclass AND attnum > 0 ORDER BY attnum
+----
+g|integer
+total|bigint
+names|text
+lit|text
+
+statement ok
+CREATE TABLE agc2 (a, b) AS SELECT i4, n FROM agv WHERE g = 1
+
+query
+SELECT a, b, pg_typeof(a), pg_typeof(b) FROM agc2 ORDER BY a
+----
+10|1.5|integer|numeric
+20|2.25|integer|numeric
+40|3.125|integer|numeric
+
+statement ok
+SELECT g, f4 INTO agc3 FROM agv WHERE f4 > 2
+
+query
+SELECT * FROM agc3 ORDER BY g, f4
+----
+1|2.5
+1|4
+2|7
+4|5
+4|5
+
+statement ok
+CREATE TABLE agc4 AS SELECT * FROM ag1 WITH NO DATA
+
+query
+SELECT count(*) FROM agc4
+----
+0
+
+error 42P07
+CREATE TABLE agc4 AS SELECT 1
+
+error 42601
+CREATE TABLE agc5 (a, b, c) AS SELECT 1, 2
+
+error 42701
+CREATE TABLE agc6 AS SELECT 1 AS a, 2 AS a
+
+error 42P01
+SELECT * FROM agc6
