@@ -96,6 +96,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 			if err != nil {
 				return err
 			}
+			if cd.CollClause != nil {
+				if err := expr.CheckCollation(cd.CollClause.Collname); err != nil {
+					return err
+				}
+			}
 			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
 			for _, cn := range cd.Constraints {
 				con := cn.GetConstraint()

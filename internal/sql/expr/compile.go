@@ -166,7 +166,9 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 	case n.GetSubLink() != nil:
 		return c.compileSubLink(n.GetSubLink())
 	case n.GetCollateClause() != nil:
-		// Collations: tidal compares strings bytewise (the C collation).
+		if err := CheckCollation(n.GetCollateClause().Collname); err != nil {
+			return nil, withPos(err, n.GetCollateClause().Location)
+		}
 		return c.Compile(n.GetCollateClause().Arg)
 	case n.GetAIndirection() != nil:
 		return c.compileIndirection(n.GetAIndirection())
@@ -766,4 +768,20 @@ func refuseUnsupportedCallSyntax(fc *pg.FuncCall) error {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported")
 	}
 	return nil
+}
+
+// CheckCollation accepts the collations tidal implements: it compares
+// strings bytewise, which is the C collation (also POSIX, ucs_basic for
+// UTF8, and the database default, whose datcollate is C). Any other
+// collation would be silently ignored, so it is refused.
+func CheckCollation(names []*pg.Node) error {
+	if len(names) == 0 {
+		return nil
+	}
+	name := names[len(names)-1].GetString_().GetSval()
+	switch name {
+	case "C", "POSIX", "ucs_basic", "default":
+		return nil
+	}
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "collation \"%s\" is not supported (tidal compares strings bytewise, as collation \"C\")", name)
 }

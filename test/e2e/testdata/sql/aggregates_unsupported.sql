@@ -64,3 +64,20 @@ SELECT x FROM agu UNION SELECT x FROM agu ORDER BY 1 USING ~<~
 
 error 0A000
 CREATE MATERIALIZED VIEW agu_mv AS SELECT x FROM agu
+
+# tidal compares strings bytewise: only C-equivalent collations are honoured
+query
+SELECT s FROM agu ORDER BY s COLLATE "C" DESC
+----
+c
+b
+a
+
+error 0A000
+SELECT s FROM agu ORDER BY s COLLATE "en_US"
+
+error 0A000
+SELECT 'a' < 'B' COLLATE "und-x-icu"
+
+error 0A000
+CREATE TABLE agu_coll (s text COLLATE "de_DE")
