@@ -422,7 +422,11 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
 // is nested in parent (for correlated references) at the given level.
 func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (Node, []Column, error) {
 	if len(s.ValuesLists) > 0 {
-		return p.planValues(s.ValuesLists, nil)
+		node, cols, err := p.planValues(s.ValuesLists, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p.orderByOutputColumns(node, cols, s)
 	}
 	if r := srfOnlySelect(s); r != nil {
 		s = r

@@ -87,7 +87,14 @@ func (p *Planner) planSetOp(s *pg.SelectStmt, parent levelScope, level int) (Nod
 	default:
 		node = &SetOp{Left: ln, Right: rn, Except: s.Op == pg.SetOperation_SETOP_EXCEPT, All: s.All, Cols: cols}
 	}
-	// ORDER BY output columns, then LIMIT/OFFSET.
+	return p.orderByOutputColumns(node, cols, s)
+}
+
+// orderByOutputColumns adds the ORDER BY (which may only name output
+// columns, by name or position) and LIMIT/OFFSET of s on top of node: the
+// tail of a set operation or of a VALUES list.
+func (p *Planner) orderByOutputColumns(node Node, cols []Column, s *pg.SelectStmt) (Node, []Column, error) {
+	var err error
 	var keys []SortKey
 	for _, sb := range s.SortClause {
 		by := sb.GetSortBy()

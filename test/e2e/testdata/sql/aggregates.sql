@@ -250,3 +250,20 @@ CREATE TABLE agc6 AS SELECT 1 AS a, 2 AS a
 
 error 42P01
 SELECT * FROM agc6
+
+query
+VALUES (3, 'c'), (1, 'a'), (2, 'b') ORDER BY 1 LIMIT 2
+----
+1|a
+2|b
+
+query
+VALUES (3, 'c'), (1, 'a'), (2, 'b') ORDER BY column2 DESC OFFSET 1
+----
+2|b
+1|a
+
+query
+SELECT * FROM (VALUES (3), (1), (2) ORDER BY 1 DESC LIMIT 1) v(x)
+----
+3
