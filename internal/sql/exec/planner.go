@@ -591,9 +591,22 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			if exprs == nil {
 				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ORDER BY on an expression without FROM is not supported")
 			}
-			exprs = append(exprs, e)
-			hidden++
-			ke = &expr.Var{Index: len(exprs) - 1, T: e.Type(), Name: e.String()}
+			for i := range cols {
+				if exprs[i].String() == e.String() {
+					ke = &expr.Var{Index: i, T: cols[i].Type, Name: e.String()}
+					break
+				}
+			}
+			if ke == nil {
+				if s.DistinctClause != nil {
+					// DISTINCT groups on the output columns only; a hidden
+					// sort column would have no single value per group.
+					return nil, nil, pgerr.Errorf(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				}
+				exprs = append(exprs, e)
+				hidden++
+				ke = &expr.Var{Index: len(exprs) - 1, T: e.Type(), Name: e.String()}
+			}
 		}
 		k, err := sortKeyFor(by, ke)
 		if err != nil {

@@ -267,3 +267,35 @@ query
 SELECT * FROM (VALUES (3), (1), (2) ORDER BY 1 DESC LIMIT 1) v(x)
 ----
 3
+
+statement ok
+CREATE TABLE agd (a int, b int)
+
+statement ok
+INSERT INTO agd VALUES (1, 5), (1, 3), (2, 4), (3, 1)
+
+error 42P10
+SELECT DISTINCT a FROM agd ORDER BY b
+
+error 42P10
+SELECT DISTINCT a FROM agd ORDER BY a + 1
+
+query
+SELECT DISTINCT a + 1 FROM agd ORDER BY a + 1 DESC
+----
+4
+3
+2
+
+query
+SELECT a, sum(b) FROM agd GROUP BY a ORDER BY sum(b) DESC, a
+----
+1|8
+2|4
+3|1
+
+query
+SELECT a FROM agd ORDER BY b + 0 LIMIT 2
+----
+3
+1
