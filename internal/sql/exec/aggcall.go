@@ -66,6 +66,11 @@ func planAggCall(comp *expr.Compiler, name string, fc *pg.FuncCall) (*AggCall, e
 		}
 		call.OrderBy = append(call.OrderBy, k)
 	}
+	if onlyOuterReferences(call) {
+		// PostgreSQL evaluates such an aggregate in the outer query,
+		// over the outer rows; computing it here would be wrong.
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "aggregates whose arguments refer only to outer-query columns are not supported")
+	}
 	t, err := AggResultType(name, argT)
 	if err != nil {
 		return nil, err
@@ -108,4 +113,22 @@ func sortKeyFor(by *pg.SortBy, e expr.Expr) (SortKey, error) {
 		k.NullsFirst = false
 	}
 	return k, nil
+}
+
+// onlyOuterReferences: the aggregate's arguments and FILTER mention
+// columns, all of them of an enclosing query (which then owns it).
+func onlyOuterReferences(call *AggCall) bool {
+	local, outer := false, false
+	for _, e := range []expr.Expr{call.Arg, call.Arg2, call.Filter} {
+		expr.Walk(e, func(x expr.Expr) bool {
+			switch x.(type) {
+			case *expr.Var:
+				local = true
+			case *expr.OuterVar:
+				outer = true
+			}
+			return true
+		})
+	}
+	return outer && !local
 }

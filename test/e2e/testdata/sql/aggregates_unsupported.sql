@@ -81,3 +81,17 @@ SELECT 'a' < 'B' COLLATE "und-x-icu"
 
 error 0A000
 CREATE TABLE agu_coll (s text COLLATE "de_DE")
+
+# an aggregate over only outer columns belongs to the outer query
+error 0A000
+SELECT (SELECT sum(agu.x) FROM agu AS inner1) FROM agu
+
+error 0A000
+SELECT (SELECT count(*) FILTER (WHERE agu.x > 1) FROM agu AS inner1) FROM agu
+
+query
+SELECT x, (SELECT sum(i.x + agu.x) FROM agu AS i) FROM agu ORDER BY x
+----
+1|9
+2|12
+3|15
