@@ -454,7 +454,8 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		qual = nil
 	}
 
-	agg := len(s.GroupClause) > 0 || hasAggregates(append(append([]*pg.Node{}, s.TargetList...), s.HavingClause)...)
+	// HAVING alone makes the query an aggregate one (a single group).
+	agg := len(s.GroupClause) > 0 || s.HavingClause != nil || hasAggregates(s.TargetList...)
 	var targetScope expr.Scope = sc
 	var aggNode *Agg
 	if agg {

@@ -299,3 +299,17 @@ SELECT a FROM agd ORDER BY b + 0 LIMIT 2
 ----
 3
 1
+
+query
+SELECT 1 FROM agd HAVING 1 > 0
+----
+1
+
+query
+SELECT 1 FROM agd HAVING false
+----
+
+query
+SELECT 'x' FROM agd HAVING count(*) = 4
+----
+x
