@@ -362,6 +362,22 @@ func hasAggregates(nodes ...*pg.Node) bool {
 			for _, a := range n.GetCoalesceExpr().Args {
 				walk(a)
 			}
+		case n.GetMinMaxExpr() != nil:
+			for _, a := range n.GetMinMaxExpr().Args {
+				walk(a)
+			}
+		case n.GetAArrayExpr() != nil:
+			for _, a := range n.GetAArrayExpr().Elements {
+				walk(a)
+			}
+		case n.GetNullTest() != nil:
+			walk(n.GetNullTest().Arg)
+		case n.GetBooleanTest() != nil:
+			walk(n.GetBooleanTest().Arg)
+		case n.GetAIndirection() != nil:
+			walk(n.GetAIndirection().Arg)
+		case n.GetCollateClause() != nil:
+			walk(n.GetCollateClause().Arg)
 		}
 	}
 	for _, n := range nodes {

@@ -313,3 +313,8 @@ query
 SELECT 'x' FROM agd HAVING count(*) = 4
 ----
 x
+
+query
+SELECT count(*) IS NULL, greatest(max(a), 2), ARRAY[min(a), max(a)], (array_agg(b ORDER BY b))[1] FROM agd
+----
+f|3|{1,3}|1
