@@ -314,9 +314,22 @@ func (a *AggCall) step(c *Ctx, st *aggState, row Row) error {
 
 // sortsInput: the aggregate sees its rows in a defined order. PostgreSQL
 // sorts DISTINCT aggregates' input by their arguments, which shows in
-// string_agg(DISTINCT ...) and array_agg(DISTINCT ...) output.
+// string_agg(DISTINCT ...) and array_agg(DISTINCT ...) output, in float
+// sums (rounding) and in which of two equal numerics min/max keep. Where
+// the order cannot show, DISTINCT is a hash lookup and nothing is buffered.
 func (a *AggCall) sortsInput() bool {
-	return len(a.OrderBy) > 0 || (a.Distinct && a.Arg != nil)
+	if len(a.OrderBy) == 0 && !(a.Distinct && a.Arg != nil) {
+		return false
+	}
+	switch a.Name {
+	case "count", "bool_and", "bool_or", "every":
+		return false
+	case "min", "max":
+		return a.Arg.Type().OID == types.NumericOID
+	case "string_agg", "array_agg":
+		return true
+	}
+	return types.IsFloat(a.Arg.Type()) // sum, avg, variances
 }
 
 // inputOrder is the sort order sortsInput applies.

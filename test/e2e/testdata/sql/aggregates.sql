@@ -318,3 +318,8 @@ query
 SELECT count(*) IS NULL, greatest(max(a), 2), ARRAY[min(a), max(a)], (array_agg(b ORDER BY b))[1] FROM agd
 ----
 f|3|{1,3}|1
+
+query
+SELECT sum(x ORDER BY x), sum(x ORDER BY x DESC), sum(DISTINCT x), max(n ORDER BY k), max(n ORDER BY k DESC), min(DISTINCT n) FROM (VALUES (1e16::float8, 1.50, 1), (1::float8, 1.5, 2), (1::float8, 1.500, 3), (-1e16::float8, 0.1, 4)) v(x, n, k)
+----
+0|0|0|1.500|1.50|0.1
