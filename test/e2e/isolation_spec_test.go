@@ -22,9 +22,9 @@ package e2e
 // TIDAL_ISOLATION_ACCEPT=1 rewrites the .out files with the actual output.
 
 import (
-	"database/sql"
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"

@@ -5,10 +5,12 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -323,65 +325,27 @@ var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": t
 // hasAggregates reports whether the target list or HAVING uses aggregates.
 func hasAggregates(nodes ...*pg.Node) bool {
 	found := false
-	var walk func(n *pg.Node)
-	walk = func(n *pg.Node) {
-		if n == nil || found {
-			return
+	visit := func(m proto.Message) bool {
+		if found {
+			return false
 		}
-		if fc := n.GetFuncCall(); fc != nil {
-			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
-			// a window call (OVER) is no aggregate; compiling it refuses it
-			if fc.Over == nil && (aggNames[name] || fc.AggStar) {
+		switch n := m.(type) {
+		case *pg.FuncCall:
+			name := n.Funcname[len(n.Funcname)-1].GetString_().Sval
+			// a window call (OVER) is no aggregate (compiling it refuses
+			// it), but its arguments may hold one
+			if n.Over == nil && (aggNames[name] || n.AggStar) {
 				found = true
-				return
+				return false
 			}
-			for _, a := range fc.Args {
-				walk(a)
-			}
-			return
+		case *pg.SelectStmt:
+			// a sub-select's aggregates belong to the sub-select
+			return false
 		}
-		switch {
-		case n.GetResTarget() != nil:
-			walk(n.GetResTarget().Val)
-		case n.GetAExpr() != nil:
-			walk(n.GetAExpr().Lexpr)
-			walk(n.GetAExpr().Rexpr)
-		case n.GetBoolExpr() != nil:
-			for _, a := range n.GetBoolExpr().Args {
-				walk(a)
-			}
-		case n.GetTypeCast() != nil:
-			walk(n.GetTypeCast().Arg)
-		case n.GetCaseExpr() != nil:
-			for _, w := range n.GetCaseExpr().Args {
-				walk(w.GetCaseWhen().Expr)
-				walk(w.GetCaseWhen().Result)
-			}
-			walk(n.GetCaseExpr().Defresult)
-		case n.GetCoalesceExpr() != nil:
-			for _, a := range n.GetCoalesceExpr().Args {
-				walk(a)
-			}
-		case n.GetMinMaxExpr() != nil:
-			for _, a := range n.GetMinMaxExpr().Args {
-				walk(a)
-			}
-		case n.GetAArrayExpr() != nil:
-			for _, a := range n.GetAArrayExpr().Elements {
-				walk(a)
-			}
-		case n.GetNullTest() != nil:
-			walk(n.GetNullTest().Arg)
-		case n.GetBooleanTest() != nil:
-			walk(n.GetBooleanTest().Arg)
-		case n.GetAIndirection() != nil:
-			walk(n.GetAIndirection().Arg)
-		case n.GetCollateClause() != nil:
-			walk(n.GetCollateClause().Arg)
-		}
+		return true
 	}
 	for _, n := range nodes {
-		walk(n)
+		parser.Walk(n, visit)
 	}
 	return found
 }

@@ -7,6 +7,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
@@ -134,6 +135,28 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 			return nil, err
 		}
 		return &NullTest{Arg: a, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetBooleanTest() != nil:
+		bt := n.GetBooleanTest()
+		a, err := c.Compile(bt.Arg)
+		if err != nil {
+			return nil, err
+		}
+		b, err := Coerce(a, types.Boolean, types.CastAssignment)
+		if err != nil {
+			return nil, withPos(pgerr.Errorf(pgerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", booleanTestName[bt.Booltesttype], a.Type()), parser.Location(bt.Arg))
+		}
+		t := &NullTest{Arg: b}
+		switch bt.Booltesttype {
+		case pg.BoolTestType_IS_TRUE, pg.BoolTestType_IS_NOT_TRUE:
+			t.Of = TruthTrue
+		case pg.BoolTestType_IS_FALSE, pg.BoolTestType_IS_NOT_FALSE:
+			t.Of = TruthFalse
+		}
+		switch bt.Booltesttype {
+		case pg.BoolTestType_IS_NOT_TRUE, pg.BoolTestType_IS_NOT_FALSE, pg.BoolTestType_IS_NOT_UNKNOWN:
+			t.Not = true
+		}
+		return t, nil
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
 		if nm := tc.TypeName.Names; len(nm) > 0 && len(tc.TypeName.ArrayBounds) == 0 && strings.HasPrefix(nm[len(nm)-1].GetString_().GetSval(), "reg") {
@@ -784,4 +807,11 @@ func CheckCollation(names []*pg.Node) error {
 		return nil
 	}
 	return pgerr.Errorf(pgerr.FeatureNotSupported, "collation \"%s\" is not supported (tidal compares strings bytewise, as collation \"C\")", name)
+}
+
+// booleanTestName names a boolean test in errors, as PostgreSQL does.
+var booleanTestName = map[pg.BoolTestType]string{
+	pg.BoolTestType_IS_TRUE: "IS TRUE", pg.BoolTestType_IS_NOT_TRUE: "IS NOT TRUE",
+	pg.BoolTestType_IS_FALSE: "IS FALSE", pg.BoolTestType_IS_NOT_FALSE: "IS NOT FALSE",
+	pg.BoolTestType_IS_UNKNOWN: "IS UNKNOWN", pg.BoolTestType_IS_NOT_UNKNOWN: "IS NOT UNKNOWN",
 }

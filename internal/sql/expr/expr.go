@@ -233,25 +233,48 @@ func (b *BoolOp) String() string {
 	return "(" + strings.Join(parts, " "+b.Op+" ") + ")"
 }
 
-// NullTest is IS [NOT] NULL.
+// NullTest is IS [NOT] NULL, and also the boolean tests IS [NOT] TRUE,
+// IS [NOT] FALSE and IS [NOT] UNKNOWN (Of set): all of them are "does the
+// value equal this, NULL included", never NULL themselves, so one node (and
+// every walker that knows it) serves them.
 type NullTest struct {
 	Arg Expr
 	Not bool
+	Of  TruthValue
 }
+
+// TruthValue is what an IS test compares with.
+type TruthValue uint8
+
+const (
+	TruthNull TruthValue = iota // IS NULL, IS UNKNOWN
+	TruthTrue
+	TruthFalse
+)
 
 func (n *NullTest) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	d, err := n.Arg.Eval(env, row)
 	if err != nil {
 		return d, err
 	}
-	return types.Bool(d.IsNull() != n.Not), nil
+	var is bool
+	switch n.Of {
+	case TruthNull:
+		is = d.IsNull()
+	case TruthTrue:
+		is = !d.IsNull() && d.Bool()
+	case TruthFalse:
+		is = !d.IsNull() && !d.Bool()
+	}
+	return types.Bool(is != n.Not), nil
 }
 func (n *NullTest) Type() types.Type { return types.Boolean }
 func (n *NullTest) String() string {
+	what := [...]string{TruthNull: "NULL", TruthTrue: "TRUE", TruthFalse: "FALSE"}[n.Of]
 	if n.Not {
-		return "(" + n.Arg.String() + " IS NOT NULL)"
+		what = "NOT " + what
 	}
-	return "(" + n.Arg.String() + " IS NULL)"
+	return "(" + n.Arg.String() + " IS " + what + ")"
 }
 
 // Cast converts a value to another type.

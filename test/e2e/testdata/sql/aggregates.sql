@@ -323,3 +323,24 @@ query
 SELECT sum(x ORDER BY x), sum(x ORDER BY x DESC), sum(DISTINCT x), max(n ORDER BY k), max(n ORDER BY k DESC), min(DISTINCT n) FROM (VALUES (1e16::float8, 1.50, 1), (1::float8, 1.5, 2), (1::float8, 1.500, 3), (-1e16::float8, 0.1, 4)) v(x, n, k)
 ----
 0|0|0|1.500|1.50|0.1
+
+# Aggregates nested in any expression form make the query an aggregation.
+query
+SELECT sum(x) IS NULL, sum(x) IN (1, 19), sum(x) IS DISTINCT FROM 19, NOT (count(*) > 0) IS TRUE FROM ag1
+----
+f|f|t|f
+
+query
+SELECT g, ARRAY[min(x), max(x)], nullif(count(x), 3), greatest(sum(x), 6) FROM ag1 GROUP BY g ORDER BY g
+----
+1|{1,3}|NULL|6
+2|{4,5}|2|9
+3|{1,1}|2|6
+
+query
+SELECT NULL::bool IS UNKNOWN, NULL::bool IS NOT TRUE, false IS FALSE, 'f' IS NOT FALSE, true IS NOT UNKNOWN
+----
+t|t|t|f|t
+
+error 42804
+SELECT 1 IS TRUE
