@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -55,6 +56,8 @@ func main() {
 	port := fs.Int("p", 5433, "TCP port")
 	listen := fs.String("listen", "127.0.0.1", "comma-separated listen addresses")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file until shutdown (for developers)")
+	blockprofile := fs.String("blockprofile", "", "write a goroutine blocking profile (channel, mutex and cond waits) to this file at shutdown (for developers)")
+	mutexprofile := fs.String("mutexprofile", "", "write a mutex contention profile to this file at shutdown (for developers)")
 	sets := settingFlags{}
 	fs.Var(sets, "c", "set a configuration parameter (name=value), repeatable")
 	fs.Parse(os.Args[2:])
@@ -66,6 +69,14 @@ func main() {
 		}
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if *blockprofile != "" {
+		runtime.SetBlockProfileRate(int(10 * time.Microsecond))
+		defer writeProfile("block", *blockprofile)
+	}
+	if *mutexprofile != "" {
+		runtime.SetMutexProfileFraction(10)
+		defer writeProfile("mutex", *mutexprofile)
 	}
 	if err := serve(*dir, *port, *listen, sets); err != nil {
 		pprof.StopCPUProfile()
@@ -79,6 +90,19 @@ func main() {
 		}
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
+	}
+}
+
+// writeProfile writes the named runtime profile (block, mutex) to path.
+func writeProfile(name, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "WARNING: ", err)
+		return
+	}
+	defer f.Close()
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "WARNING: ", err)
 	}
 }
 

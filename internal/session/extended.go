@@ -60,6 +60,9 @@ type prepared struct {
 	paramTypes []types.Type
 	cols       []exec.Column // result columns; nil: no rows
 	fromSQL    bool          // created by PREPARE
+	// nparams is the highest $n in stmt, when known (paramsKnown)
+	nparams     int
+	paramsKnown bool
 }
 
 // portal is a bound statement, possibly part-way through execution.
@@ -235,18 +238,14 @@ func (s *Session) Parse(ctx context.Context, name, query string, paramOIDs []uin
 }
 
 func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uint32) error {
-	tree, err := pg.Parse(query)
+	pt, err := s.parseText(query)
 	if err != nil {
-		return parseError(err)
+		return err
 	}
-	if len(tree.Stmts) > 1 {
+	if pt.multi {
 		return pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
-	ps := &prepared{name: name, text: query}
-	if len(tree.Stmts) == 1 {
-		ps.stmt = tree.Stmts[0].Stmt
-		ps.text = stmtText(query, tree.Stmts[0])
-	}
+	ps := &prepared{name: name, text: pt.text, stmt: pt.stmt, nparams: pt.nparams, paramsKnown: true}
 	if s.failed && (ps.stmt == nil || !isTransactionExit(ps.stmt)) {
 		return abortedError()
 	}
@@ -267,8 +266,20 @@ func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uin
 		}
 		declared = append(declared, t)
 	}
-	if err := s.analyze(ctx, ps, declared, false); err != nil {
-		return err
+	if a := s.reusableAnalysis(pt, paramOIDs); a != nil {
+		// What analyze would do besides planning: the statement's
+		// transaction and snapshot.
+		if !s.inTx {
+			s.begin()
+		}
+		s.statementSnapshot()
+		ps.paramTypes, ps.cols = a.paramTypes, a.cols
+	} else {
+		v := s.eng.Catalog.Version()
+		if err := s.analyze(ctx, ps, declared, false); err != nil {
+			return err
+		}
+		s.keepAnalysis(pt, paramOIDs, v, ps)
 	}
 	if name == "" {
 		delete(st.stmts, "")
@@ -286,7 +297,10 @@ func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uin
 func (s *Session) analyze(ctx context.Context, ps *prepared, declared []types.Type, nested bool) error {
 	n := len(declared)
 	if ps.stmt != nil {
-		n = max(n, maxParam(ps.stmt.ProtoReflect()))
+		if !ps.paramsKnown {
+			ps.nparams, ps.paramsKnown = maxParam(ps.stmt.ProtoReflect()), true
+		}
+		n = max(n, ps.nparams)
 	}
 	pts := make([]types.Type, n)
 	for i := range pts {

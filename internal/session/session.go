@@ -147,7 +147,8 @@ type Session struct {
 	isolation string
 	localSet  map[string]string // values before SET LOCAL, restored at end
 
-	extended *extState // prepared statements and portals (extended.go)
+	extended *extState  // prepared statements and portals (extended.go)
+	stmts    *stmtCache // parse trees and analyses to reuse (stmtcache.go)
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -418,12 +419,19 @@ func (s *Session) statementSnapshot() {
 
 // SimpleQuery implements pgwire.Session.
 func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWriter) error {
+	handled, shape, scanned, err := s.simpleCached(ctx, sql, w)
+	if handled {
+		return err
+	}
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		// Like any error inside BEGIN … COMMIT, a syntax error aborts the
 		// transaction block (PostgreSQL: later statements get 25P02).
 		s.failBlock()
 		return parseError(err)
+	}
+	if scanned {
+		s.noteShape(sql, shape, tree)
 	}
 	if len(tree.Stmts) == 0 {
 		return w.EmptyQuery()
