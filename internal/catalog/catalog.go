@@ -119,7 +119,7 @@ type Catalog struct {
 	mu      sync.Mutex
 	version atomic.Uint64
 	cacheV  uint64
-	byName  map[string]*Relation // "nsp.name" -> committed state
+	byName  map[relName]*Relation // committed state
 	byOID   map[uint32]*Relation
 	heaps   map[uint32]*heap.Relation // storage handles by relfilenode
 	sysRels map[uint32]*heap.Relation
@@ -195,7 +195,7 @@ func (c *Catalog) Invalidate() {
 }
 
 func (c *Catalog) flushCache() {
-	c.byName = map[string]*Relation{}
+	c.byName = map[relName]*Relation{}
 	c.byOID = map[uint32]*Relation{}
 	c.cacheV = c.version.Load()
 }
@@ -330,8 +330,14 @@ func (c *Catalog) Lookup(tx *Txn, schema, name string) (*Relation, error) {
 	return nil, nil
 }
 
+// relName keys the relation cache by name.
+type relName struct {
+	nsp  uint32
+	name string
+}
+
 func (c *Catalog) lookupIn(tx *Txn, nsp uint32, name string) (*Relation, error) {
-	key := fmt.Sprintf("%d.%s", nsp, name)
+	key := relName{nsp, name}
 	if !tx.Dirty {
 		c.mu.Lock()
 		if c.cacheV != c.version.Load() {

@@ -15,8 +15,17 @@ var aLongTimeAgo = time.Unix(1, 0)
 // keep one Read pending in the background (like net/http does) so that a
 // dropped connection is noticed and the statement's context cancelled; the
 // byte such a read may return is kept and handed to the next Read.
+//
+// The background read starts only once a statement has run for
+// watchDelay: starting and interrupting a read (a goroutine, two deadline
+// changes, a wake-up) costs more than a short statement itself, and a
+// client that drops during a short statement is noticed at the next read.
 type connReader struct {
 	nc net.Conn
+
+	watch     *time.Timer // starts the background read after watchDelay
+	watchErr  func()      // its onError
+	watchArmd bool        // watch is set and has not been stopped
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -59,11 +68,36 @@ func (cr *connReader) Read(p []byte) (int, error) {
 	return cr.nc.Read(p)
 }
 
-// startBackgroundRead starts a one-byte read that calls onError if the
-// connection fails (EOF, reset) before abortPendingRead is called.
+// watchDelay is how long a statement runs before its connection is
+// watched for the client going away.
+const watchDelay = 5 * time.Millisecond
+
+// startBackgroundRead arranges for a one-byte read, started after
+// watchDelay, that calls onError if the connection fails (EOF, reset)
+// before abortPendingRead is called.
 func (cr *connReader) startBackgroundRead(onError func()) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	cr.watchErr, cr.watchArmd = onError, true
+	if cr.watch == nil {
+		cr.watch = time.AfterFunc(watchDelay, cr.watchFired)
+	} else {
+		cr.watch.Reset(watchDelay)
+	}
+}
+
+func (cr *connReader) watchFired() {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if !cr.watchArmd {
+		return // abortPendingRead came first
+	}
+	cr.watchArmd = false
+	cr.startLocked(cr.watchErr)
+}
+
+// startLocked starts the background read now; cr.mu is held.
+func (cr *connReader) startLocked(onError func()) {
 	if cr.inRead || cr.hasByte || cr.err != nil {
 		return
 	}
@@ -97,10 +131,15 @@ func (cr *connReader) backgroundRead(onError func()) {
 	cr.mu.Unlock()
 }
 
-// abortPendingRead stops a pending background read and waits for it.
+// abortPendingRead stops a pending background read (or the timer that
+// would start it) and waits for it.
 func (cr *connReader) abortPendingRead() {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
+	if cr.watchArmd {
+		cr.watchArmd = false
+		cr.watch.Stop() // if it fires anyway, watchFired sees watchArmd false
+	}
 	if !cr.inRead {
 		return
 	}

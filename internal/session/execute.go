@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,7 +44,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		if err != nil {
 			return err
 		}
-		return w.CommandComplete(fmt.Sprintf("SELECT %d", n))
+		return w.CommandComplete("SELECT " + strconv.FormatInt(int64(n), 10))
 	case stmt.GetInsertStmt() != nil, stmt.GetUpdateStmt() != nil, stmt.GetDeleteStmt() != nil:
 		mt, err := s.planModify(c, stmt)
 		if err != nil {
@@ -58,11 +59,11 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		}
 		switch mt.Kind {
 		case "Insert":
-			return w.CommandComplete(fmt.Sprintf("INSERT 0 %d", mt.Count))
+			return w.CommandComplete("INSERT 0 " + strconv.FormatInt(int64(mt.Count), 10))
 		case "Update":
-			return w.CommandComplete(fmt.Sprintf("UPDATE %d", mt.Count))
+			return w.CommandComplete("UPDATE " + strconv.FormatInt(int64(mt.Count), 10))
 		default:
-			return w.CommandComplete(fmt.Sprintf("DELETE %d", mt.Count))
+			return w.CommandComplete("DELETE " + strconv.FormatInt(int64(mt.Count), 10))
 		}
 	case stmt.GetExplainStmt() != nil:
 		return s.explain(c, stmt.GetExplainStmt(), w)

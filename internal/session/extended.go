@@ -6,8 +6,9 @@ package session
 // A prepared statement keeps the parse tree, the parameter types (declared
 // by the client, or inferred from context while the statement is analyzed
 // at Parse; still unknown ones become text) and the result columns. Each
-// Execute plans the statement again with those parameter types: plans
-// cannot go stale after DDL, at the price of planning every execution. If
+// Execute plans the statement again with those parameter types, unless a
+// plan kept from an earlier execution is still valid (plancache.go: same
+// catalog version and settings), so plans cannot go stale after DDL. If
 // DDL changed the result columns, Execute fails with 0A000 "cached plan
 // must not change result type", as PostgreSQL does (pgx then re-prepares).
 //
@@ -27,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -63,6 +65,9 @@ type prepared struct {
 	// nparams is the highest $n in stmt, when known (paramsKnown)
 	nparams     int
 	paramsKnown bool
+	// an is the reusable analysis the statement was made with (nil for
+	// none); it may hold a plan to reuse (plancache.go)
+	an *analysis
 }
 
 // portal is a bound statement, possibly part-way through execution.
@@ -77,11 +82,12 @@ type portal struct {
 	done    bool
 	count   int64
 	// plannable statements: the open plan
-	c    *exec.Ctx
-	node exec.Node
-	mt   *exec.ModifyTable
-	snap *xact.Snapshot
-	cid  uint32
+	c      *exec.Ctx
+	node   exec.Node
+	mt     *exec.ModifyTable
+	snap   *xact.Snapshot
+	cid    uint32
+	cached *cachedPlan // node is a kept plan, lent to this portal
 	// utility statements: buffered results
 	rows  [][][]byte
 	tag   string
@@ -181,6 +187,7 @@ func (p *portal) close() {
 	if p.node != nil && p.c != nil && !p.done {
 		exec.Close(p.c, p.node)
 	}
+	p.releasePlan()
 	p.node = nil
 	p.done = true
 }
@@ -273,13 +280,13 @@ func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uin
 			s.begin()
 		}
 		s.statementSnapshot()
-		ps.paramTypes, ps.cols = a.paramTypes, a.cols
+		ps.paramTypes, ps.cols, ps.an = a.paramTypes, a.cols, a
 	} else {
 		v := s.eng.Catalog.Version()
 		if err := s.analyze(ctx, ps, declared, false); err != nil {
 			return err
 		}
-		s.keepAnalysis(pt, paramOIDs, v, ps)
+		ps.an = s.keepAnalysis(pt, paramOIDs, v, ps)
 	}
 	if name == "" {
 		delete(st.stmts, "")
@@ -632,17 +639,17 @@ func (p *portal) completionTag(n int64) string {
 	if p.mt != nil {
 		switch p.mt.Kind {
 		case "Insert":
-			return fmt.Sprintf("INSERT 0 %d", p.mt.Count)
+			return "INSERT 0 " + strconv.FormatInt(int64(p.mt.Count), 10)
 		case "Update":
-			return fmt.Sprintf("UPDATE %d", p.mt.Count)
+			return "UPDATE " + strconv.FormatInt(int64(p.mt.Count), 10)
 		default:
-			return fmt.Sprintf("DELETE %d", p.mt.Count)
+			return "DELETE " + strconv.FormatInt(int64(p.mt.Count), 10)
 		}
 	}
 	if p.tag != "" {
 		return p.tag
 	}
-	return fmt.Sprintf("SELECT %d", n)
+	return "SELECT " + strconv.FormatInt(int64(n), 10)
 }
 
 func sameColumns(a, b []exec.Column) bool {
@@ -670,12 +677,13 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 			s.statementSnapshot()
 			c := s.newCtx(ctx, noticeTo{p})
 			c.Env.Params = p.params
-			pts := append([]types.Type(nil), p.ps.paramTypes...)
-			node, cols, mt, err := s.planStmt(c, p.ps.stmt, pts)
+			c.Env.Exec = c // subquery runners of a kept plan must use this execution's context
+			node, cols, mt, err := s.portalPlan(c, p)
 			if err != nil {
 				return err
 			}
 			if !sameColumns(cols, p.ps.cols) {
+				p.releasePlan()
 				return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 			}
 			if err := exec.Open(c, node); err != nil {
@@ -704,6 +712,7 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 			}
 			if row == nil {
 				exec.Close(p.c, p.node)
+				p.releasePlan()
 				p.done = true
 				if !resumed {
 					s.htx.Cid++

@@ -2,7 +2,7 @@ package session
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -121,7 +121,7 @@ func (s *Session) sqlExecute(c *exec.Ctx, es *pg.ExecuteStmt, w pgwire.ResultWri
 		if err != nil {
 			return err
 		}
-		return w.CommandComplete(fmt.Sprintf("SELECT %d", n))
+		return w.CommandComplete("SELECT " + strconv.FormatInt(int64(n), 10))
 	}
 	if mt.Returning != nil {
 		if _, err := sendRows(s.typeSettings(), w, mt.RetCols, func(emit func(exec.Row) error) error { return exec.Run(c, mt, emit) }); err != nil {

@@ -78,6 +78,7 @@ type analysis struct {
 	settings   map[string]string
 	paramTypes []types.Type
 	cols       []exec.Column
+	plan       *cachedPlan // a plan to run again (plancache.go)
 }
 
 func (s *Session) cache() *stmtCache {
@@ -198,10 +199,11 @@ func (s *Session) reusableAnalysis(pt *parsedText, declared []uint32) *analysis 
 }
 
 // keepAnalysis remembers ps's analysis (made at catalog version v) for
-// reuse. Older analyses with the same declared types are dropped.
-func (s *Session) keepAnalysis(pt *parsedText, declared []uint32, v uint64, ps *prepared) {
+// reuse and returns it, or nil. Older analyses with the same declared
+// types are dropped.
+func (s *Session) keepAnalysis(pt *parsedText, declared []uint32, v uint64, ps *prepared) *analysis {
 	if s.ctx.Dirty || ps.stmt == nil || !isPlannable(ps.stmt) || v != s.eng.Catalog.Version() {
-		return
+		return nil
 	}
 	a := &analysis{declared: slices.Clone(declared), catalogV: v, settings: maps.Clone(s.settings), paramTypes: ps.paramTypes, cols: ps.cols}
 	kept := pt.analyses[:0]
@@ -211,6 +213,7 @@ func (s *Session) keepAnalysis(pt *parsedText, declared []uint32, v uint64, ps *
 		}
 	}
 	pt.analyses = append(kept, a)
+	return a
 }
 
 // checkTree fails when tree differs from sql's own parse tree (locations

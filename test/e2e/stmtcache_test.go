@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/tidal-db/tidal/internal/testutil"
 )
@@ -184,4 +185,117 @@ func TestStmtCacheExtendedDDL(t *testing.T) {
 	exec(t, other, "DROP TABLE t")
 	_, _, err := execParams(t, c, q, "2")
 	wantState(t, "after DROP TABLE", err, "42P01")
+}
+
+// rawProto drives the extended protocol message by message; recv returns
+// the replies up to ReadyForQuery in the short form of
+// TestExtendedRawPortalSuspension.
+type rawProto struct {
+	t  *testing.T
+	fe *pgproto3.Frontend
+}
+
+func (r rawProto) send(msgs ...pgproto3.FrontendMessage) {
+	r.t.Helper()
+	for _, m := range msgs {
+		r.fe.Send(m)
+	}
+	if err := r.fe.Flush(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r rawProto) recv() string {
+	r.t.Helper()
+	var out []string
+	for {
+		m, err := r.fe.Receive()
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		switch m := m.(type) {
+		case *pgproto3.ParseComplete:
+			out = append(out, "1")
+		case *pgproto3.BindComplete:
+			out = append(out, "2")
+		case *pgproto3.RowDescription:
+			out = append(out, fmt.Sprintf("T%d", len(m.Fields)))
+		case *pgproto3.DataRow:
+			out = append(out, "D"+string(m.Values[0]))
+		case *pgproto3.PortalSuspended:
+			out = append(out, "s")
+		case *pgproto3.CommandComplete:
+			out = append(out, "C "+string(m.CommandTag))
+		case *pgproto3.ErrorResponse:
+			out = append(out, "E "+m.Code)
+		case *pgproto3.ReadyForQuery:
+			return strings.Join(append(out, "Z"+string(m.TxStatus)), " ")
+		}
+	}
+}
+
+func (r rawProto) expect(want string, msgs ...pgproto3.FrontendMessage) {
+	r.t.Helper()
+	r.send(msgs...)
+	if got := r.recv(); got != want {
+		r.t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func bindExec(stmt, portal string, maxRows uint32, params ...string) []pgproto3.FrontendMessage {
+	ps := make([][]byte, len(params))
+	for i, p := range params {
+		ps[i] = []byte(p)
+	}
+	return []pgproto3.FrontendMessage{
+		&pgproto3.Bind{DestinationPortal: portal, PreparedStatement: stmt, Parameters: ps},
+		&pgproto3.Execute{Portal: portal, MaxRows: maxRows},
+	}
+}
+
+// TestStmtCachePlanReuse: a prepared statement's kept plan gives each
+// execution its own parameters, serves one portal at a time, and is
+// dropped after DDL.
+func TestStmtCachePlanReuse(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	other := connect(t, s.DSN())
+	exec(t, other, "CREATE TABLE big (i int4, v text)")
+	exec(t, other, "INSERT INTO big SELECT i, 'v' || i FROM generate_series(1, 10) AS i")
+	exec(t, other, "CREATE INDEX big_i ON big (i)")
+	r := rawProto{t, c.PgConn().Frontend()}
+	r.expect("1 Z"+"I", &pgproto3.Parse{Name: "s1", Query: "SELECT i FROM big WHERE i > $1"}, &pgproto3.Sync{})
+	for _, p := range []string{"8", "9", "7"} {
+		want := map[string]string{"8": "2 D9 D10 C SELECT 2 ZI", "9": "2 D10 C SELECT 1 ZI", "7": "2 D8 D9 D10 C SELECT 3 ZI"}[p]
+		r.expect(want, append(bindExec("s1", "", 0, p), &pgproto3.Sync{})...)
+	}
+	// Two portals of the statement at once: the second cannot borrow the
+	// plan the first is suspended in.
+	r.expect("C BEGIN ZT", &pgproto3.Query{String: "BEGIN"})
+	r.expect("2 D4 D5 s ZT", append(bindExec("s1", "p1", 2, "3"), &pgproto3.Sync{})...)
+	r.expect("2 D9 D10 C SELECT 2 ZT", append(bindExec("s1", "p2", 0, "8"), &pgproto3.Sync{})...)
+	r.expect("D6 D7 D8 D9 D10 C SELECT 7 ZT", &pgproto3.Execute{Portal: "p1"}, &pgproto3.Sync{})
+	r.expect("C COMMIT ZI", &pgproto3.Query{String: "COMMIT"})
+
+	// An UPDATE run from a kept plan, many times.
+	r.expect("1 ZI", &pgproto3.Parse{Name: "u1", Query: "UPDATE big SET i = i + $1 WHERE v = $2"}, &pgproto3.Sync{})
+	for k := 1; k <= 10; k++ {
+		r.expect("2 C UPDATE 1 ZI", append(bindExec("u1", "", 0, fmt.Sprint(100*k), fmt.Sprintf("v%d", k)), &pgproto3.Sync{})...)
+	}
+	if got := query(t, other, "SELECT sum(i) FROM big"); got != "5555" {
+		t.Fatalf("sum after updates: %s", got)
+	}
+
+	// DDL by another session: the dropped index must not be used.
+	exec(t, other, "DROP INDEX big_i")
+	r.expect("2 D1010 C SELECT 1 ZI", append(bindExec("s1", "", 0, "1000"), &pgproto3.Sync{})...)
+	// A new table under the old name, with another result type.
+	exec(t, other, "DROP TABLE big")
+	exec(t, other, "CREATE TABLE big (i int8, v text)")
+	exec(t, other, "INSERT INTO big VALUES (5, 'x')")
+	r.expect("2 E 0A000 ZI", append(bindExec("s1", "", 0, "1"), &pgproto3.Sync{})...)
+	r.expect("2 C UPDATE 1 ZI", append(bindExec("u1", "", 0, "1", "x"), &pgproto3.Sync{})...)
+	if got := query(t, other, "SELECT i FROM big"); got != "6" {
+		t.Fatalf("after update on the new table: %s", got)
+	}
 }

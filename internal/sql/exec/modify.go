@@ -45,7 +45,7 @@ type ModifyTable struct {
 func (m *ModifyTable) Columns() []Column { return m.RetCols }
 
 func (m *ModifyTable) Open(c *Ctx) error {
-	m.done, m.Count, m.retRows, m.retI, m.upserted = false, 0, nil, 0, 0
+	m.done, m.Count, m.hot, m.retRows, m.retI, m.upserted = false, 0, 0, nil, 0, 0
 	m.deferred = nil
 	m.deformer = m.Rel.NewDeformer()
 	if err := m.prepareConstraints(c); err != nil {

@@ -43,6 +43,7 @@ func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.R
 // OpenRelation looks a table up by name and locks it.
 func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation, error) {
 	schema, name := rangeVarName(rv)
+	v := p.C.Eng.Catalog.Version()
 	rel, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name)
 	if err != nil {
 		return nil, err
@@ -56,9 +57,12 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 		if err := p.C.LockRel(rel.OID, lockMode); err != nil {
 			return nil, err
 		}
-		// The relation may have changed while we waited for the lock.
-		if r2, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name); err == nil && r2 != nil {
-			rel = r2
+		// The relation may have changed while we waited for the lock
+		// (committed DDL changes the catalog version).
+		if p.C.Tx.Dirty || p.C.Eng.Catalog.Version() != v {
+			if r2, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name); err == nil && r2 != nil {
+				rel = r2
+			}
 		}
 	}
 	if rel.Kind != catalog.KindTable {
