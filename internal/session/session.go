@@ -423,15 +423,21 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWr
 	if handled {
 		return err
 	}
-	tree, err := pg.Parse(sql)
+	tree, err := s.cachedTxnStmt(sql)
 	if err != nil {
-		// Like any error inside BEGIN … COMMIT, a syntax error aborts the
-		// transaction block (PostgreSQL: later statements get 25P02).
-		s.failBlock()
-		return parseError(err)
+		return err
 	}
-	if scanned {
-		s.noteShape(sql, shape, tree)
+	if tree == nil {
+		if tree, err = pg.Parse(sql); err != nil {
+			// Like any error inside BEGIN … COMMIT, a syntax error aborts the
+			// transaction block (PostgreSQL: later statements get 25P02).
+			s.failBlock()
+			return parseError(err)
+		}
+		if scanned {
+			s.noteShape(sql, shape, tree)
+		}
+		s.noteTxnStmt(sql, tree)
 	}
 	if len(tree.Stmts) == 0 {
 		return w.EmptyQuery()

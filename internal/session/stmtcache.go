@@ -13,6 +13,8 @@ package session
 //     as if it had just been parsed. Parse trees do not depend on settings,
 //     the search path or the catalog, so a template never goes stale; the
 //     statement is planned afresh every time.
+//   - Simple Query: BEGIN, COMMIT and the like are looked up by their exact
+//     text (they have no literals, and their trees are only read).
 //   - Parse (extended protocol): the tree is looked up by the exact query
 //     text and shared, read-only, by the prepared statements made from it.
 //     The parse analysis (parameter types, result columns) is reused too,
@@ -52,6 +54,7 @@ var checkStmtCache = os.Getenv("TIDAL_CHECK_STMT_CACHE") == "1"
 type stmtCache struct {
 	shapes map[string]*shapeEntry
 	texts  map[string]*parsedText
+	txns   map[string]*pg.ParseResult // transaction control by exact text
 }
 
 // shapeEntry is a shape seen before: tmpl is nil after the first sighting,
@@ -83,7 +86,7 @@ type analysis struct {
 
 func (s *Session) cache() *stmtCache {
 	if s.stmts == nil {
-		s.stmts = &stmtCache{shapes: map[string]*shapeEntry{}, texts: map[string]*parsedText{}}
+		s.stmts = &stmtCache{shapes: map[string]*shapeEntry{}, texts: map[string]*parsedText{}, txns: map[string]*pg.ParseResult{}}
 	}
 	return s.stmts
 }
@@ -109,6 +112,30 @@ func (s *Session) simpleCached(ctx context.Context, sql string, w pgwire.ResultW
 	start, end := e.tmpl.StmtRange(len(sql))
 	err = s.runStatement(ctx, e.tmpl.Tree.Stmts[0].Stmt, strings.TrimSpace(sql[start:end]), w, false)
 	return true, shape, true, remapPosition(err, e.tmpl, shape)
+}
+
+// cachedTxnStmt returns the kept tree of a transaction control statement
+// with exactly this text, or nil.
+func (s *Session) cachedTxnStmt(sql string) (*pg.ParseResult, error) {
+	tree := s.cache().txns[sql]
+	if tree != nil && checkStmtCache {
+		if err := checkTree(sql, tree); err != nil {
+			return nil, err
+		}
+	}
+	return tree, nil
+}
+
+// noteTxnStmt keeps the tree of a lone transaction control statement.
+func (s *Session) noteTxnStmt(sql string, tree *pg.ParseResult) {
+	if len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetTransactionStmt() == nil {
+		return
+	}
+	c := s.cache()
+	if len(c.txns) >= maxCachedTexts {
+		clear(c.txns)
+	}
+	c.txns[sql] = tree
 }
 
 // noteShape records a fully parsed single plannable statement's shape;
