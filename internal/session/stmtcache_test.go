@@ -110,3 +110,45 @@ func TestSimpleTemplateServes(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanKept: an unnamed statement parsed again from the same text runs
+// the plan kept by its analysis, with its own parameters; DDL ends that.
+func TestPlanKept(t *testing.T) {
+	s := testSession(t)
+	mustSimple(t, s, "CREATE TABLE t (id int, v text)")
+	mustSimple(t, s, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
+	const q = "SELECT v FROM t WHERE id = $1"
+	run := func(param string) (string, *analysis) {
+		t.Helper()
+		ctx := context.Background()
+		if err := s.Parse(ctx, "", q, nil); err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if err := s.Bind(ctx, "", "", nil, [][]byte{[]byte(param)}, nil); err != nil {
+			t.Fatalf("Bind: %v", err)
+		}
+		w := &fuzzWriter{}
+		if _, err := s.Execute(ctx, "", 0, w); err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		return w.last, s.ext().stmts[""].an
+	}
+	v, an := run("1")
+	if v != "a" || an == nil || an.plan == nil {
+		t.Fatalf("first execution: %q, analysis %v", v, an)
+	}
+	plan := an.plan
+	if plan.inUse {
+		t.Error("plan still marked in use after its portal finished")
+	}
+	if v, an = run("2"); v != "b" || an.plan != plan {
+		t.Fatalf("second execution: %q, plan reused: %v", v, an.plan == plan)
+	}
+	mustSimple(t, s, "CREATE INDEX t_id ON t (id)")
+	if v, an = run("1"); v != "a" || an.plan == nil || an.plan == plan {
+		t.Fatalf("after CREATE INDEX: %q, old plan reused: %v", v, an.plan == plan)
+	}
+}

@@ -72,11 +72,9 @@ func TestStmtCacheSimpleDDL(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		query(t, c, fmt.Sprintf("SELECT * FROM t WHERE id = %d", i))
 	}
-	exec(t, other, "DROP TABLE t")
-	exec(t, other, "CREATE TABLE t (id int, v text, w int)")
-	exec(t, other, "INSERT INTO t VALUES (2, 'two', 7)")
+	exec(t, other, "ALTER TABLE t ADD COLUMN w int DEFAULT 7")
 	if got := query(t, c, "SELECT * FROM t WHERE id = 2"); got != "2|two|7" {
-		t.Fatalf("after re-create: %s", got)
+		t.Fatalf("after ADD COLUMN: %s", got)
 	}
 	exec(t, other, "DROP TABLE t")
 	exec(t, other, "CREATE TABLE t (id text, z int)")
@@ -154,6 +152,10 @@ func TestStmtCacheExtendedDDL(t *testing.T) {
 	exec(t, other, "CREATE INDEX t_v ON t (v)") // DDL that changes no column
 	if fds, rows, err := execParams(t, c, q, "2"); err != nil || fieldNames(fds) != "id:23,v:25" || rows != "2|two" {
 		t.Fatalf("after CREATE INDEX: %s %s %v", fieldNames(fds), rows, err)
+	}
+	exec(t, other, "ALTER TABLE t ADD COLUMN w int DEFAULT 7")
+	if fds, rows, err := execParams(t, c, q, "2"); err != nil || fieldNames(fds) != "id:23,v:25,w:23" || rows != "2|two|7" {
+		t.Fatalf("after ADD COLUMN: %s %s %v", fieldNames(fds), rows, err)
 	}
 	exec(t, other, "DROP TABLE t")
 	exec(t, other, "CREATE TABLE t (id text, z int)")
