@@ -116,7 +116,7 @@ func TestMaxParam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := maxParam(tree.Stmts[0].Stmt.ProtoReflect()); got != want {
+		if got := maxParam(tree.Stmts[0].Stmt); got != want {
 			t.Errorf("maxParam(%s) = %d, want %d", sql, got, want)
 		}
 	}

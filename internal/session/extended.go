@@ -33,11 +33,12 @@ import (
 	"time"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -129,23 +130,12 @@ func abortedError() error {
 }
 
 // maxParam is the highest $n in a parse tree.
-func maxParam(m protoreflect.Message) int {
-	if pr, ok := m.Interface().(*pg.ParamRef); ok {
-		return int(pr.Number)
-	}
+func maxParam(m proto.Message) int {
 	n := 0
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() == nil || fd.IsMap() {
-			return true
+	parser.Walk(m, func(m proto.Message) bool {
+		if pr, ok := m.(*pg.ParamRef); ok {
+			n = max(n, int(pr.Number))
 		}
-		if fd.IsList() {
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				n = max(n, maxParam(l.Get(i).Message()))
-			}
-			return true
-		}
-		n = max(n, maxParam(v.Message()))
 		return true
 	})
 	return n
@@ -305,7 +295,7 @@ func (s *Session) analyze(ctx context.Context, ps *prepared, declared []types.Ty
 	n := len(declared)
 	if ps.stmt != nil {
 		if !ps.paramsKnown {
-			ps.nparams, ps.paramsKnown = maxParam(ps.stmt.ProtoReflect()), true
+			ps.nparams, ps.paramsKnown = maxParam(ps.stmt), true
 		}
 		n = max(n, ps.nparams)
 	}

@@ -201,7 +201,7 @@ func (s *Session) parseText(query string) (*parsedText, error) {
 	if len(tree.Stmts) == 1 {
 		pt.stmt = tree.Stmts[0].Stmt
 		pt.text = stmtText(query, tree.Stmts[0])
-		pt.nparams = maxParam(pt.stmt.ProtoReflect())
+		pt.nparams = maxParam(pt.stmt)
 	}
 	if len(c.texts) >= maxCachedTexts {
 		clear(c.texts)

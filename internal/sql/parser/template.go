@@ -2,7 +2,7 @@ package parser
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/proto"
 )
 
 // Template is a parse tree that serves every text of one shape: Bind
@@ -32,28 +32,13 @@ type Template struct {
 // structure with its value.
 func NewTemplate(sql string, shape Shape, tree *pg.ParseResult) *Template {
 	byLoc := map[int32][]*pg.A_Const{}
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
-		if ac, ok := m.Interface().(*pg.A_Const); ok {
+	Walk(tree, func(m proto.Message) bool {
+		if ac, ok := m.(*pg.A_Const); ok {
 			byLoc[ac.Location] = append(byLoc[ac.Location], ac)
-			return
+			return false
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Message() == nil || fd.IsMap() {
-				return true
-			}
-			if fd.IsList() {
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message())
-				}
-				return true
-			}
-			walk(v.Message())
-			return true
-		})
-	}
-	walk(tree.ProtoReflect())
+		return true
+	})
 	t := &Template{Tree: tree, length: len(sql)}
 	for _, lit := range shape.Lits {
 		nodes, neg := byLoc[int32(lit.Start)], false
