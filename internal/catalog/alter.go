@@ -30,6 +30,7 @@ var (
 	aStorage    = PgAttribute.ColumnIndex("attstorage")
 	aNotNull    = PgAttribute.ColumnIndex("attnotnull")
 	aHasDef     = PgAttribute.ColumnIndex("atthasdef")
+	aIdentity   = PgAttribute.ColumnIndex("attidentity")
 	aHasMissing = PgAttribute.ColumnIndex("atthasmissing")
 	aIsDropped  = PgAttribute.ColumnIndex("attisdropped")
 	aMissingVal = PgAttribute.ColumnIndex("attmissingval")
@@ -37,7 +38,7 @@ var (
 
 // attrFromRow builds a column description from its pg_attribute row.
 func attrFromRow(v []types.Datum) (Attr, error) {
-	a := Attr{Name: v[aName].Str(), Num: int16(v[aNum].Int()), NotNull: v[aNotNull].Bool(), HasDefault: v[aHasDef].Bool()}
+	a := Attr{Name: v[aName].Str(), Num: int16(v[aNum].Int()), NotNull: v[aNotNull].Bool(), HasDefault: v[aHasDef].Bool(), Identity: byte(v[aIdentity].Int())}
 	if v[aIsDropped].Bool() {
 		a.Dropped = true
 		t, err := layoutStandIn(int16(v[aLen].Int()), byte(v[aAlign].Int()), byte(v[aStorage].Int()))

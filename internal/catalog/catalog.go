@@ -43,6 +43,10 @@ type Attr struct {
 	// Missing is what rows stored before the column was added read for
 	// it (atthasmissing/attmissingval); NULL when it has none.
 	Missing types.Datum
+	// Identity is attidentity: 0, IdentityAlways or IdentityByDefault.
+	// An identity column's Default is nextval of IdentitySeq.
+	Identity    byte
+	IdentitySeq uint32
 }
 
 // IndexInfo describes an index relation.
@@ -72,6 +76,7 @@ type Relation struct {
 	// foreign keys of any table that reference it.
 	Constraints  []*Constraint
 	ReferencedBy []*Constraint
+	Seq          *SequenceInfo    // for a sequence: its pg_sequence row
 	tid          page.ItemPointer // of its pg_class row
 
 	Heap *heap.Relation // storage handle (tables)
@@ -473,6 +478,13 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		}
 		return r, nil
 	}
+	if r.Kind == KindSequence {
+		if err := c.loadSequence(tx, r); err != nil {
+			return nil, err
+		}
+		r.Heap = c.HeapFor(r.RelFileNode, r.Name, r.Types(), 100)
+		return r, nil
+	}
 	// Defaults.
 	err = c.scan(tx, PgAttrdef, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
 		if uint32(v[1].Int()) != oid {
@@ -497,6 +509,9 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		return true, nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := c.identityDefaults(tx, r); err != nil {
 		return nil, err
 	}
 	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })

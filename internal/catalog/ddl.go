@@ -77,7 +77,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 		ov(rel), types.Str(a.Name), ov(a.Type.OID), iv(int64(l.Len)),
 		iv(int64(a.Num)), iv(-1), iv(int64(a.Type.Typmod)), iv(0),
 		bv(l.ByVal), cv(align), cv(l.Storage), cv(0),
-		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(0),
+		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
 		cv(0), bv(false), bv(true), iv(0),
 		ov(0), types.Null(),
 	}
@@ -138,7 +138,7 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 	for i, k := range keys {
 		a := table.Attrs[k-1]
 		a.Num = int16(i + 1)
-		a.HasDefault = false
+		a.HasDefault, a.Identity = false, 0
 		if _, err := c.insert(tx, PgAttribute, attrRow(oid, a)); err != nil {
 			return 0, err
 		}
@@ -182,6 +182,9 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 		if err := c.dropIndexConstraint(tx, r.OID); err != nil {
 			return err
 		}
+	}
+	if err := c.dropSequenceParts(tx, r); err != nil {
+		return err
 	}
 	for _, ix := range r.Indexes {
 		if err := c.DropRelation(tx, ix); err != nil {

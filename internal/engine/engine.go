@@ -115,6 +115,10 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.ensureSystemTables(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.wg.Add(2)
 	go e.checkpointer()
 	go e.walWriter()

@@ -85,6 +85,8 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	var attrs []catalog.Attr
 	var idx []indexSpec
 	var cons []pendingConstraint
+	var colSeqs []*columnSequence
+	seqNames := map[string]bool{}
 	seen := map[string]bool{}
 	for _, el := range cs.TableElts {
 		if cd := el.GetColumnDef(); cd != nil {
@@ -92,9 +94,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
 			}
 			seen[cd.Colname] = true
-			t, err := expr.TypeFromName(cd.TypeName)
-			if err != nil {
-				return err
+			t, serial := serialType(cd.TypeName)
+			if !serial {
+				if t, err = expr.TypeFromName(cd.TypeName); err != nil {
+					return err
+				}
 			}
 			if cd.CollClause != nil {
 				if err := expr.CheckCollation(cd.CollClause.Collname); err != nil {
@@ -102,9 +106,15 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				}
 			}
 			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			var identity *pg.Constraint
 			for _, cn := range cd.Constraints {
 				con := cn.GetConstraint()
 				switch con.Contype {
+				case pg.ConstrType_CONSTR_IDENTITY:
+					if identity != nil {
+						return pgerr.Errorf(pgerr.SyntaxError, "multiple identity specifications for column \"%s\" of table \"%s\"", cd.Colname, rv.Relname)
+					}
+					identity = con
 				case pg.ConstrType_CONSTR_NOTNULL:
 					a.NotNull = true
 				case pg.ConstrType_CONSTR_NULL:
@@ -124,6 +134,13 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				default:
 					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
 				}
+			}
+			cs, err := s.columnSequenceFor(c, nsp, rv.Relname, len(attrs), &a, serial, identity, seqNames)
+			if err != nil {
+				return err
+			}
+			if cs != nil {
+				colSeqs = append(colSeqs, cs)
 			}
 			attrs = append(attrs, a)
 			continue
@@ -170,6 +187,9 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	}
 	oid, err := s.eng.Catalog.CreateTable(c.Tx, nsp, rv.Relname, attrs, opts)
 	if err != nil {
+		return err
+	}
+	if err := s.createColumnSequences(c, nsp, oid, colSeqs); err != nil {
 		return err
 	}
 	for _, a := range attrs {
@@ -394,6 +414,8 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"
 	case pg.ObjectType_OBJECT_INDEX:
 		kind, tag, what = catalog.KindIndex, "DROP INDEX", "index"
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		kind, tag, what = catalog.KindSequence, "DROP SEQUENCE", "sequence"
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
@@ -420,10 +442,15 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		}
 		if rel.Kind != kind {
 			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a%s %s", name, map[bool]string{true: "n", false: ""}[what == "index"], what).
-				WithHint("Use DROP %s to remove %s.", map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX"}[rel.Kind], map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index"}[rel.Kind])
+				WithHint("Use DROP %s to remove %s.", map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX", catalog.KindSequence: "SEQUENCE"}[rel.Kind], map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index", catalog.KindSequence: "a sequence"}[rel.Kind])
 		}
 		if rel.Namespace == catalog.PgCatalogNamespace {
 			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", name)
+		}
+		if rel.Kind == catalog.KindSequence {
+			if err := s.checkSequenceDrop(c, rel, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+				return err
+			}
 		}
 		rels = append(rels, rel)
 	}

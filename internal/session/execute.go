@@ -77,6 +77,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.alterTable(c, stmt.GetAlterTableStmt(), w)
 	case stmt.GetRenameStmt() != nil:
 		return s.rename(c, stmt.GetRenameStmt(), w)
+	case stmt.GetCreateSeqStmt() != nil:
+		return s.createSequence(c, stmt.GetCreateSeqStmt(), w)
+	case stmt.GetAlterSeqStmt() != nil:
+		return s.alterSequence(c, stmt.GetAlterSeqStmt(), w)
 	case stmt.GetTruncateStmt() != nil:
 		return s.truncate(c, stmt.GetTruncateStmt(), w)
 	case stmt.GetVacuumStmt() != nil:

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/sequence"
 	"strconv"
 	"strings"
 	"sync"
@@ -149,6 +150,7 @@ type Session struct {
 
 	extended *extState  // prepared statements and portals (extended.go)
 	stmts    *stmtCache // parse trees and analyses to reuse (stmtcache.go)
+	seqs     sequence.Session
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -678,6 +680,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		Env:     &expr.Env{TxnTime: types.TimestampFromTime(s.txStart.UTC()), StmtTime: types.NowMicros(), Settings: s.typeSettings()},
 		Notice:  func(n *pgerr.Error) { w.Notice(n) },
 		Setting: s.Setting,
+		Seqs:    &s.seqs,
 		LockRel: func(oid uint32, mode int) error {
 			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)
 		},

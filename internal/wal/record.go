@@ -23,6 +23,7 @@ const (
 	RmHeap    RmgrID = 10
 	RmBtree   RmgrID = 11
 	RmUndo    RmgrID = 20
+	RmSeq     RmgrID = 15
 	RmCatalog RmgrID = 21
 	numRmgrs         = 32
 )

@@ -177,6 +177,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 			return types.Str("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), nil
 		}
 		return types.Str(n), nil
+	case "nextval", "currval", "setval", "lastval", "pg_get_serial_sequence":
+		return f.sequenceCall(name, args)
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {

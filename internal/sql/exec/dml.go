@@ -106,6 +106,9 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 			targets = append(targets, i)
 		}
 	}
+	if err := p.applyIdentityOverride(rel, targets, s); err != nil {
+		return nil, err
+	}
 	want := make([]types.Type, len(targets))
 	for i, t := range targets {
 		want[i] = rel.Attrs[t].Type
@@ -233,6 +236,9 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
 		}
 		set[i] = true
+		if err := checkIdentityUpdate(rel.Attrs[i], rt.Val); err != nil {
+			return nil, err
+		}
 		var e expr.Expr
 		if rt.Val.GetSetToDefault() != nil {
 			e, err = p.defaultExpr(rel.Attrs[i])

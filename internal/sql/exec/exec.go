@@ -6,6 +6,7 @@ package exec
 
 import (
 	"context"
+	"github.com/tidal-db/tidal/internal/access/sequence"
 	"time"
 
 	"github.com/tidal-db/tidal/internal/catalog"
@@ -45,6 +46,8 @@ type Ctx struct {
 	Setting func(name string) string
 	// LockRel takes a heavyweight lock on a relation for the transaction.
 	LockRel func(oid uint32, mode int) error
+	// Seqs is the session's sequence state (currval, lastval, caches).
+	Seqs *sequence.Session
 }
 
 // U is the backend's usage counters.

@@ -65,6 +65,14 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 			}
 		}
 	}
+	if rel.Kind == catalog.KindSequence {
+		// A sequence reads as its one row; it is changed only by the
+		// sequence functions.
+		if lockMode == lockAccessShare {
+			return rel, nil
+		}
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
+	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
 	}

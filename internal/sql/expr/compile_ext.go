@@ -281,7 +281,17 @@ var catalogCalls = map[string]struct {
 	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_get_userbyid":      {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
 	"pg_get_triggerdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	// The sequence functions; their first argument is a regclass.
+	"nextval":                {[]types.Type{types.Oid}, 1, types.Int8},
+	"currval":                {[]types.Type{types.Oid}, 1, types.Int8},
+	"setval":                 {[]types.Type{types.Oid, types.Int8, types.Boolean}, 2, types.Int8},
+	"lastval":                {nil, 0, types.Int8},
+	"pg_get_serial_sequence": {[]types.Type{types.Text, types.Text}, 2, types.Text},
 }
+
+// regclassArg marks the functions whose first argument is a regclass: a
+// string there names a relation.
+var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true}
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
 	spec, ok := catalogCalls[name]
@@ -290,6 +300,11 @@ func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool,
 	}
 	for i := range args {
 		var err error
+		if i == 0 && regclassArg[name] && (types.IsString(args[0].Type()) || args[0].Type().OID == types.UnknownOID) {
+			if args[0], _, err = regCast(args[0], "regclass"); err != nil {
+				return nil, true, withPos(err, loc)
+			}
+		}
 		if args[i], err = Coerce(args[i], spec.args[i], types.CastImplicit); err != nil {
 			return nil, true, withPos(err, loc)
 		}

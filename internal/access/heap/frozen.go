@@ -1,0 +1,21 @@
+package heap
+
+import (
+	"encoding/binary"
+
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// FormFrozen builds a tuple that every snapshot sees without consulting the
+// commit log (xmin FrozenTransactionId, hinted frozen), placed at tid: the
+// form of a sequence's single tuple, which is overwritten in place and
+// never versioned.
+func FormFrozen(ts []types.Type, vals []types.Datum, tid page.ItemPointer) Tuple {
+	t := Form(ts, vals)
+	setXmin(t, xact.FrozenXid, 0)
+	binary.LittleEndian.PutUint16(t[offInfomask:], t.Infomask()|XminFrozen)
+	page.PutItemPointer(t[offCtid:], tid)
+	return t
+}
