@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/sequence"
@@ -317,4 +318,30 @@ func (c *Catalog) CreateSystemTable(tx *Txn, d *TableDef) error {
 	}
 	tx.Heap.Cid++
 	return nil
+}
+
+// Sequences lists every sequence visible to tx, by OID.
+func (c *Catalog) Sequences(tx *Txn) ([]*Relation, error) {
+	var oids []uint32
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if byte(v[cRelkind].Int()) == KindSequence {
+			oids = append(oids, uint32(v[cOid].Int()))
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(oids, func(i, j int) bool { return oids[i] < oids[j] })
+	var out []*Relation
+	for _, o := range oids {
+		r, err := c.ByOID(tx, o)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil && r.Seq != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -105,8 +105,6 @@ var catalogViews = map[string]*systemView{
 	"pg_publication_rel":       emptyView("oid", types.Oid, "prpubid", types.Oid, "prrelid", types.Oid, "prqual", types.Text, "prattrs", types.Int2VectorType),
 	"pg_publication_namespace": emptyView("oid", types.Oid, "pnpubid", types.Oid, "pnnspid", types.Oid),
 	"pg_foreign_table":         emptyView("ftrelid", types.Oid, "ftserver", types.Oid, "ftoptions", textArray),
-	"pg_sequence":              emptyView("seqrelid", types.Oid, "seqtypid", types.Oid, "seqstart", types.Int8, "seqincrement", types.Int8, "seqmax", types.Int8, "seqmin", types.Int8, "seqcache", types.Int8, "seqcycle", types.Boolean),
-	"pg_depend":                emptyView("classid", types.Oid, "objid", types.Oid, "objsubid", types.Int4, "refclassid", types.Oid, "refobjid", types.Oid, "refobjsubid", types.Int4, "deptype", types.Char),
 	"pg_collation":             emptyView("oid", types.Oid, "collname", types.Name, "collnamespace", types.Oid, "collowner", types.Oid, "collprovider", types.Char, "collisdeterministic", types.Boolean, "collencoding", types.Int4, "collcollate", types.Text, "collctype", types.Text),
 	"pg_auth_members":          emptyView("oid", types.Oid, "roleid", types.Oid, "member", types.Oid, "grantor", types.Oid, "admin_option", types.Boolean),
 	"pg_db_role_setting":       emptyView("setdatabase", types.Oid, "setrole", types.Oid, "setconfig", textArray),

@@ -504,3 +504,24 @@ query
 SELECT nextval('fresh'), setval('up', 1), lastval()
 ----
 1|1|1
+
+# pg_sequences.
+statement ok
+CREATE SEQUENCE listed AS integer START 3 INCREMENT 2 CACHE 4
+
+query
+SELECT sequencename, sequenceowner, data_type, start_value, min_value, max_value, increment_by, cycle, cache_size, last_value FROM pg_sequences WHERE sequencename IN ('listed', 'cached', 'c') ORDER BY 1
+----
+c|postgres|integer|5|5|30|10|t|1|15
+cached|postgres|bigint|1|1|9223372036854775807|1|f|10|10
+listed|postgres|integer|3|1|2147483647|2|f|4|NULL
+
+query
+SELECT nextval('listed'), last_value FROM pg_sequences WHERE sequencename = 'listed'
+----
+3|NULL
+
+query
+SELECT last_value FROM pg_sequences WHERE sequencename = 'listed'
+----
+9
