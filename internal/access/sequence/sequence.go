@@ -221,16 +221,20 @@ func Fetch(u *stats.Usage, r Rel, opts Options, xid uint32) (first, last int64, 
 	}
 	next := cur
 	for fetch > 0 {
-		n, ok := step(next, opts)
-		if !ok {
+		n, wrapped := step(next, opts)
+		if wrapped {
+			// A batch never wraps: a session steps through its cached
+			// values by adding the increment.
 			if got > 0 {
 				break // the values fetched so far will do
 			}
-			pool.UnlockRelease(b, buffer.Exclusive)
-			if opts.Increment > 0 {
-				return 0, 0, pgerr.Errorf(SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence \"%s\" (%d)", r.Name, opts.Max)
+			if !opts.Cycle {
+				pool.UnlockRelease(b, buffer.Exclusive)
+				if opts.Increment > 0 {
+					return 0, 0, pgerr.Errorf(SequenceGeneratorLimitExceeded, "nextval: reached maximum value of sequence \"%s\" (%d)", r.Name, opts.Max)
+				}
+				return 0, 0, pgerr.Errorf(SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence \"%s\" (%d)", r.Name, opts.Min)
 			}
-			return 0, 0, pgerr.Errorf(SequenceGeneratorLimitExceeded, "nextval: reached minimum value of sequence \"%s\" (%d)", r.Name, opts.Min)
 		}
 		next = n
 		fetch--
@@ -267,27 +271,22 @@ func Fetch(u *stats.Usage, r Rel, opts Options, xid uint32) (first, last int64, 
 	return first, cur, nil
 }
 
-// step is the value after v, or false at the end of a non-cycling
-// sequence. A cycling one wraps to the other bound.
+// step is the value after v, and whether getting there passed a bound: a
+// cycling sequence wraps to the other bound; for a non-cycling one the
+// value is meaningless.
 func step(v int64, o Options) (int64, bool) {
 	inc := o.Increment
 	if inc > 0 {
 		// Careful not to overflow: v + inc > Max, rearranged.
 		if (o.Max >= 0 && v > o.Max-inc) || (o.Max < 0 && v+inc > o.Max) {
-			if !o.Cycle {
-				return 0, false
-			}
 			return o.Min, true
 		}
-		return v + inc, true
+		return v + inc, false
 	}
 	if (o.Min < 0 && v < o.Min-inc) || (o.Min >= 0 && v+inc < o.Min) {
-		if !o.Cycle {
-			return 0, false
-		}
 		return o.Max, true
 	}
-	return v + inc, true
+	return v + inc, false
 }
 
 // SequenceGeneratorLimitExceeded is SQLSTATE 2200H.
