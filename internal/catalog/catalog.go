@@ -307,7 +307,7 @@ func (c *Catalog) NamespaceOID(tx *Txn, name string) (uint32, error) {
 		return 0, err
 	}
 	if found == 0 {
-		return 0, pgerr.Errorf(pgerr.UndefinedObject, "schema \"%s\" does not exist", name)
+		return 0, pgerr.Errorf(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
 	}
 	return found, nil
 }

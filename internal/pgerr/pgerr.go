@@ -43,6 +43,7 @@ const (
 	InvalidPassword              = "28P01"
 	DependentObjectsStillExist   = "2BP01"
 	InvalidCatalogName           = "3D000"
+	InvalidSchemaName            = "3F000"
 	SerializationFailure         = "40001"
 	DeadlockDetected             = "40P01"
 	SyntaxError                  = "42601"

@@ -31,14 +31,14 @@ func seqTypeRange(oid uint32) (min, max int64) {
 // seqOptions is a parsed list of sequence options (CREATE/ALTER SEQUENCE,
 // an identity column's options): nil fields were not given.
 type seqOptions struct {
-	as                                 *types.Type
+	as                                *types.Type
 	increment, min, max, start, cache *int64
-	noMin, noMax                       bool
-	restart                            *int64
-	restartDefault                     bool
-	cycle                              *bool
-	ownedBy                            []string // nil: not given; ["none"]: OWNED BY NONE
-	sequenceName                       []string // identity's SEQUENCE NAME
+	noMin, noMax                      bool
+	restart                           *int64
+	restartDefault                    bool
+	cycle                             *bool
+	ownedBy                           []string // nil: not given; ["none"]: OWNED BY NONE
+	sequenceName                      []string // identity's SEQUENCE NAME
 }
 
 func defInt64(de *pg.DefElem) (int64, error) {

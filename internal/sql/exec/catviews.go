@@ -208,17 +208,13 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 			o, err := cat.NamespaceOID(tx, s)
 			return types.Int(int64(o)), err
 		}
-		schema, rel := "", s
-		if i := strings.IndexByte(s, '.'); i >= 0 {
-			schema, rel = s[:i], s[i+1:]
-		}
-		rel = strings.Trim(rel, `"`)
+		schema, rel := splitQualified(s)
 		r, err := cat.Lookup(tx, schema, rel)
 		if err != nil {
 			return types.Null(), err
 		}
 		if r == nil {
-			return types.Null(), pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", s)
+			return types.Null(), pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(schema, rel))
 		}
 		return types.Int(int64(r.OID)), nil
 	case "pg_get_triggerdef":

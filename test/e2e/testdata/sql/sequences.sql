@@ -525,3 +525,18 @@ query
 SELECT last_value FROM pg_sequences WHERE sequencename = 'listed'
 ----
 9
+
+# regclass names fold to lower case unless quoted.
+statement ok
+CREATE SEQUENCE "MixedCase"
+
+query
+SELECT nextval('"MixedCase"'), nextval('LISTED'), nextval('"listed"')
+----
+1|5|7
+
+error 42P01
+SELECT nextval('MixedCase')
+
+error 3F000
+SELECT nextval('no_such_schema.x')
