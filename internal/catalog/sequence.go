@@ -345,3 +345,15 @@ func (c *Catalog) Sequences(tx *Txn) ([]*Relation, error) {
 	}
 	return out, nil
 }
+
+// ResetSequence gives sequence r a new file holding st (ALTER SEQUENCE
+// RESTART, TRUNCATE … RESTART IDENTITY): transactional, as in
+// PostgreSQL — until commit other sessions keep using the old file, and
+// an abort leaves it in place.
+func (c *Catalog) ResetSequence(tx *Txn, r *Relation, st sequence.State) error {
+	node, err := c.NewRelFileNode(tx, r)
+	if err != nil {
+		return err
+	}
+	return sequence.Init(tx.U, sequence.Rel{Env: c.env, File: smgr.RelFileNumber(node), Name: r.Name}, st, tx.Heap.Xid)
+}

@@ -737,9 +737,6 @@ func (s *Session) userTables(c *exec.Ctx) ([]*catalog.Relation, error) {
 // truncate empties tables by giving each (and its indexes) a new file,
 // transactionally, as PostgreSQL's TRUNCATE does.
 func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWriter) error {
-	if ts.RestartSeqs {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "TRUNCATE … RESTART IDENTITY is not supported yet")
-	}
 	p := &exec.Planner{C: c}
 	var rels []*catalog.Relation
 	for _, n := range ts.Relations {
@@ -762,6 +759,11 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		}
 		for _, ix := range rel.Indexes {
 			if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, ix); err != nil {
+				return err
+			}
+		}
+		if ts.RestartSeqs {
+			if err := s.restartOwnedSequences(c, rel); err != nil {
 				return err
 			}
 		}

@@ -367,9 +367,7 @@ func (s *Session) alterSequence(c *exec.Ctx, as *pg.AlterSeqStmt, w pgwire.Resul
 		return err
 	}
 	if restart != nil {
-		// Like setval, not undone by ROLLBACK (PostgreSQL instead gives
-		// the sequence a new file, transactionally).
-		if err := sequence.Set(c.U(), rel, sequence.State{LastValue: *restart}, c.Tx.Heap.Xid); err != nil {
+		if err := s.eng.Catalog.ResetSequence(c.Tx, seq, sequence.State{LastValue: *restart}); err != nil {
 			return err
 		}
 	}
@@ -537,6 +535,31 @@ func (s *Session) createColumnSequences(c *exec.Ctx, nsp, table uint32, seqs []*
 			dep = catalog.DepInternal
 		}
 		if err := s.eng.Catalog.SetSequenceOwner(c.Tx, oid, catalog.Owner{Table: table, Attnum: int16(cs.col + 1), DepType: dep}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restartOwnedSequences is TRUNCATE … RESTART IDENTITY for one table: its
+// columns' sequences start over.
+func (s *Session) restartOwnedSequences(c *exec.Ctx, table *catalog.Relation) error {
+	owned, err := s.eng.Catalog.OwnedSequences(c.Tx, table.OID)
+	if err != nil {
+		return err
+	}
+	for oid := range owned {
+		if err := s.lockRel(c, oid, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		seq, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil {
+			return err
+		}
+		if seq == nil || seq.Seq == nil {
+			continue
+		}
+		if err := s.eng.Catalog.ResetSequence(c.Tx, seq, sequence.State{LastValue: seq.Seq.Start}); err != nil {
 			return err
 		}
 	}

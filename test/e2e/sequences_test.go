@@ -238,6 +238,17 @@ func TestSequenceCrash(t *testing.T) {
 	if got := queryInt(t, c, "SELECT nextval('ck')"); got <= last {
 		t.Fatalf("nextval after checkpoint and crash = %d, but %d was handed out before", got, last)
 	}
+	// RESTART moves the sequence to a new file; that survives too.
+	exec(t, c, "ALTER SEQUENCE ck RESTART WITH 500")
+	if got := queryInt(t, c, "SELECT nextval('ck')"); got != 500 {
+		t.Fatalf("nextval after RESTART WITH 500 = %d", got)
+	}
+	srv.kill()
+	srv.start()
+	c = srv.conn()
+	if got := queryInt(t, c, "SELECT nextval('ck')"); got <= 500 || got > 600 {
+		t.Fatalf("nextval after RESTART, nextval 500 and a crash = %d", got)
+	}
 	// setval is durable on its own.
 	exec(t, c, "SELECT setval('cs', 100000)")
 	srv.kill()

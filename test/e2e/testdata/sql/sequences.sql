@@ -540,3 +540,82 @@ SELECT nextval('MixedCase')
 
 error 3F000
 SELECT nextval('no_such_schema.x')
+
+# RESTART is transactional: ROLLBACK brings the old position back.
+statement ok
+CREATE SEQUENCE tx_seq
+
+query
+SELECT nextval('tx_seq'), nextval('tx_seq')
+----
+1|2
+
+statement ok
+BEGIN
+
+statement ok
+ALTER SEQUENCE tx_seq RESTART WITH 50
+
+query
+SELECT nextval('tx_seq'), nextval('tx_seq')
+----
+50|51
+
+statement ok
+ROLLBACK
+
+query
+SELECT nextval('tx_seq')
+----
+3
+
+statement ok
+BEGIN
+
+statement ok
+ALTER SEQUENCE tx_seq RESTART WITH 70
+
+statement ok
+COMMIT
+
+query
+SELECT nextval('tx_seq'), currval('tx_seq')
+----
+70|70
+
+# TRUNCATE … RESTART IDENTITY.
+statement ok
+CREATE TABLE tr (id serial, g int GENERATED ALWAYS AS IDENTITY (START 100), v text)
+
+statement ok
+INSERT INTO tr (v) VALUES ('a'), ('b')
+
+statement ok
+TRUNCATE tr
+
+query
+INSERT INTO tr (v) VALUES ('c') RETURNING id, g
+----
+3|102
+
+statement ok
+TRUNCATE tr RESTART IDENTITY
+
+query
+INSERT INTO tr (v) VALUES ('d') RETURNING id, g
+----
+1|100
+
+statement ok
+BEGIN
+
+statement ok
+TRUNCATE tr RESTART IDENTITY
+
+statement ok
+ROLLBACK
+
+query
+INSERT INTO tr (v) VALUES ('e') RETURNING id, g
+----
+2|101
