@@ -357,3 +357,45 @@ func (c *Catalog) ResetSequence(tx *Txn, r *Relation, st sequence.State) error {
 	}
 	return sequence.Init(tx.U, sequence.Rel{Env: c.env, File: smgr.RelFileNumber(node), Name: r.Name}, st, tx.Heap.Xid)
 }
+
+// DropDefault removes the default of column attnum of table rel (its
+// pg_attrdef row; atthasdef becomes false).
+func (c *Catalog) DropDefault(tx *Txn, rel uint32, attnum int16) error {
+	var tids []page.ItemPointer
+	err := c.scan(tx, PgAttrdef, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[1].Int()) == rel && int16(v[2].Int()) == attnum {
+			tids = append(tids, tid)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range tids {
+		if err := c.delete(tx, PgAttrdef, t); err != nil {
+			return err
+		}
+	}
+	var target page.ItemPointer
+	var vals []types.Datum
+	hasDef := PgAttribute.ColumnIndex("atthasdef")
+	err = c.scan(tx, PgAttribute, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) == rel && int16(v[4].Int()) == attnum {
+			target, vals = tid, append([]types.Datum(nil), v...)
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || !target.Valid() || !vals[hasDef].Bool() {
+		tx.Heap.Cid++
+		return err
+	}
+	vals[hasDef] = bv(false)
+	tx.Dirty = true
+	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
+	if err == nil && oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+	}
+	tx.Heap.Cid++
+	return err
+}

@@ -24,6 +24,7 @@ func smgrRel(n uint32) smgr.RelFileNumber { return smgr.RelFileNumber(n) }
 // deparseExpr renders an expression parse tree back to SQL text (column
 // defaults are stored as text).
 func deparseExpr(n *pg.Node) (string, error) {
+	castSequenceArgs(n)
 	tree := &pg.ParseResult{Version: 170007, Stmts: []*pg.RawStmt{{Stmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
 		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: n}}}},
 	}}}}}}

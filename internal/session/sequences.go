@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -381,34 +382,63 @@ func (s *Session) alterSequence(c *exec.Ctx, as *pg.AlterSeqStmt, w pgwire.Resul
 }
 
 // checkSequenceDrop refuses to drop a sequence a column still needs: an
-// identity column's, or one owned by a column whose default calls it.
+// identity column's, or one a column default calls. With CASCADE the
+// defaults go instead (the notice lists them).
 func (s *Session) checkSequenceDrop(c *exec.Ctx, seq *catalog.Relation, cascade bool) error {
 	owner, ok, err := s.eng.Catalog.SequenceOwner(c.Tx, seq.OID)
-	if err != nil || !ok {
+	if err != nil {
 		return err
 	}
-	table, err := s.eng.Catalog.ByOID(c.Tx, owner.Table)
-	if err != nil || table == nil {
-		return err
-	}
-	colName := ""
-	var col catalog.Attr
-	for _, a := range table.Attrs {
-		if a.Num == owner.Attnum {
-			colName, col = a.Name, a
+	if ok && owner.DepType == catalog.DepInternal {
+		table, err := s.eng.Catalog.ByOID(c.Tx, owner.Table)
+		if err != nil || table == nil {
+			return err
 		}
-	}
-	if owner.DepType == catalog.DepInternal {
+		colName := ""
+		for _, a := range table.Attrs {
+			if a.Num == owner.Attnum {
+				colName = a.Name
+			}
+		}
 		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because column %s of table %s requires it", seq.Name, colName, table.Name).
 			WithHint("You can drop column %s of table %s instead.", colName, table.Name)
 	}
-	if col.HasDefault && strings.Contains(col.Default, "nextval('"+serialRegclass(s.nspName(seq.Namespace), seq.Namespace, seq.Name)+"'") {
-		if cascade {
-			return pgerr.Errorf(pgerr.FeatureNotSupported, "DROP SEQUENCE … CASCADE of a sequence a column default uses is not supported yet")
+	uses, err := s.sequenceDefaults(c, seq)
+	if err != nil || len(uses) == 0 {
+		return err
+	}
+	var lines []string
+	for _, u := range uses {
+		lines = append(lines, u.String())
+	}
+	if !cascade {
+		for i := range lines {
+			lines[i] += " depends on sequence " + seq.Name
 		}
 		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop sequence %s because other objects depend on it", seq.Name).
-			WithDetail("default value for column %s of table %s depends on sequence %s", colName, table.Name, seq.Name).
+			WithDetail("%s", strings.Join(lines, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	for _, u := range uses {
+		if err := s.lockRel(c, u.table.OID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		if err := s.assignXid(c); err != nil {
+			return err
+		}
+		if err := s.eng.Catalog.DropDefault(c.Tx, u.table.OID, u.attr.Num); err != nil {
+			return err
+		}
+	}
+	if len(lines) == 1 {
+		c.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "drop cascades to %s", lines[0]))
+	} else {
+		for i := range lines {
+			lines[i] = "drop cascades to " + lines[i]
+		}
+		n := pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "drop cascades to %d other objects", len(lines))
+		n.Detail = strings.Join(lines, "\n")
+		c.Notice(n)
 	}
 	return nil
 }
@@ -564,4 +594,68 @@ func (s *Session) restartOwnedSequences(c *exec.Ctx, table *catalog.Relation) er
 		}
 	}
 	return nil
+}
+
+// castSequenceArgs makes the string argument of nextval/currval/setval in
+// a column default an explicit regclass constant, so the stored default
+// reads as PostgreSQL's does (nextval('s'::regclass)) and DROP SEQUENCE
+// can find the defaults that use a sequence.
+func castSequenceArgs(n *pg.Node) {
+	if n == nil {
+		return
+	}
+	switch {
+	case n.GetFuncCall() != nil:
+		fc := n.GetFuncCall()
+		name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+		if (name == "nextval" || name == "currval" || name == "setval") && len(fc.Args) > 0 {
+			if ac := fc.Args[0].GetAConst(); ac != nil && ac.GetSval() != nil {
+				fc.Args[0] = &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{
+					Arg:      fc.Args[0],
+					TypeName: &pg.TypeName{Names: []*pg.Node{{Node: &pg.Node_String_{String_: &pg.String{Sval: "regclass"}}}}, Typemod: -1},
+					Location: -1,
+				}}}
+			}
+		}
+		for _, a := range fc.Args {
+			castSequenceArgs(a)
+		}
+	case n.GetTypeCast() != nil:
+		castSequenceArgs(n.GetTypeCast().Arg)
+	case n.GetAExpr() != nil:
+		castSequenceArgs(n.GetAExpr().Lexpr)
+		castSequenceArgs(n.GetAExpr().Rexpr)
+	case n.GetCoalesceExpr() != nil:
+		for _, a := range n.GetCoalesceExpr().Args {
+			castSequenceArgs(a)
+		}
+	}
+}
+
+// sequenceDefaults finds the column defaults that call a sequence
+// function on seq: "default value for column c of table t" each.
+func (s *Session) sequenceDefaults(c *exec.Ctx, seq *catalog.Relation) ([]defaultUse, error) {
+	tables, err := s.eng.Catalog.UserTables(c.Tx)
+	if err != nil {
+		return nil, err
+	}
+	lit := "'" + serialRegclass(s.nspName(seq.Namespace), seq.Namespace, seq.Name) + "'::regclass"
+	var out []defaultUse
+	for _, t := range tables {
+		for _, a := range t.Attrs {
+			if a.Identity == 0 && a.HasDefault && strings.Contains(a.Default, lit) {
+				out = append(out, defaultUse{table: t, attr: a})
+			}
+		}
+	}
+	return out, nil
+}
+
+type defaultUse struct {
+	table *catalog.Relation
+	attr  catalog.Attr
+}
+
+func (d defaultUse) String() string {
+	return fmt.Sprintf("default value for column %s of table %s", d.attr.Name, d.table.Name)
 }

@@ -619,3 +619,54 @@ query
 INSERT INTO tr (v) VALUES ('e') RETURNING id, g
 ----
 2|101
+
+# Defaults that call a sequence keep it from being dropped; CASCADE drops
+# the defaults.
+statement ok
+CREATE SEQUENCE shared_seq
+
+statement ok
+CREATE TABLE uses1 (a int DEFAULT nextval('shared_seq'), b bigint DEFAULT nextval('shared_seq'::regclass), c int)
+
+query
+SELECT adnum, pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'uses1'::regclass ORDER BY adnum
+----
+1|nextval('shared_seq'::regclass)
+2|nextval('shared_seq'::regclass)
+
+query
+INSERT INTO uses1 (c) VALUES (0) RETURNING a, b
+----
+1|2
+
+error 2BP01
+DROP SEQUENCE shared_seq
+
+statement ok
+DROP SEQUENCE shared_seq CASCADE
+
+query
+SELECT count(*) FROM pg_attrdef WHERE adrelid = 'uses1'::regclass
+----
+0
+
+query
+SELECT attname, atthasdef FROM pg_attribute WHERE attrelid = 'uses1'::regclass AND attnum > 0 ORDER BY attnum
+----
+a|f
+b|f
+c|f
+
+query
+INSERT INTO uses1 (c) VALUES (1) RETURNING a, b
+----
+NULL|NULL
+
+statement ok
+CREATE TABLE owns_cascade (id serial)
+
+statement ok
+DROP SEQUENCE owns_cascade_id_seq CASCADE
+
+error 23502
+INSERT INTO owns_cascade DEFAULT VALUES
