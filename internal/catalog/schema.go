@@ -1,6 +1,6 @@
 // Package catalog keeps tidal's system catalogs — pg_namespace, pg_class,
-// pg_attribute, pg_type, pg_index, pg_attrdef, pg_authid, pg_constraint —
-// as ordinary heap tables of the engine,
+// pg_attribute, pg_type, pg_index, pg_attrdef, pg_authid, pg_constraint,
+// pg_sequence, pg_depend — as ordinary heap tables of the engine,
 // with PostgreSQL's names, OIDs and column names, so DDL is transactional
 // and the catalogs can be queried with plain SQL.
 //
