@@ -220,8 +220,8 @@ func (c *Catalog) DropRole(tx *Txn, r *Role) error {
 }
 
 // LegacyBootstrap makes Bootstrap write a data directory as tidal did
-// before pg_authid and pg_constraint existed (tests of the upgrade at
-// engine start).
+// before pg_authid, pg_constraint, pg_sequence and pg_depend existed
+// (tests of the upgrade at engine start).
 var LegacyBootstrap bool
 
 func bootstrapTables() []*TableDef {
@@ -230,7 +230,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid && d != PgConstraint {
+		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend {
 			out = append(out, d)
 		}
 	}

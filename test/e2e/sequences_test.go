@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/testutil"
 )
 
@@ -292,5 +293,34 @@ func TestPsqlDescribeSequences(t *testing.T) {
 		if got := run("-c", tc.cmd); got != string(want) {
 			t.Errorf("%s:\n got:\n%s\nwant:\n%s", tc.cmd, got, want)
 		}
+	}
+}
+
+// TestSequenceCatalogUpgrade: a data directory made before pg_sequence
+// and pg_depend existed gets them at start, and sequences then work and
+// persist.
+func TestSequenceCatalogUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	catalog.LegacyBootstrap = true
+	s, err := testutil.StartE(testutil.Options{Dir: dir}, t.TempDir)
+	catalog.LegacyBootstrap = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s.DSN())
+	if got := query(t, c, "SELECT count(*) FROM pg_class WHERE relname IN ('pg_sequence', 'pg_depend')"); got != "2" {
+		t.Fatalf("catalogs after upgrade: %s", got)
+	}
+	exec(t, c, "CREATE TABLE up (id serial, v text)")
+	exec(t, c, "INSERT INTO up (v) VALUES ('a'), ('b')")
+	c.Close(context.Background())
+	s.Close()
+	s = testutil.Start(t, testutil.Options{Dir: dir})
+	c = connect(t, s.DSN())
+	if got := query(t, c, "INSERT INTO up (v) VALUES ('c') RETURNING id"); got != "3" {
+		t.Errorf("serial after restart: %s", got)
+	}
+	if got := query(t, c, "SELECT count(*) FROM pg_class WHERE relname IN ('pg_sequence', 'pg_depend')"); got != "2" {
+		t.Errorf("catalogs after restart: %s", got)
 	}
 }
