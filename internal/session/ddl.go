@@ -466,6 +466,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		if err := s.dropDependencies(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
 			return err
 		}
+		if err := s.lockOwnedSequences(c, rel); err != nil {
+			return err
+		}
 		if err := s.assignXid(c); err != nil {
 			return err
 		}

@@ -659,3 +659,21 @@ type defaultUse struct {
 func (d defaultUse) String() string {
 	return fmt.Sprintf("default value for column %s of table %s", d.attr.Name, d.table.Name)
 }
+
+// lockOwnedSequences takes the locks that dropping table's owned
+// sequences along with it needs, so no session is inside nextval of one.
+func (s *Session) lockOwnedSequences(c *exec.Ctx, table *catalog.Relation) error {
+	if table.Kind != catalog.KindTable {
+		return nil
+	}
+	owned, err := s.eng.Catalog.OwnedSequences(c.Tx, table.OID)
+	if err != nil {
+		return err
+	}
+	for oid := range owned {
+		if err := s.lockRel(c, oid, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+	}
+	return nil
+}
