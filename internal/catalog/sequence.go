@@ -399,3 +399,27 @@ func (c *Catalog) DropDefault(tx *Txn, rel uint32, attnum int16) error {
 	tx.Heap.Cid++
 	return err
 }
+
+// dropColumnSequences drops the sequences column num of table owns
+// (serial, OWNED BY, identity): they go with the column.
+func (c *Catalog) dropColumnSequences(tx *Txn, table uint32, num int16) error {
+	owned, err := c.OwnedSequences(tx, table)
+	if err != nil {
+		return err
+	}
+	for oid, o := range owned {
+		if o.Attnum != num {
+			continue
+		}
+		seq, err := c.ByOID(tx, oid)
+		if err != nil {
+			return err
+		}
+		if seq != nil {
+			if err := c.DropRelation(tx, seq); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
