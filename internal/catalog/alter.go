@@ -340,5 +340,10 @@ func (c *Catalog) RenameRelation(tx *Txn, rel *Relation, name string) error {
 	} else if existing != nil {
 		return pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
+	if rel.Kind == KindSequence {
+		if err := c.renameSequenceInDefaults(tx, rel, name); err != nil {
+			return err
+		}
+	}
 	return c.updateClassRow(tx, rel.OID, map[int]types.Datum{cRelname: types.Str(name)})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/sequence"
@@ -418,6 +419,57 @@ func (c *Catalog) dropColumnSequences(tx *Txn, table uint32, num int16) error {
 		if seq != nil {
 			if err := c.DropRelation(tx, seq); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RegclassText is how a regclass constant names relation name of
+// namespace nsp inside a stored expression, quotes doubled for the SQL
+// string literal: qualified only outside the search path.
+func (c *Catalog) RegclassText(tx *Txn, nsp uint32, name string) (string, error) {
+	q := types.QuoteIdent(name)
+	if nsp != PublicNamespace && nsp != PgCatalogNamespace {
+		nspName := ""
+		err := c.scan(tx, PgNamespace, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+			if uint32(v[0].Int()) == nsp {
+				nspName = v[1].Str()
+				return false, nil
+			}
+			return true, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		q = types.QuoteIdent(nspName) + "." + q
+	}
+	return strings.ReplaceAll(q, "'", "''"), nil
+}
+
+// renameSequenceInDefaults keeps the column defaults that call sequence
+// seq pointing at it when it is renamed. (Defaults are stored as SQL
+// text, where PostgreSQL stores the sequence's OID.)
+func (c *Catalog) renameSequenceInDefaults(tx *Txn, seq *Relation, newName string) error {
+	oldText, err := c.RegclassText(tx, seq.Namespace, seq.Name)
+	if err != nil {
+		return err
+	}
+	newText, err := c.RegclassText(tx, seq.Namespace, newName)
+	if err != nil {
+		return err
+	}
+	oldLit, newLit := "'"+oldText+"'::regclass", "'"+newText+"'::regclass"
+	tables, err := c.UserTables(tx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		for _, a := range t.Attrs {
+			if a.Identity == 0 && a.HasDefault && strings.Contains(a.Default, oldLit) {
+				if err := c.SetColumnDefault(tx, t, a.Num, strings.ReplaceAll(a.Default, oldLit, newLit)); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -355,8 +355,11 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if rs.RenameType == pg.ObjectType_OBJECT_INDEX || rs.RelationType == pg.ObjectType_OBJECT_INDEX {
 		tag = "ALTER INDEX"
 	}
+	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
+		tag = "ALTER SEQUENCE"
+	}
 	switch rs.RenameType {
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT, pg.ObjectType_OBJECT_SEQUENCE:
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER %s RENAME is not supported yet", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
@@ -374,6 +377,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	}
 	if rel.Namespace == catalog.PgCatalogNamespace {
 		return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", rel.Name)
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE && rel.Kind != catalog.KindSequence {
+		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
 	}
 	lockOID := rel.OID
 	if rel.Kind == catalog.KindIndex {

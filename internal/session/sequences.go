@@ -443,16 +443,6 @@ func (s *Session) checkSequenceDrop(c *exec.Ctx, seq *catalog.Relation, cascade 
 	return nil
 }
 
-// serialRegclass is how a regclass constant names a sequence: qualified
-// only outside the search path.
-func serialRegclass(nspName string, nsp uint32, name string) string {
-	q := types.QuoteIdent(name)
-	if nsp != catalog.PublicNamespace && nsp != catalog.PgCatalogNamespace {
-		q = types.QuoteIdent(nspName) + "." + q
-	}
-	return strings.ReplaceAll(q, "'", "''")
-}
-
 // columnSequence is a sequence CREATE TABLE makes for a serial or
 // identity column.
 type columnSequence struct {
@@ -542,8 +532,12 @@ func (s *Session) columnSequenceFor(c *exec.Ctx, nsp uint32, table string, col i
 	}
 	a.NotNull = true
 	if serial {
+		text, err := s.eng.Catalog.RegclassText(c.Tx, nsp, cs.name)
+		if err != nil {
+			return nil, err
+		}
 		a.HasDefault = true
-		a.Default = "nextval('" + serialRegclass(s.nspName(nsp), nsp, cs.name) + "'::regclass)"
+		a.Default = "nextval('" + text + "'::regclass)"
 	}
 	return cs, nil
 }
@@ -639,7 +633,11 @@ func (s *Session) sequenceDefaults(c *exec.Ctx, seq *catalog.Relation) ([]defaul
 	if err != nil {
 		return nil, err
 	}
-	lit := "'" + serialRegclass(s.nspName(seq.Namespace), seq.Namespace, seq.Name) + "'::regclass"
+	text, err := s.eng.Catalog.RegclassText(c.Tx, seq.Namespace, seq.Name)
+	if err != nil {
+		return nil, err
+	}
+	lit := "'" + text + "'::regclass"
 	var out []defaultUse
 	for _, t := range tables {
 		for _, a := range t.Attrs {

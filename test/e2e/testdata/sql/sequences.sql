@@ -702,3 +702,29 @@ query
 SELECT relname FROM pg_class WHERE relname LIKE 'dropcol%' ORDER BY 1
 ----
 dropcol
+
+# Renaming a sequence keeps the defaults that use it working.
+statement ok
+CREATE TABLE ren (id serial, v text)
+
+statement ok
+INSERT INTO ren (v) VALUES ('a')
+
+statement ok
+ALTER SEQUENCE ren_id_seq RENAME TO ren_renamed
+
+statement ok
+ALTER TABLE ren_renamed RENAME TO "Ren_Renamed"
+
+query
+SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'ren'::regclass
+----
+nextval('"Ren_Renamed"'::regclass)
+
+query
+INSERT INTO ren (v) VALUES ('b') RETURNING id
+----
+2
+
+error 42809
+ALTER SEQUENCE ren RENAME TO ren2
