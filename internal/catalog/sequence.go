@@ -475,3 +475,8 @@ func (c *Catalog) renameSequenceInDefaults(tx *Txn, seq *Relation, newName strin
 	}
 	return nil
 }
+
+// SetColumnIdentity sets a column's attidentity (0 to clear it).
+func (c *Catalog) SetColumnIdentity(tx *Txn, rel *Relation, num int16, kind byte) error {
+	return c.updateAttr(tx, rel.OID, num, func(v []types.Datum) { v[aIdentity] = cv(kind) })
+}

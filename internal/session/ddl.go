@@ -136,7 +136,7 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
 				}
 			}
-			cs, err := s.columnSequenceFor(c, nsp, rv.Relname, len(attrs), &a, serial, identity, seqNames)
+			cs, err := s.columnSequenceFor(c, nsp, rv.Relname, int16(len(attrs)+1), &a, serial, identity, seqNames)
 			if err != nil {
 				return err
 			}
@@ -542,7 +542,10 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return err
 			}
 		default:
-			handled, err := s.alterColumnCmd(c, rel, ac)
+			handled, err := s.alterIdentityCmd(c, rel, ac)
+			if err == nil && !handled {
+				handled, err = s.alterColumnCmd(c, rel, ac)
+			}
 			if err != nil {
 				return err
 			}

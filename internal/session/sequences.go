@@ -446,7 +446,7 @@ func (s *Session) checkSequenceDrop(c *exec.Ctx, seq *catalog.Relation, cascade 
 // columnSequence is a sequence CREATE TABLE makes for a serial or
 // identity column.
 type columnSequence struct {
-	col      int // index in the table's columns
+	attnum   int16 // the column's number
 	name     string
 	opts     *seqOptions
 	identity bool
@@ -498,7 +498,7 @@ func (s *Session) chooseSequenceName(c *exec.Ctx, nsp uint32, table, column stri
 // columnSequenceFor handles a serial type or an identity constraint on a
 // column being defined: it returns the sequence the column needs (nil if
 // none) after adjusting the column.
-func (s *Session) columnSequenceFor(c *exec.Ctx, nsp uint32, table string, col int, a *catalog.Attr, serial bool, identity *pg.Constraint, taken map[string]bool) (*columnSequence, error) {
+func (s *Session) columnSequenceFor(c *exec.Ctx, nsp uint32, table string, attnum int16, a *catalog.Attr, serial bool, identity *pg.Constraint, taken map[string]bool) (*columnSequence, error) {
 	if !serial && identity == nil {
 		return nil, nil
 	}
@@ -511,7 +511,7 @@ func (s *Session) columnSequenceFor(c *exec.Ctx, nsp uint32, table string, col i
 	if a.Type.OID != types.Int2OID && a.Type.OID != types.Int4OID && a.Type.OID != types.Int8OID {
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
-	cs := &columnSequence{col: col, opts: &seqOptions{}}
+	cs := &columnSequence{attnum: attnum, opts: &seqOptions{}}
 	if identity != nil {
 		o, err := parseSeqOptions(identity.Options, true)
 		if err != nil {
@@ -558,7 +558,7 @@ func (s *Session) createColumnSequences(c *exec.Ctx, nsp, table uint32, seqs []*
 		if cs.identity {
 			dep = catalog.DepInternal
 		}
-		if err := s.eng.Catalog.SetSequenceOwner(c.Tx, oid, catalog.Owner{Table: table, Attnum: int16(cs.col + 1), DepType: dep}); err != nil {
+		if err := s.eng.Catalog.SetSequenceOwner(c.Tx, oid, catalog.Owner{Table: table, Attnum: cs.attnum, DepType: dep}); err != nil {
 			return err
 		}
 	}
