@@ -10,7 +10,7 @@ import (
 )
 
 // TestEmptyStringIsNotNull: an empty value in the first row sent (whose
-// output buffer starts out nil) reaches the client as ”, not NULL, with
+// output buffer starts out nil) reaches the client as an empty string, not NULL, with
 // the simple and the extended protocol.
 func TestEmptyStringIsNotNull(t *testing.T) {
 	s := testutil.Start(t, testutil.Options{})
