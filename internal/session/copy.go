@@ -757,6 +757,9 @@ func (s *Session) copyTo(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwire.
 		if err != nil {
 			return err
 		}
+		if rel.Kind == catalog.KindSequence {
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot copy from sequence \"%s\"", rel.Name)
+		}
 		cols, err := copyColumns(rel, cs.Attlist)
 		if err != nil {
 			return err

@@ -68,10 +68,12 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	if rel.Kind == catalog.KindSequence {
 		// A sequence reads as its one row; it is changed only by the
 		// sequence functions.
-		if lockMode == lockAccessShare {
+		switch lockMode {
+		case lockAccessShare:
 			return rel, nil
+		case lockRowExclusive:
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 		}
-		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 	}
 	if rel.Kind != catalog.KindTable {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)

@@ -815,3 +815,19 @@ query
 INSERT INTO it (b, c, e) VALUES (7, 1, 'w') RETURNING b, d
 ----
 7|2
+
+# Other commands on a sequence.
+statement ok
+CREATE SEQUENCE other_cmds
+
+error 42809
+COPY other_cmds TO STDOUT
+
+error 42809
+TRUNCATE other_cmds
+
+error 42809
+UPDATE other_cmds SET log_cnt = 0
+
+error 42809
+DELETE FROM other_cmds
