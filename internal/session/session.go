@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tidal-db/tidal/internal/access/sequence"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/sequence"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/guc"

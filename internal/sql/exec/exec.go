@@ -6,9 +6,9 @@ package exec
 
 import (
 	"context"
-	"github.com/tidal-db/tidal/internal/access/sequence"
 	"time"
 
+	"github.com/tidal-db/tidal/internal/access/sequence"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/pgerr"
