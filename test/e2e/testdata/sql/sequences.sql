@@ -831,3 +831,12 @@ UPDATE other_cmds SET log_cnt = 0
 
 error 42809
 DELETE FROM other_cmds
+
+# Leave no free-standing sequences behind for later scripts (the tables,
+# and the sequences they own, are dropped after the script).
+statement ok
+DROP SEQUENCE c, up, big, cached, fresh, wide, clash_id_seq, unowned, listed, "MixedCase", tx_seq, other_cmds
+
+query
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S' AND n.nspname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')) ORDER BY 1
+----
