@@ -429,45 +429,73 @@ func (c *Catalog) dropColumnSequences(tx *Txn, table uint32, num int16) error {
 // namespace nsp inside a stored expression, quotes doubled for the SQL
 // string literal: qualified only outside the search path.
 func (c *Catalog) RegclassText(tx *Txn, nsp uint32, name string) (string, error) {
-	q := types.QuoteIdent(name)
-	if nsp != PublicNamespace && nsp != PgCatalogNamespace {
-		nspName := ""
-		err := c.scan(tx, PgNamespace, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
-			if uint32(v[0].Int()) == nsp {
-				nspName = v[1].Str()
-				return false, nil
-			}
-			return true, nil
-		})
-		if err != nil {
-			return "", err
-		}
-		q = types.QuoteIdent(nspName) + "." + q
+	if nsp == PublicNamespace || nsp == PgCatalogNamespace {
+		return strings.ReplaceAll(types.QuoteIdent(name), "'", "''"), nil
 	}
-	return strings.ReplaceAll(q, "'", "''"), nil
+	return c.qualifiedRegclassText(tx, nsp, name)
+}
+
+func (c *Catalog) qualifiedRegclassText(tx *Txn, nsp uint32, name string) (string, error) {
+	nspName := ""
+	err := c.scan(tx, PgNamespace, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) == nsp {
+			nspName = v[1].Str()
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(types.QuoteIdent(nspName)+"."+types.QuoteIdent(name), "'", "''"), nil
+}
+
+// RegclassLiterals are the forms in which a stored default may name
+// relation name as a regclass constant: as RegclassText gives it, and
+// schema-qualified (as pg_dump writes defaults).
+func (c *Catalog) RegclassLiterals(tx *Txn, nsp uint32, name string) ([]string, error) {
+	short, err := c.RegclassText(tx, nsp, name)
+	if err != nil {
+		return nil, err
+	}
+	long, err := c.qualifiedRegclassText(tx, nsp, name)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{"'" + short + "'::regclass"}
+	if long != short {
+		out = append(out, "'"+long+"'::regclass")
+	}
+	return out, nil
 }
 
 // renameSequenceInDefaults keeps the column defaults that call sequence
 // seq pointing at it when it is renamed. (Defaults are stored as SQL
 // text, where PostgreSQL stores the sequence's OID.)
 func (c *Catalog) renameSequenceInDefaults(tx *Txn, seq *Relation, newName string) error {
-	oldText, err := c.RegclassText(tx, seq.Namespace, seq.Name)
+	oldLits, err := c.RegclassLiterals(tx, seq.Namespace, seq.Name)
 	if err != nil {
 		return err
 	}
-	newText, err := c.RegclassText(tx, seq.Namespace, newName)
+	newLits, err := c.RegclassLiterals(tx, seq.Namespace, newName)
 	if err != nil {
 		return err
 	}
-	oldLit, newLit := "'"+oldText+"'::regclass", "'"+newText+"'::regclass"
 	tables, err := c.UserTables(tx)
 	if err != nil {
 		return err
 	}
 	for _, t := range tables {
 		for _, a := range t.Attrs {
-			if a.Identity == 0 && a.HasDefault && strings.Contains(a.Default, oldLit) {
-				if err := c.SetColumnDefault(tx, t, a.Num, strings.ReplaceAll(a.Default, oldLit, newLit)); err != nil {
+			if a.Identity != 0 || !a.HasDefault {
+				continue
+			}
+			text := a.Default
+			for i := range oldLits {
+				text = strings.ReplaceAll(text, oldLits[i], newLits[i])
+			}
+			if text != a.Default {
+				if err := c.SetColumnDefault(tx, t, a.Num, text); err != nil {
 					return err
 				}
 			}

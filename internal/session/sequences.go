@@ -633,16 +633,21 @@ func (s *Session) sequenceDefaults(c *exec.Ctx, seq *catalog.Relation) ([]defaul
 	if err != nil {
 		return nil, err
 	}
-	text, err := s.eng.Catalog.RegclassText(c.Tx, seq.Namespace, seq.Name)
+	lits, err := s.eng.Catalog.RegclassLiterals(c.Tx, seq.Namespace, seq.Name)
 	if err != nil {
 		return nil, err
 	}
-	lit := "'" + text + "'::regclass"
 	var out []defaultUse
 	for _, t := range tables {
 		for _, a := range t.Attrs {
-			if a.Identity == 0 && a.HasDefault && strings.Contains(a.Default, lit) {
-				out = append(out, defaultUse{table: t, attr: a})
+			if a.Identity != 0 || !a.HasDefault {
+				continue
+			}
+			for _, lit := range lits {
+				if strings.Contains(a.Default, lit) {
+					out = append(out, defaultUse{table: t, attr: a})
+					break
+				}
 			}
 		}
 	}

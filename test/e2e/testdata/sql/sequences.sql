@@ -840,3 +840,25 @@ DROP SEQUENCE c, up, big, cached, fresh, wide, clash_id_seq, unowned, listed, "M
 query
 SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S' AND n.nspname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')) ORDER BY 1
 ----
+
+# A default written schema-qualified (as pg_dump writes it) still keeps
+# its sequence from being dropped, and follows a rename.
+statement ok
+CREATE SEQUENCE public.dumped_seq
+
+statement ok
+CREATE TABLE dumped (id int DEFAULT nextval('public.dumped_seq'::regclass))
+
+error 2BP01
+DROP SEQUENCE dumped_seq
+
+statement ok
+ALTER SEQUENCE dumped_seq RENAME TO dumped_seq2
+
+query
+INSERT INTO dumped DEFAULT VALUES RETURNING id
+----
+1
+
+statement ok
+DROP SEQUENCE dumped_seq2 CASCADE
