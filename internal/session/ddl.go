@@ -645,6 +645,9 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		vr := r.GetVacuumRelation()
 		rel, err := p.OpenRelation(vr.Relation, int(xact.ShareUpdateExclusiveLock))
 		if err != nil {
+			if skipped := s.skipSequence(c, vr.Relation, err, vs.IsVacuumcmd, w); skipped {
+				continue
+			}
 			return err
 		}
 		rels = append(rels, rel)

@@ -680,3 +680,21 @@ func (s *Session) lockOwnedSequences(c *exec.Ctx, table *catalog.Relation) error
 	}
 	return nil
 }
+
+// skipSequence reports whether VACUUM or ANALYZE was given a sequence
+// (err is OpenRelation's refusal), warning as PostgreSQL does.
+func (s *Session) skipSequence(c *exec.Ctx, rv *pg.RangeVar, err error, vacuum bool, w pgwire.ResultWriter) bool {
+	if pgerr.Code(err) != pgerr.WrongObjectType {
+		return false
+	}
+	rel, lerr := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname)
+	if lerr != nil || rel == nil || rel.Kind != catalog.KindSequence {
+		return false
+	}
+	what := "analyze"
+	if vacuum {
+		what = "vacuum"
+	}
+	w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.Warning, "skipping \"%s\" --- cannot %s non-tables or special system tables", rel.Name, what))
+	return true
+}

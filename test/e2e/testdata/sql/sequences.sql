@@ -862,3 +862,16 @@ INSERT INTO dumped DEFAULT VALUES RETURNING id
 
 statement ok
 DROP SEQUENCE dumped_seq2 CASCADE
+
+# VACUUM and ANALYZE skip a sequence with a warning.
+statement ok
+CREATE SEQUENCE vacuumed
+
+statement ok
+VACUUM vacuumed
+
+statement ok
+ANALYZE vacuumed
+
+statement ok
+DROP SEQUENCE vacuumed
