@@ -14,7 +14,8 @@
 // the logged-ahead value and no value is handed out twice. The first
 // nextval after a checkpoint's redo point always logs, because the
 // checkpoint may have written the page with a log_cnt that redo from the
-// new redo point would no longer cover.
+// new redo point would no longer cover. A value is returned only once the
+// record covering it is flushed.
 package sequence
 
 import (
@@ -248,25 +249,26 @@ func Fetch(u *stats.Usage, r Rel, opts Options, xid uint32) (first, last int64, 
 		}
 	}
 	logLeft -= fetch
-	var lsn page.LSN
 	if logit {
-		if lsn, err = r.logPage(u, b, State{LastValue: next, LogCnt: 0, IsCalled: true}, xid); err != nil {
+		if _, err = r.logPage(u, b, State{LastValue: next, LogCnt: 0, IsCalled: true}, xid); err != nil {
 			pool.UnlockRelease(b, buffer.Exclusive)
 			return 0, 0, err
 		}
 	} else {
 		pool.MarkDirty(u, b)
 	}
-	// The page keeps the real position; the record (if any) covers up to
-	// next, and log_cnt says how far that is.
+	// The record that covers the values handed out: this call's, or the
+	// one another session logged and may not have flushed yet.
+	covering := p.LSN()
+	// The page keeps the real position; the record covers up to next,
+	// and log_cnt says how far that is.
 	writeState(p, State{LastValue: cur, LogCnt: logLeft, IsCalled: true})
 	pool.UnlockRelease(b, buffer.Exclusive)
-	if logit {
-		// A value must not reach the client before the record that
-		// covers it is durable (PostgreSQL gets this from the commit).
-		if err := r.Env.WAL.Flush(lsn); err != nil {
-			return 0, 0, err
-		}
+	// A value must not reach the client before that record is durable
+	// (PostgreSQL leaves this to the commit of the transaction that
+	// logged, so another session's value can get out first).
+	if err := r.Env.WAL.Flush(covering); err != nil {
+		return 0, 0, err
 	}
 	return first, cur, nil
 }
