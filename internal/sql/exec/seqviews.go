@@ -9,7 +9,7 @@ import (
 func init() {
 	catalogViews["pg_sequences"] = &systemView{
 		cols: colSpec("schemaname", types.Name, "sequencename", types.Name, "sequenceowner", types.Name,
-			"data_type", types.Text, "start_value", types.Int8, "min_value", types.Int8, "max_value", types.Int8,
+			"data_type", types.Regtype, "start_value", types.Int8, "min_value", types.Int8, "max_value", types.Int8,
 			"increment_by", types.Int8, "cycle", types.Boolean, "cache_size", types.Int8, "last_value", types.Int8),
 		rows: sequencesRows,
 	}
@@ -17,7 +17,7 @@ func init() {
 
 // sequencesRows is the pg_sequences view: pg_sequence with names, and the
 // last value handed out (NULL before the first nextval or after a
-// setval(…, false)). data_type is text, as tidal has no regtype.
+// setval(…, false)).
 func sequencesRows(c *Ctx) ([]Row, error) {
 	seqs, err := c.Eng.Catalog.Sequences(c.Tx)
 	if err != nil {
@@ -38,10 +38,9 @@ func sequencesRows(c *Ctx) ([]Row, error) {
 		if st.IsCalled {
 			last = types.Int(st.LastValue)
 		}
-		t, _ := types.TypeByOID(r.Seq.TypeOID)
 		o := r.Seq.Options
 		out = append(out, Row{types.Str(nspName(r.Namespace)), types.Str(r.Name), types.Str(owner),
-			types.Str(t.String()), types.Int(o.Start), types.Int(o.Min), types.Int(o.Max),
+			types.Int(int64(r.Seq.TypeOID)), types.Int(o.Start), types.Int(o.Min), types.Int(o.Max),
 			types.Int(o.Increment), types.Bool(o.Cycle), types.Int(o.Cache), last})
 	}
 	return out, nil

@@ -875,3 +875,8 @@ ANALYZE vacuumed
 
 statement ok
 DROP SEQUENCE vacuumed
+
+query
+SELECT pg_typeof(data_type), data_type FROM pg_sequences WHERE sequencename = 'it_d_seq'
+----
+regtype|bigint
