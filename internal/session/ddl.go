@@ -136,12 +136,12 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
 				}
 			}
-			cs, err := s.columnSequenceFor(c, nsp, rv.Relname, int16(len(attrs)+1), &a, serial, identity, seqNames)
+			colSeq, err := s.columnSequenceFor(c, nsp, rv.Relname, int16(len(attrs)+1), &a, serial, identity, seqNames)
 			if err != nil {
 				return err
 			}
-			if cs != nil {
-				colSeqs = append(colSeqs, cs)
+			if colSeq != nil {
+				colSeqs = append(colSeqs, colSeq)
 			}
 			attrs = append(attrs, a)
 			continue
