@@ -392,8 +392,20 @@ func (w *WAL) fail(err error) error {
 	return e
 }
 
-// RemoveSegmentsBefore deletes segments that end at or before lsn (no
-// longer needed for recovery after a checkpoint).
+// RecycleSegments is how many retired segments a checkpoint keeps, renamed
+// to future segment names, instead of deleting them (PostgreSQL keeps
+// min_wal_size = 80MB, five segments, the same way).
+const RecycleSegments = 4
+
+// RemoveSegmentsBefore retires segments that end at or before lsn (no
+// longer needed for recovery after a checkpoint). Up to RecycleSegments of
+// them are renamed to the next future segment names rather than deleted,
+// as PostgreSQL recycles WAL files: the commit that crosses into a new
+// segment then finds its blocks allocated and need not zero-fill 16 MiB
+// first. A recycled file still holds its old records; they can never be
+// replayed, because each one's prev-link points into its old life and the
+// reader stops at the first record whose prev-link is not the record
+// before it.
 func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
@@ -401,17 +413,47 @@ func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
 	if err != nil {
 		return err
 	}
+	if len(segs) == 0 {
+		return nil
+	}
 	keep := uint64(lsn / SegmentSize)
+	writing := uint64(w.written / SegmentSize)
+	next := max(segs[len(segs)-1], writing) + 1
+	future := 0
 	for _, s := range segs {
-		if s >= keep {
+		if s > writing {
+			future++
+		}
+	}
+	renamed := false
+	for _, s := range segs {
+		if s >= keep || s >= writing {
 			break
 		}
 		if f := w.segs[s]; f != nil {
 			f.Close()
 			delete(w.segs, s)
 		}
-		if err := os.Remove(filepath.Join(w.dir, segName(s))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		old := filepath.Join(w.dir, segName(s))
+		if future < RecycleSegments {
+			if st, err := os.Stat(old); err == nil && st.Size() == SegmentSize {
+				if err := os.Rename(old, filepath.Join(w.dir, segName(next))); err != nil {
+					return err
+				}
+				next++
+				future++
+				renamed = true
+				continue
+			}
+		}
+		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
+		}
+	}
+	if renamed && w.fsync {
+		if d, err := os.Open(w.dir); err == nil {
+			d.Sync()
+			d.Close()
 		}
 	}
 	return nil

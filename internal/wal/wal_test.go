@@ -431,14 +431,54 @@ func TestRemoveSegmentsBefore(t *testing.T) {
 	if err := w.RemoveSegmentsBefore(pos); err != nil {
 		t.Fatal(err)
 	}
+	// The retired segments 0 and 1 are recycled as the next two.
+	cur := uint64(pos / SegmentSize)
 	segs, _ := Segments(dir)
-	if len(segs) != 1 || segs[0] != uint64(pos/SegmentSize) {
-		t.Fatalf("segments %v", segs)
+	if want := []uint64{cur, cur + 1, cur + 2}; fmt.Sprint(segs) != fmt.Sprint(want) {
+		t.Fatalf("segments %v, want %v", segs, want)
 	}
-	// Still writable afterwards.
-	end, err := w.Insert(nil, mainRecord(1, 10))
-	if err != nil || w.Flush(end) != nil {
+	// Writing on into the recycled files: the log reads back as exactly
+	// the new records, none of the old ones the recycled files still hold.
+	var want []uint32
+	for i := 0; i < 20; i++ {
+		r := mainRecord(i, 1<<20)
+		r.Xid = uint32(1000 + i)
+		want = append(want, r.Xid)
+		w.Insert(nil, r)
+	}
+	if err := w.Flush(w.InsertPos()); err != nil {
 		t.Fatal(err)
+	}
+	if end := uint64(w.InsertPos() / SegmentSize); end <= cur || end > cur+2 {
+		t.Fatalf("test should end inside a recycled segment; at %v", w.InsertPos())
+	}
+	recs, _ := readAll(t, dir, pos)
+	var got []uint32
+	for _, d := range recs {
+		got = append(got, d.Xid)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("read back xids %v, want %v", got, want)
+	}
+}
+
+// TestRecycleLimit: at most RecycleSegments future segments are kept; the
+// other retired ones are deleted.
+func TestRecycleLimit(t *testing.T) {
+	dir := t.TempDir()
+	w := openWAL(t, dir, FirstLSN, 0)
+	defer w.Close()
+	for i := 0; i < 130; i++ {
+		w.Insert(nil, mainRecord(i, 1<<20))
+	}
+	w.Flush(w.InsertPos())
+	pos := w.InsertPos()
+	if err := w.RemoveSegmentsBefore(pos); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := Segments(dir)
+	if len(segs) != 1+RecycleSegments || segs[0] != uint64(pos/SegmentSize) {
+		t.Fatalf("segments %v", segs)
 	}
 }
 
