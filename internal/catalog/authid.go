@@ -220,7 +220,8 @@ func (c *Catalog) DropRole(tx *Txn, r *Role) error {
 }
 
 // LegacyBootstrap makes Bootstrap write a data directory as tidal did
-// before pg_authid, pg_constraint, pg_sequence and pg_depend existed
+// before pg_authid, pg_constraint, pg_sequence, pg_depend and
+// pg_auth_members existed
 // (tests of the upgrade at engine start).
 var LegacyBootstrap bool
 
@@ -230,7 +231,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend {
+		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers {
 			out = append(out, d)
 		}
 	}

@@ -341,7 +341,10 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 	if LegacyBootstrap {
 		return nil
 	}
-	return c.insertBootstrapRole(tx)
+	if err := c.insertBootstrapRole(tx); err != nil {
+		return err
+	}
+	return c.insertBootstrapMemberships(tx)
 }
 
 // SetVacuumStats records what VACUUM learnt (vac_update_relstats): pages,

@@ -293,7 +293,7 @@ func (c *Catalog) MissingSystemTables(tx *Txn) ([]*TableDef, error) {
 		return true, nil
 	})
 	var out []*TableDef
-	for _, d := range []*TableDef{PgSequence, PgDepend} {
+	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers} {
 		if !have[d.OID] {
 			out = append(out, d)
 		}
@@ -314,6 +314,11 @@ func (c *Catalog) CreateSystemTable(tx *Txn, d *TableDef) error {
 	}
 	for i, col := range d.Columns {
 		if _, err := c.insert(tx, PgAttribute, attrRow(d.OID, Attr{Name: col.Name, Type: col.Type, Num: int16(i + 1), NotNull: true})); err != nil {
+			return err
+		}
+	}
+	if d == PgAuthMembers {
+		if err := c.insertBootstrapMemberships(tx); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // ensureSystemTables adds the catalog tables newer than the data directory
-// (pg_sequence, pg_depend) in one ordinary WAL-logged transaction.
+// (pg_sequence, pg_depend, pg_auth_members) in one ordinary WAL-logged transaction.
 func (e *Engine) ensureSystemTables() error {
 	proc := e.Xact.NewProc()
 	defer e.Xact.ReleaseProc(proc)

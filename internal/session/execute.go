@@ -85,7 +85,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.truncate(c, stmt.GetTruncateStmt(), w)
 	case stmt.GetVacuumStmt() != nil:
 		return s.vacuum(c, stmt.GetVacuumStmt(), w)
-	case stmt.GetCreateRoleStmt() != nil, stmt.GetAlterRoleStmt() != nil, stmt.GetDropRoleStmt() != nil:
+	case stmt.GetCreateRoleStmt() != nil, stmt.GetAlterRoleStmt() != nil, stmt.GetDropRoleStmt() != nil,
+		stmt.GetGrantRoleStmt() != nil:
 		return s.roleStmt(c, stmt, w)
 	case stmt.GetCheckPointStmt() != nil:
 		if err := s.eng.Checkpoint(false); err != nil {

@@ -97,19 +97,25 @@ func (s *Session) roleStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultWriter) er
 	}
 	cat := s.eng.Catalog
 	switch {
+	case stmt.GetGrantRoleStmt() != nil:
+		return s.grantRole(c, stmt.GetGrantRoleStmt(), w)
 	case stmt.GetCreateRoleStmt() != nil:
 		cs := stmt.GetCreateRoleStmt()
 		if !s.isSuperuser() {
 			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied to create role")
 		}
 		r := &catalog.Role{Name: cs.Role, Inherit: true, ConnLimit: -1, CanLogin: cs.StmtType == pg.RoleStmtType_ROLESTMT_USER}
-		if err := s.applyRoleOptions(c, r, cs.Options, false); err != nil {
+		opts, memberships := splitMembershipOptions(cs.Options)
+		if err := s.applyRoleOptions(c, r, opts, false); err != nil {
 			return err
 		}
 		if err := s.assignXid(c); err != nil {
 			return err
 		}
 		if err := cat.CreateRole(c.Tx, r); err != nil {
+			return err
+		}
+		if err := s.applyCreateRoleMemberships(c, r, memberships); err != nil {
 			return err
 		}
 		tag := "CREATE ROLE"
@@ -126,6 +132,10 @@ func (s *Session) roleStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultWriter) er
 		}
 		if r == nil {
 			return pgerr.Errorf(pgerr.UndefinedObject, "role \"%s\" does not exist", name)
+		}
+		if opts, memberships := splitMembershipOptions(as.Options); len(opts) < len(as.Options) {
+			// ALTER GROUP … ADD/DROP USER: the grammar allows nothing else with it.
+			return s.alterGroupMembers(c, r, as.Action, memberships.members, w)
 		}
 		if !s.isSuperuser() {
 			// A role may change only its own password.
@@ -178,6 +188,9 @@ func (s *Session) roleStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultWriter) er
 				return err
 			}
 			if err := cat.DropRole(c.Tx, r); err != nil {
+				return err
+			}
+			if err := cat.RemoveRoleMemberships(c.Tx, r.OID); err != nil {
 				return err
 			}
 		}

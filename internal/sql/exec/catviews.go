@@ -106,7 +106,6 @@ var catalogViews = map[string]*systemView{
 	"pg_publication_namespace": emptyView("oid", types.Oid, "pnpubid", types.Oid, "pnnspid", types.Oid),
 	"pg_foreign_table":         emptyView("ftrelid", types.Oid, "ftserver", types.Oid, "ftoptions", textArray),
 	"pg_collation":             emptyView("oid", types.Oid, "collname", types.Name, "collnamespace", types.Oid, "collowner", types.Oid, "collprovider", types.Char, "collisdeterministic", types.Boolean, "collencoding", types.Int4, "collcollate", types.Text, "collctype", types.Text),
-	"pg_auth_members":          emptyView("oid", types.Oid, "roleid", types.Oid, "member", types.Oid, "grantor", types.Oid, "admin_option", types.Boolean),
 	"pg_db_role_setting":       emptyView("setdatabase", types.Oid, "setrole", types.Oid, "setconfig", textArray),
 	"pg_roles":                 rolesView(),
 	"pg_user": {
@@ -175,6 +174,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 			return types.Str("unknown (OID=" + strconv.FormatInt(oid, 10) + ")"), nil
 		}
 		return types.Str(n), nil
+	case "pg_has_role:nn", "pg_has_role:no", "pg_has_role:on", "pg_has_role:oo", "pg_has_role:n", "pg_has_role:o":
+		return f.pgHasRole(name[len("pg_has_role:"):], args)
 	case "nextval", "currval", "setval", "lastval", "pg_get_serial_sequence":
 		return f.sequenceCall(name, args)
 	case "regclassout", "regnamespaceout":
@@ -199,6 +200,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 			return types.Str(nspName(r.Namespace) + "." + r.Name), nil
 		}
 		return types.Str(r.Name), nil
+	case "regrolein":
+		return f.regroleIn(args[0].Str())
 	case "regclassin", "regnamespacein":
 		s := args[0].Str()
 		if n, err := strconv.ParseUint(s, 10, 32); err == nil {

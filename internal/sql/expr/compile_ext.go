@@ -262,7 +262,8 @@ func (f *CatalogCall) String() string {
 	for i, a := range f.Args {
 		parts[i] = a.String()
 	}
-	return f.Name + "(" + strings.Join(parts, ", ") + ")"
+	name, _, _ := strings.Cut(f.Name, ":") // pg_has_role:nn is pg_has_role
+	return name + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // catalogCalls are the builtins that need the catalog: argument types
@@ -278,6 +279,7 @@ var catalogCalls = map[string]struct {
 	"regclassin":           {[]types.Type{types.Text}, 1, types.Oid},
 	"regnamespaceout":      {[]types.Type{types.Oid}, 1, types.Text},
 	"regnamespacein":       {[]types.Type{types.Text}, 1, types.Oid},
+	"regrolein":            {[]types.Type{types.Text}, 1, types.Oid},
 	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_get_userbyid":      {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
 	"pg_get_triggerdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
@@ -294,6 +296,9 @@ var catalogCalls = map[string]struct {
 var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true}
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
+	if name == "pg_has_role" {
+		return pgHasRoleCall(args, loc)
+	}
 	spec, ok := catalogCalls[name]
 	if !ok || len(args) < spec.min || len(args) > len(spec.args) {
 		return nil, false, nil
@@ -331,7 +336,7 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 	}
 	t := e.Type()
 	if types.IsString(t) || t.OID == types.UnknownOID {
-		if kind != "regclass" && kind != "regnamespace" {
+		if kind != "regclass" && kind != "regnamespace" && kind != "regrole" {
 			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "casts to %s are not supported yet", kind)
 		}
 		a, err := Coerce(e, types.Text, types.CastImplicit)

@@ -81,7 +81,7 @@ func init() {
 	fn("shobj_description", []Type{Oid, Name}, Text, null)
 	fn("col_description", []Type{Oid, Int4}, Text, null)
 	yes := func([]Datum) (Datum, error) { return Bool(true), nil }
-	for _, priv := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege", "has_function_privilege", "has_sequence_privilege", "pg_has_role"} {
+	for _, priv := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege", "has_function_privilege", "has_sequence_privilege"} {
 		fn(priv, []Type{Any, Text}, Boolean, yes)
 		fn(priv, []Type{Any, Any, Text}, Boolean, yes)
 		fn(priv, []Type{Any, Any, Any, Text}, Boolean, yes)
