@@ -45,6 +45,11 @@ func simpleExpr(e expr.Expr) bool {
 			for _, a := range x.Args {
 				walk(a)
 			}
+		case *expr.RowCompare:
+			for i := range x.Left {
+				walk(x.Left[i])
+				walk(x.Right[i])
+			}
 		default:
 			ok = false
 		}

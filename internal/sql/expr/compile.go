@@ -130,6 +130,9 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		return out, nil
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
+		if re := nt.Arg.GetRowExpr(); re != nil {
+			return c.rowNullTest(re, nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL)
+		}
 		a, err := c.Compile(nt.Arg)
 		if err != nil {
 			return nil, err
@@ -415,6 +418,19 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 			}
 			return c.binary(op, nil, r, a.Location)
 		}
+		if sl := a.Rexpr.GetSubLink(); a.Lexpr.GetRowExpr() != nil && sl != nil && sl.SubLinkType == pg.SubLinkType_EXPR_SUBLINK {
+			// (a, b) op (SELECT x, y), as PostgreSQL's transformAExprOp
+			// turns it into a row-comparison sublink.
+			return c.compileSubLink(&pg.SubLink{SubLinkType: pg.SubLinkType_ROWCOMPARE_SUBLINK, Testexpr: a.Lexpr,
+				OperName: a.Name, Subselect: sl.Subselect, Location: a.Location})
+		}
+		if a.Lexpr.GetRowExpr() != nil || a.Rexpr.GetRowExpr() != nil {
+			l, r, err := c.compileRowOperands(op, a.Lexpr, a.Rexpr, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			return c.rowComparison(op, l, r, a.Location)
+		}
 		l, err := c.Compile(a.Lexpr)
 		if err != nil {
 			return nil, err
@@ -439,11 +455,14 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 		op := opName(a.Name)
 		return c.like(l, r, strings.HasPrefix(op, "!"), a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE)
 	case pg.A_Expr_Kind_AEXPR_IN:
+		not := opName(a.Name) == "<>"
+		if a.Lexpr.GetRowExpr() != nil {
+			return c.rowIn(a, not)
+		}
 		l, err := c.Compile(a.Lexpr)
 		if err != nil {
 			return nil, err
 		}
-		not := opName(a.Name) == "<>"
 		in := &InList{Arg: l, Not: not}
 		var items []string
 		for _, it := range a.Rexpr.GetList().Items {
@@ -465,6 +484,9 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 		in.Text = "(" + l.String() + " " + op + " ('{" + strings.Join(items, ",") + "}'))"
 		return in, nil
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		if e, ok, err := c.rowBetween(a); ok {
+			return e, err
+		}
 		l, err := c.Compile(a.Lexpr)
 		if err != nil {
 			return nil, err
@@ -496,6 +518,9 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return c.compileVariadic("NULLIF", []*pg.Node{a.Lexpr, a.Rexpr}, a.Location)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		if a.Lexpr.GetRowExpr() != nil || a.Rexpr.GetRowExpr() != nil {
+			return c.rowDistinct(a, a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT)
+		}
 		l, err := c.Compile(a.Lexpr)
 		if err != nil {
 			return nil, err

@@ -84,7 +84,7 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 			sp.Kind, sp.T = SubArray, at
 		}
 		return sp, nil
-	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK, pg.SubLinkType_ROWCOMPARE_SUBLINK:
 		op := "="
 		if len(sl.OperName) > 0 {
 			op = opName(sl.OperName)
@@ -97,7 +97,7 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 			return nil, withPos(pgerr.Errorf(pgerr.SyntaxError, "%s", msg), sl.Location)
 		}
 		n := len(left)
-		var tests []Expr
+		var lvs, rvs []Expr
 		for i, l := range left {
 			lt := l.Type()
 			if lt.OID == types.UnknownOID {
@@ -106,22 +106,21 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 				}
 				lt = left[i].Type()
 			}
-			lv := &Var{Index: i, T: lt, Name: l.String()}
-			rv := &Var{Index: n + i, T: plan.Types[i], Name: "subquery"}
-			t, err := c.binary(op, lv, rv, sl.Location)
-			if err != nil {
-				return nil, err
-			}
-			tests = append(tests, t)
+			lvs = append(lvs, &Var{Index: i, T: lt, Name: l.String()})
+			rvs = append(rvs, &Var{Index: n + i, T: plan.Types[i], Name: "subquery"})
+		}
+		// Each subquery row is compared with the left operands as a row
+		// comparison: (a, b) <> ALL (…) is true when every row differs in
+		// some field, (a, b) < ANY (…) compares lexicographically.
+		if sp.Test, err = c.rowComparison(op, lvs, rvs, sl.Location); err != nil {
+			return nil, err
 		}
 		sp.Kind, sp.T, sp.Left = SubAny, types.Boolean, left
-		if sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK {
+		switch sl.SubLinkType {
+		case pg.SubLinkType_ALL_SUBLINK:
 			sp.Kind = SubAll
-		}
-		if len(tests) == 1 {
-			sp.Test = tests[0]
-		} else {
-			sp.Test = &BoolOp{Op: "AND", Args: tests}
+		case pg.SubLinkType_ROWCOMPARE_SUBLINK:
+			sp.Kind = SubRowCompare
 		}
 		return sp, nil
 	}

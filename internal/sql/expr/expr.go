@@ -601,6 +601,11 @@ func MaxVar(e Expr) int {
 		case *ScalarArrayOp:
 			walk(x.Left)
 			walk(x.Arr)
+		case *RowCompare:
+			for i := range x.Left {
+				walk(x.Left[i])
+				walk(x.Right[i])
+			}
 		default:
 			m = 1 << 30 // unknown node: assume it reads everything
 		}

@@ -39,6 +39,9 @@ const (
 	SubAny
 	SubAll
 	SubArray
+	// SubRowCompare is (a, b) op (SELECT x, y): the subquery returns at
+	// most one row, and none makes the comparison NULL.
+	SubRowCompare
 )
 
 // SubqueryPlan is a planned subquery, run by the executor.
@@ -109,7 +112,7 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		s.cacheEnv, s.cacheRows, s.cached = nil, nil, types.Null()
 	}
 	switch s.Kind {
-	case SubAny, SubAll:
+	case SubAny, SubAll, SubRowCompare:
 		left := make([]types.Datum, len(s.Left))
 		for i, l := range s.Left {
 			d, err := l.Eval(env, row)
@@ -117,6 +120,9 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 				return d, err
 			}
 			left[i] = d
+		}
+		if s.Kind == SubRowCompare {
+			return s.evalRowCompare(env, row, left)
 		}
 		sawNull := false
 		result := types.Null()
@@ -323,6 +329,8 @@ func Children(e Expr) (kids []Expr, ok bool) {
 		return x.Elems, true
 	case *ScalarArrayOp:
 		return []Expr{x.Left, x.Arr}, true
+	case *RowCompare:
+		return append(append([]Expr{}, x.Left...), x.Right...), true
 	case *Subscript:
 		return []Expr{x.Arr, x.Idx}, true
 	case *CatalogCall:
@@ -383,7 +391,7 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		return &BoolOp{Op: x.Op, Args: args}, ok
 	case *NullTest:
 		a, ok := MapVars(x.Arg, fn)
-		return &NullTest{Arg: a, Not: x.Not}, ok
+		return &NullTest{Arg: a, Not: x.Not, Of: x.Of}, ok
 	case *Cast:
 		a, ok := MapVars(x.Arg, fn)
 		return &Cast{Arg: a, To: x.To, Ctx: x.Ctx}, ok
@@ -424,6 +432,10 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		l, ok1 := MapVars(x.Left, fn)
 		a, ok2 := MapVars(x.Arr, fn)
 		return &ScalarArrayOp{Left: l, Arr: a, Op: x.Op, OpName: x.OpName, All: x.All}, ok1 && ok2
+	case *RowCompare:
+		l, ok1 := mapAll(x.Left)
+		r, ok2 := mapAll(x.Right)
+		return &RowCompare{Op: x.Op, Left: l, Right: r, Cmp: x.Cmp, Eq: x.Eq}, ok1 && ok2
 	case *Subscript:
 		a, ok1 := MapVars(x.Arr, fn)
 		i, ok2 := MapVars(x.Idx, fn)
