@@ -14,6 +14,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
 	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/vacuum"
 	"github.com/tidal-db/tidal/internal/xact"
@@ -100,6 +101,10 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				if t, err = expr.TypeFromName(cd.TypeName); err != nil {
 					return err
 				}
+			}
+			if types.Category(t) == 'P' {
+				// record, void…: no storage format (CREATE TABLE AS of a ROW() too)
+				return pgerr.Errorf(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type %s", cd.Colname, t)
 			}
 			if cd.CollClause != nil {
 				if err := expr.CheckCollation(cd.CollClause.Collname); err != nil {

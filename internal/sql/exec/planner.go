@@ -388,6 +388,9 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 		if cr := tc.Arg.GetColumnRef(); cr != nil {
 			return cr.Fields[len(cr.Fields)-1].GetString_().Sval
 		}
+		if tc.Arg.GetRowExpr() != nil {
+			return "row"
+		}
 		tn := tc.TypeName.Names
 		return tn[len(tn)-1].GetString_().Sval
 	}
@@ -396,6 +399,9 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 	}
 	if rt.Val.GetCoalesceExpr() != nil {
 		return "coalesce"
+	}
+	if rt.Val.GetRowExpr() != nil {
+		return "row"
 	}
 	if sv := rt.Val.GetSqlvalueFunction(); sv != nil {
 		return strings.ToLower(strings.TrimPrefix(sv.Op.String(), "SVFOP_"))

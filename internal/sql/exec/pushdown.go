@@ -45,6 +45,10 @@ func simpleExpr(e expr.Expr) bool {
 			for _, a := range x.Args {
 				walk(a)
 			}
+		case *expr.RowValue:
+			for _, a := range x.Fields {
+				walk(a)
+			}
 		case *expr.RowCompare:
 			for i := range x.Left {
 				walk(x.Left[i])

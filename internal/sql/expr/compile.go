@@ -191,6 +191,8 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		return c.foldSettings(out), nil
 	case n.GetSubLink() != nil:
 		return c.compileSubLink(n.GetSubLink())
+	case n.GetRowExpr() != nil:
+		return c.compileRowValue(n.GetRowExpr())
 	case n.GetCollateClause() != nil:
 		if err := CheckCollation(n.GetCollateClause().Collname); err != nil {
 			return nil, withPos(err, n.GetCollateClause().Location)

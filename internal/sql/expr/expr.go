@@ -601,6 +601,10 @@ func MaxVar(e Expr) int {
 		case *ScalarArrayOp:
 			walk(x.Left)
 			walk(x.Arr)
+		case *RowValue:
+			for _, a := range x.Fields {
+				walk(a)
+			}
 		case *RowCompare:
 			for i := range x.Left {
 				walk(x.Left[i])

@@ -311,3 +311,41 @@ func (s *SubPlan) evalRowCompare(env *Env, row []types.Datum, left []types.Datum
 	}
 	return s.Test.Eval(env, append(append(make([]types.Datum, 0, len(left)+len(rows[0])), left...), rows[0]...))
 }
+
+// RowValue is a row constructor used as a value (a result column): a
+// record whose fields keep their types (types.RecordValue).
+type RowValue struct {
+	Fields []Expr
+}
+
+// compileRowValue compiles ROW(…) as a value; literals of unknown type
+// become text, as PostgreSQL resolves them in a row.
+func (c *Compiler) compileRowValue(re *pg.RowExpr) (Expr, error) {
+	fields, err := c.compileRowFields(re)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fields {
+		if f.Type().OID == types.UnknownOID {
+			if fields[i], err = Coerce(f, types.Text, types.CastImplicit); err != nil {
+				return nil, withPos(err, re.Location)
+			}
+		}
+	}
+	return &RowValue{Fields: fields}, nil
+}
+
+func (rv *RowValue) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	ts := make([]types.Type, len(rv.Fields))
+	vals := make([]types.Datum, len(rv.Fields))
+	for i, f := range rv.Fields {
+		d, err := f.Eval(env, row)
+		if err != nil {
+			return d, err
+		}
+		ts[i], vals[i] = f.Type(), d
+	}
+	return types.RecordValue(ts, vals), nil
+}
+func (rv *RowValue) Type() types.Type { return types.Record }
+func (rv *RowValue) String() string   { return rowString(rv.Fields) }

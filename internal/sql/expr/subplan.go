@@ -329,6 +329,8 @@ func Children(e Expr) (kids []Expr, ok bool) {
 		return x.Elems, true
 	case *ScalarArrayOp:
 		return []Expr{x.Left, x.Arr}, true
+	case *RowValue:
+		return x.Fields, true
 	case *RowCompare:
 		return append(append([]Expr{}, x.Left...), x.Right...), true
 	case *Subscript:
@@ -432,6 +434,9 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		l, ok1 := MapVars(x.Left, fn)
 		a, ok2 := MapVars(x.Arr, fn)
 		return &ScalarArrayOp{Left: l, Arr: a, Op: x.Op, OpName: x.OpName, All: x.All}, ok1 && ok2
+	case *RowValue:
+		fields, ok := mapAll(x.Fields)
+		return &RowValue{Fields: fields}, ok
 	case *RowCompare:
 		l, ok1 := mapAll(x.Left)
 		r, ok2 := mapAll(x.Right)

@@ -37,6 +37,8 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 		return appendArrayBinary(dst, t, d)
 	}
 	switch t.OID {
+	case RecordOID:
+		return appendRecordBinary(dst, d)
 	case BoolOID:
 		if d.i != 0 {
 			return append(dst, 1)

@@ -115,6 +115,9 @@ func castContext(from, to OID) (CastContext, bool) {
 		return c, true
 	}
 	fi, ti := info(from), info(to)
+	if from == RecordOID && ti != nil && ti.category == 'S' {
+		return CastAssignment, true // record_out: the one pseudo-type with an output
+	}
 	if fi == nil || ti == nil || fi.category == 'P' || ti.category == 'P' {
 		return 0, false
 	}

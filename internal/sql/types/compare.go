@@ -26,6 +26,8 @@ func Compare(t Type, a, b Datum) int {
 		return cmpVec(a.s, b.s)
 	case NumericOID:
 		return CompareNumeric(a.s, b.s)
+	case RecordOID:
+		return compareRecords(a, b)
 	}
 	if c, ok := compareNewType(t, a, b); ok {
 		return c

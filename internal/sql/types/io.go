@@ -528,6 +528,8 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 		return out
 	}
 	switch t.OID {
+	case RecordOID:
+		return appendRecordText(st, dst, d)
 	case Int4OID, Int8OID, Int2OID:
 		return appendInt(dst, d.i)
 	case TextOID, VarcharOID, BpcharOID, NameOID, UnknownOID:

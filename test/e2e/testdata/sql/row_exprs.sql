@@ -284,3 +284,46 @@ EXPLAIN (COSTS OFF) SELECT * FROM rt_noidx WHERE (a, b) <> (1, 2)
 ----
 Seq Scan on rt_noidx
   Filter: ((a <> 1) OR (b <> 2))
+
+query
+SELECT ROW(1, 'a b', NULL, '', 'x"y', 'a,b', '(', 'back\slash', 2.50, true)
+----
+(1,"a b",,"","x""y","a,b","(","back\\slash",2.50,t)
+
+query
+SELECT (1, 'a') AS r, ROW(2)
+----
+(1,a)|(2)
+
+query
+SELECT ROW(1, ROW(2, 'x y')), ROW(ARRAY[1, 2], '{a,"b c"}'::text[])
+----
+(1,"(2,""x y"")")|("{1,2}","{a,""b c""}")
+
+query
+SELECT ROW(1.50::numeric(10,1), 'ab'::char(4), 1.5::float8, DATE '2020-01-02')
+----
+(1.5,"ab  ",1.5,2020-01-02)
+
+query
+SELECT ROW(a, b) FROM (VALUES (1, NULL::int)) v(a, b)
+----
+(1,)
+
+query
+SELECT r FROM (VALUES (1), (3), (2)) v(x), LATERAL (SELECT ROW(x, 'k') AS r) s ORDER BY r DESC
+----
+(3,k)
+(2,k)
+(1,k)
+
+query
+SELECT (SELECT ROW(1, 2)), ROW(1, 'a b')::text, length(ROW(1, 2)::text)
+----
+(1,2)|(1,"a b")|5
+
+error 42P16
+CREATE TABLE rt_rec AS SELECT ROW(1, 2) AS r
+
+error 42P16
+CREATE TABLE rt_rec (r record)
