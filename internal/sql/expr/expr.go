@@ -261,6 +261,11 @@ func (n *NullTest) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	switch n.Of {
 	case TruthNull:
 		is = d.IsNull()
+		if !is && n.Arg.Type().OID == types.RecordOID {
+			// A record IS NULL when all its fields are, IS NOT NULL
+			// when none is (so both can be false).
+			return recordNullTest(d, n.Not), nil
+		}
 	case TruthTrue:
 		is = !d.IsNull() && d.Bool()
 	case TruthFalse:

@@ -201,6 +201,17 @@ func (c *Compiler) rowNullTest(re *pg.RowExpr, not bool) (Expr, error) {
 	return &BoolOp{Op: "AND", Args: tests}, nil
 }
 
+// recordNullTest is IS [NOT] NULL on a non-null record value.
+func recordNullTest(d types.Datum, not bool) types.Datum {
+	_, fields := types.RecordFields(d)
+	for _, f := range fields {
+		if f.IsNull() == not {
+			return types.Bool(false)
+		}
+	}
+	return types.Bool(true)
+}
+
 // RowCompare is ROW(…) < ROW(…) and the other ordering comparisons: the
 // fields are compared left to right; the first pair that is not equal
 // decides, a NULL pair before it makes the result NULL, and equal rows
@@ -210,10 +221,11 @@ type RowCompare struct {
 	Left, Right []Expr
 	// Cmp[i] is Op and Eq[i] is = on (Left[i], Right[i]) as typed.
 	Cmp, Eq []*types.Func
+	args    [2]types.Datum // scratch: one goroutine evaluates a tree at a time
 }
 
 func (rc *RowCompare) Eval(env *Env, row []types.Datum) (types.Datum, error) {
-	args := make([]types.Datum, 2)
+	args := rc.args[:]
 	for i := range rc.Left {
 		a, err := rc.Left[i].Eval(env, row)
 		if err != nil {

@@ -327,3 +327,11 @@ CREATE TABLE rt_rec AS SELECT ROW(1, 2) AS r
 
 error 42P16
 CREATE TABLE rt_rec (r record)
+
+query
+SELECT r IS NULL, r IS NOT NULL, r FROM (VALUES (ROW(NULL, NULL)), (ROW(1, NULL)), (ROW(1, 2)), (NULL)) s(r)
+----
+t|f|(,)
+f|f|(1,)
+f|t|(1,2)
+t|f|NULL
