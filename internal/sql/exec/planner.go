@@ -364,6 +364,54 @@ func hasAggregates(nodes ...*pg.Node) bool {
 	return found
 }
 
+// groupedExprHook lets an expression above an aggregation use a GROUP BY
+// expression that is more than a column (GROUP BY a + 1, lower(b), 1):
+// a node that compiles, in the input scope, to the same expression as a
+// group key becomes a reference to that key, as PostgreSQL matches
+// grouped expressions. Plain columns are matched by aggScope already;
+// nodes holding a sub-select are left alone (compiling one plans it).
+func groupedExprHook(input *expr.Compiler, groups []expr.Expr) func(*pg.Node) (expr.Expr, bool, error) {
+	var keys []string
+	idx := map[string]int{}
+	for i, g := range groups {
+		if _, isVar := g.(*expr.Var); isVar {
+			continue
+		}
+		k := g.String()
+		if _, dup := idx[k]; !dup {
+			idx[k] = i
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return func(n *pg.Node) (expr.Expr, bool, error) {
+		if n.GetColumnRef() != nil || n.GetAConst() != nil || n.GetSubLink() != nil {
+			return nil, false, nil
+		}
+		hasSub := false
+		parser.Walk(n, func(m proto.Message) bool {
+			if _, ok := m.(*pg.SubLink); ok {
+				hasSub = true
+			}
+			return !hasSub
+		})
+		if hasSub {
+			return nil, false, nil
+		}
+		e, err := input.Compile(n)
+		if err != nil {
+			// e.g. it holds an aggregate: compile it above the Agg
+			return nil, false, nil
+		}
+		if i, ok := idx[e.String()]; ok {
+			return &expr.Var{Index: i, T: groups[i].Type(), Name: groups[i].String()}, true, nil
+		}
+		return nil, false, nil
+	}
+}
+
 // aggScope resolves columns above an Agg node: only grouped expressions.
 type aggScope struct {
 	input  *scope
@@ -474,6 +522,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 	}
 	tcomp := p.compiler(targetScope)
 	if agg {
+		tcomp.Hooks.Node = groupedExprHook(comp, aggNode.GroupBy)
 		tcomp.Hooks.Func = func(fc *pg.FuncCall) (expr.Expr, bool, error) {
 			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
 			if !aggNames[name] && !fc.AggStar {

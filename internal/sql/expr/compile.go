@@ -25,6 +25,10 @@ type Hooks struct {
 	// Func is offered every function call first; handled=false falls
 	// back to scalar functions.
 	Func func(fc *pg.FuncCall) (e Expr, handled bool, err error)
+	// Node, when set, is offered every expression node before anything
+	// else (above an aggregation: a grouped expression becomes a reference
+	// to its group column); handled=false compiles the node as usual.
+	Node func(n *pg.Node) (e Expr, handled bool, err error)
 	// ParamTypes are the declared or inferred types of $n.
 	ParamTypes []types.Type
 	// SubLink plans a subquery found in an expression compiled in scope
@@ -77,6 +81,11 @@ func withPos(err error, loc int32) error {
 
 // Compile compiles one expression.
 func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
+	if c.Hooks.Node != nil {
+		if e, handled, err := c.Hooks.Node(n); handled || err != nil {
+			return e, err
+		}
+	}
 	switch {
 	case n.GetAConst() != nil:
 		return compileConst(n.GetAConst())

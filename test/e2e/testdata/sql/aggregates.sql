@@ -344,3 +344,30 @@ t|t|t|f|t
 
 error 42804
 SELECT 1 IS TRUE
+
+# GROUP BY expressions that are more than a column are matched in the
+# select list, HAVING and ORDER BY.
+query
+SELECT x % 2, count(*) FROM ag1 WHERE x IS NOT NULL GROUP BY x % 2 ORDER BY x % 2
+----
+0|2
+1|5
+
+query
+SELECT upper(s) AS u, count(*) FROM ag1 GROUP BY 1 ORDER BY u NULLS FIRST
+----
+NULL|1
+A|3
+B|1
+C|1
+D|1
+E|1
+
+query
+SELECT (g + 1) * 10, sum(x + 1) FROM ag1 GROUP BY g + 1 HAVING g + 1 > 2 ORDER BY 1
+----
+30|11
+40|4
+
+error 42803
+SELECT g + 2, count(*) FROM ag1 GROUP BY g + 1
