@@ -107,15 +107,7 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
-	if err := e.ensureAuthid(); err != nil {
-		e.Close()
-		return nil, err
-	}
-	if err := e.ensurePgConstraint(); err != nil {
-		e.Close()
-		return nil, err
-	}
-	if err := e.ensureSystemTables(); err != nil {
+	if err := e.upgradeCatalogs(); err != nil {
 		e.Close()
 		return nil, err
 	}
