@@ -371,20 +371,24 @@ func setXmax(p page.Page, off page.OffsetNumber, t Tuple, tx *Txn, lockOnly bool
 	d.PutUint16(p, base+offInfomask, mask)
 }
 
-// Delete removes the tuple at tid for the transaction (heap_delete).
-func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
+// pinModifiable reads and exclusively locks the page of tid and decides
+// whether the transaction may modify (update, delete, lock) the version
+// there, waiting for a running modifier to end and deciding again, as
+// heap_update/heap_delete/heap_lock_tuple do. With Result Ok the buffer is
+// returned pinned and exclusively locked, with the version t on it; with
+// any other result the buffer is already released.
+func (r *Relation) pinModifiable(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (buffer.Buffer, Tuple, Outcome, error) {
 	pool := r.env.Pool
 	for {
 		b, err := pool.Read(u, r.tag(tid.Block), nil)
 		if err != nil {
-			return Outcome{}, err
+			return b, nil, Outcome{}, err
 		}
 		pool.Lock(b, buffer.Exclusive)
 		p := pool.Page(b)
-		it := p.Item(tid.Offset)
-		if tid.Offset > p.MaxOffset() || it.Flags != page.LPNormal {
+		if tid.Offset > p.MaxOffset() || p.Item(tid.Offset).Flags != page.LPNormal {
 			pool.UnlockRelease(b, buffer.Exclusive)
-			return Outcome{Result: Invisible}, nil
+			return b, nil, Outcome{Result: Invisible}, nil
 		}
 		t := Tuple(p.ItemBytes(tid.Offset))
 		oc, hinted := r.checkModifiable(t, tx, tid)
@@ -394,44 +398,54 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 		if oc.Result == BeingModified {
 			pool.UnlockRelease(b, buffer.Exclusive)
 			if err := r.env.Xact.WaitForXid(ctx, tx.Proc, oc.Xmax); err != nil {
-				return Outcome{}, err
+				return b, nil, Outcome{}, err
 			}
 			continue
 		}
 		if oc.Result != Ok {
 			pool.UnlockRelease(b, buffer.Exclusive)
-			return oc, nil
 		}
-		var d page.Delta
-		setXmax(p, tid.Offset, t, tx, false, true, &d)
-		flags := uint8(0)
-		var vmp vmPins
-		defer vmp.finish(0)
-		rec := wal.NewRecord(wal.RmHeap, InfoDelete, tx.Xid)
-		if p.Flags()&page.FlagAllVisible != 0 {
-			p.SetFlags(p.Flags()&^page.FlagAllVisible, &d)
-			flags |= 1
-		}
-		if p.PruneXid() == 0 || xact.Precedes(tx.Xid, p.PruneXid()) {
-			p.SetPruneXid(tx.Xid, &d)
-		}
-		rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
-		rec.SetMain(insertMain(tid.Offset, flags))
-		if flags&1 != 0 {
-			if err := vmp.clear(r, u, tid.Block, rec); err != nil {
-				pool.UnlockRelease(b, buffer.Exclusive)
-				return Outcome{}, err
-			}
-		}
-		pool.MarkDirty(u, b)
-		lsn, err := r.env.WAL.Insert(u, rec)
-		if err == nil {
-			p.SetLSN(lsn)
-			vmp.finish(lsn)
-		}
-		pool.UnlockRelease(b, buffer.Exclusive)
-		return Outcome{Result: Ok}, err
+		return b, t, oc, nil
 	}
+}
+
+// Delete removes the tuple at tid for the transaction (heap_delete).
+func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
+	pool := r.env.Pool
+	b, t, oc, err := r.pinModifiable(ctx, u, tx, tid)
+	if err != nil || oc.Result != Ok {
+		return oc, err
+	}
+	p := pool.Page(b)
+	var d page.Delta
+	setXmax(p, tid.Offset, t, tx, false, true, &d)
+	flags := uint8(0)
+	var vmp vmPins
+	defer vmp.finish(0)
+	rec := wal.NewRecord(wal.RmHeap, InfoDelete, tx.Xid)
+	if p.Flags()&page.FlagAllVisible != 0 {
+		p.SetFlags(p.Flags()&^page.FlagAllVisible, &d)
+		flags |= 1
+	}
+	if p.PruneXid() == 0 || xact.Precedes(tx.Xid, p.PruneXid()) {
+		p.SetPruneXid(tx.Xid, &d)
+	}
+	rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
+	rec.SetMain(insertMain(tid.Offset, flags))
+	if flags&1 != 0 {
+		if err := vmp.clear(r, u, tid.Block, rec); err != nil {
+			pool.UnlockRelease(b, buffer.Exclusive)
+			return Outcome{}, err
+		}
+	}
+	pool.MarkDirty(u, b)
+	lsn, err := r.env.WAL.Insert(u, rec)
+	if err == nil {
+		p.SetLSN(lsn)
+		vmp.finish(lsn)
+	}
+	pool.UnlockRelease(b, buffer.Exclusive)
+	return Outcome{Result: Ok}, err
 }
 
 // Update replaces the tuple at tid with newTup (heap_update). hotAllowed
@@ -445,69 +459,46 @@ func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 	pool := r.env.Pool
 	x := r.env.WAL
 	setXmin(newTup, tx.Xid, tx.Cid)
-	for {
-		ob, err := pool.Read(u, r.tag(tid.Block), nil)
-		if err != nil {
-			return page.ItemPointer{}, false, Outcome{}, err
-		}
-		pool.Lock(ob, buffer.Exclusive)
-		op := pool.Page(ob)
-		if tid.Offset > op.MaxOffset() || op.Item(tid.Offset).Flags != page.LPNormal {
-			pool.UnlockRelease(ob, buffer.Exclusive)
-			return page.ItemPointer{}, false, Outcome{Result: Invisible}, nil
-		}
-		old := Tuple(op.ItemBytes(tid.Offset))
-		oc, hinted := r.checkModifiable(old, tx, tid)
-		if hinted {
-			pool.MarkDirtyHint(u, ob)
-		}
-		if oc.Result == BeingModified {
-			pool.UnlockRelease(ob, buffer.Exclusive)
-			if err := r.env.Xact.WaitForXid(ctx, tx.Proc, oc.Xmax); err != nil {
-				return page.ItemPointer{}, false, Outcome{}, err
-			}
-			continue
-		}
-		if oc.Result != Ok {
-			pool.UnlockRelease(ob, buffer.Exclusive)
-			return page.ItemPointer{}, false, oc, nil
-		}
-		need := page.MaxAlignUp(len(newTup))
-		if pageFree(op) >= need {
-			// Same page: HOT if allowed.
-			ntid, hot, err := r.updateSamePage(u, tx, ob, tid, old, newTup, hotAllowed)
-			pool.UnlockRelease(ob, buffer.Exclusive)
-			return ntid, hot, Outcome{Result: Ok}, err
-		}
-		// The new version goes elsewhere. Lock the old tuple first (a
-		// LOCK record) so nobody else can update it while the old page is
-		// unlocked to find room, as PostgreSQL does.
-		var d page.Delta
-		setXmax(op, tid.Offset, old, tx, true, false, &d)
-		// Mark the page full so the next reader tries to prune it.
-		op.SetFlags(op.Flags()|page.FlagPageFull, &d)
-		lrec := wal.NewRecord(wal.RmHeap, InfoLock, tx.Xid)
-		lrec.AddBlock(r.tag(tid.Block), op, wal.BlockStandard, &d)
-		lrec.SetMain(lockMain(tid.Offset, tx.Xid))
-		pool.MarkDirty(u, ob)
-		lsn, err := x.Insert(u, lrec)
-		if err != nil {
-			pool.UnlockRelease(ob, buffer.Exclusive)
-			return page.ItemPointer{}, false, Outcome{}, err
-		}
-		op.SetLSN(lsn)
-		pool.Unlock(ob, buffer.Exclusive)
-
-		nb, nblk, isNew, err := r.getBufferForTuple(u, len(newTup), ob, tid.Block, nil)
-		if err != nil {
-			pool.Release(ob)
-			return page.ItemPointer{}, false, Outcome{}, err
-		}
-		ntid, err := r.updateOtherPage(u, tx, ob, tid, nb, nblk, isNew, newTup)
-		pool.UnlockRelease(nb, buffer.Exclusive)
-		pool.UnlockRelease(ob, buffer.Exclusive)
-		return ntid, false, Outcome{Result: Ok}, err
+	ob, old, oc, err := r.pinModifiable(ctx, u, tx, tid)
+	if err != nil || oc.Result != Ok {
+		return page.ItemPointer{}, false, oc, err
 	}
+	op := pool.Page(ob)
+	need := page.MaxAlignUp(len(newTup))
+	if pageFree(op) >= need {
+		// Same page: HOT if allowed.
+		ntid, hot, err := r.updateSamePage(u, tx, ob, tid, old, newTup, hotAllowed)
+		pool.UnlockRelease(ob, buffer.Exclusive)
+		return ntid, hot, Outcome{Result: Ok}, err
+	}
+	// The new version goes elsewhere. Lock the old tuple first (a
+	// LOCK record) so nobody else can update it while the old page is
+	// unlocked to find room, as PostgreSQL does.
+	var d page.Delta
+	setXmax(op, tid.Offset, old, tx, true, false, &d)
+	// Mark the page full so the next reader tries to prune it.
+	op.SetFlags(op.Flags()|page.FlagPageFull, &d)
+	lrec := wal.NewRecord(wal.RmHeap, InfoLock, tx.Xid)
+	lrec.AddBlock(r.tag(tid.Block), op, wal.BlockStandard, &d)
+	lrec.SetMain(lockMain(tid.Offset, tx.Xid))
+	pool.MarkDirty(u, ob)
+	lsn, err := x.Insert(u, lrec)
+	if err != nil {
+		pool.UnlockRelease(ob, buffer.Exclusive)
+		return page.ItemPointer{}, false, Outcome{}, err
+	}
+	op.SetLSN(lsn)
+	pool.Unlock(ob, buffer.Exclusive)
+
+	nb, nblk, isNew, err := r.getBufferForTuple(u, len(newTup), ob, tid.Block, nil)
+	if err != nil {
+		pool.Release(ob)
+		return page.ItemPointer{}, false, Outcome{}, err
+	}
+	ntid, err := r.updateOtherPage(u, tx, ob, tid, nb, nblk, isNew, newTup)
+	pool.UnlockRelease(nb, buffer.Exclusive)
+	pool.UnlockRelease(ob, buffer.Exclusive)
+	return ntid, false, Outcome{Result: Ok}, err
 }
 
 func lockMain(off page.OffsetNumber, xid xact.XID) []byte {

@@ -19,52 +19,29 @@ import (
 // it has no multixacts, so shared row locks cannot be represented.
 func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
 	pool := r.env.Pool
-	for {
-		b, err := pool.Read(u, r.tag(tid.Block), nil)
-		if err != nil {
-			return Outcome{}, err
-		}
-		pool.Lock(b, buffer.Exclusive)
-		p := pool.Page(b)
-		if tid.Offset > p.MaxOffset() || p.Item(tid.Offset).Flags != page.LPNormal {
-			pool.UnlockRelease(b, buffer.Exclusive)
-			return Outcome{Result: Invisible}, nil
-		}
-		t := Tuple(p.ItemBytes(tid.Offset))
-		oc, hinted := r.checkModifiable(t, tx, tid)
-		if hinted {
-			pool.MarkDirtyHint(u, b)
-		}
-		if oc.Result == BeingModified {
-			pool.UnlockRelease(b, buffer.Exclusive)
-			if err := r.env.Xact.WaitForXid(ctx, tx.Proc, oc.Xmax); err != nil {
-				return Outcome{}, err
-			}
-			continue
-		}
-		if oc.Result != Ok {
-			pool.UnlockRelease(b, buffer.Exclusive)
-			return oc, nil
-		}
-		mask := t.Infomask()
-		if mask&XmaxInvalid == 0 && mask&XmaxLockOnly != 0 && t.Xmax() == tx.Xid {
-			// Already locked by this transaction.
-			pool.UnlockRelease(b, buffer.Exclusive)
-			return Outcome{Result: Ok}, nil
-		}
-		var d page.Delta
-		setXmax(p, tid.Offset, t, tx, true, false, &d)
-		rec := wal.NewRecord(wal.RmHeap, InfoLock, tx.Xid)
-		rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
-		rec.SetMain(lockMain(tid.Offset, tx.Xid))
-		pool.MarkDirty(u, b)
-		lsn, err := r.env.WAL.Insert(u, rec)
-		if err == nil {
-			p.SetLSN(lsn)
-		}
-		pool.UnlockRelease(b, buffer.Exclusive)
-		return Outcome{Result: Ok}, err
+	b, t, oc, err := r.pinModifiable(ctx, u, tx, tid)
+	if err != nil || oc.Result != Ok {
+		return oc, err
 	}
+	p := pool.Page(b)
+	mask := t.Infomask()
+	if mask&XmaxInvalid == 0 && mask&XmaxLockOnly != 0 && t.Xmax() == tx.Xid {
+		// Already locked by this transaction.
+		pool.UnlockRelease(b, buffer.Exclusive)
+		return Outcome{Result: Ok}, nil
+	}
+	var d page.Delta
+	setXmax(p, tid.Offset, t, tx, true, false, &d)
+	rec := wal.NewRecord(wal.RmHeap, InfoLock, tx.Xid)
+	rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
+	rec.SetMain(lockMain(tid.Offset, tx.Xid))
+	pool.MarkDirty(u, b)
+	lsn, err := r.env.WAL.Insert(u, rec)
+	if err == nil {
+		p.SetLSN(lsn)
+	}
+	pool.UnlockRelease(b, buffer.Exclusive)
+	return Outcome{Result: Ok}, err
 }
 
 // InsertedByCommand reports whether the transaction's current command
