@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"testing"
 
@@ -16,19 +14,9 @@ import (
 // after running testdata/psql/alter_setup.sql): dropped columns are gone,
 // renamed ones and the renamed index show their new names.
 func TestPsqlDescribeAfterAlter(t *testing.T) {
-	psql, err := osexec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not installed")
-	}
+	psql := needPsql(t)
 	s := testutil.Start(t, testutil.Options{})
-	run := func(args ...string) string {
-		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
-		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "alter_setup.sql"))
 	want, err := os.ReadFile(filepath.Join("testdata", "psql", "d_at_desc.out"))
 	if err != nil {

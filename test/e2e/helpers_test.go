@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,31 @@ func wantUsable(t *testing.T, c *pgx.Conn) {
 	}
 	if s := txStatus(c); s != 'I' {
 		t.Fatalf("transaction status %q, want 'I'", s)
+	}
+}
+
+// needPsql is the path of the psql client; the test is skipped where the
+// PostgreSQL client tools are not installed (the README's CI machine has
+// them).
+func needPsql(t *testing.T) string {
+	t.Helper()
+	psql, err := osexec.LookPath("psql")
+	if err != nil {
+		t.Skip("psql not installed")
+	}
+	return psql
+}
+
+// psqlRunner runs psql (no psqlrc, stop on the first error) against the
+// server on port and returns its output; an error fails the test.
+func psqlRunner(t *testing.T, psql string, port int) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
+		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql %v: %v\n%s", args, err, out)
+		}
+		return string(out)
 	}
 }

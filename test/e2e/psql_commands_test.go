@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,19 +17,9 @@ import (
 // \l is asked for the database tidal has, since PostgreSQL's list also
 // holds template0 and template1, and \du for the roles roles.sql made.
 func TestPsqlCommands(t *testing.T) {
-	psql, err := osexec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not installed")
-	}
+	psql := needPsql(t)
 	s := testutil.Start(t, testutil.Options{})
-	run := func(args ...string) string {
-		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
-		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "setup.sql"))
 	run("-q", "-f", filepath.Join("testdata", "psql", "roles.sql"))
 	for _, tc := range []struct{ cmd, file string }{

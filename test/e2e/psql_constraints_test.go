@@ -17,10 +17,7 @@ import (
 // PostgreSQL 15's output for the same script (constraints.out, captured
 // with psql -X < constraints.sql against PostgreSQL 15).
 func TestPsqlConstraints(t *testing.T) {
-	psql, err := osexec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not installed")
-	}
+	psql := needPsql(t)
 	s := testutil.Start(t, testutil.Options{})
 	script, err := os.Open(filepath.Join("testdata", "psql", "constraints.sql"))
 	if err != nil {

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"testing"
 
@@ -16,19 +14,9 @@ import (
 // 15's for the same schema (testdata/psql/*.out were captured from a
 // PostgreSQL 15 server after running testdata/psql/setup.sql).
 func TestPsqlDescribe(t *testing.T) {
-	psql, err := osexec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not installed")
-	}
+	psql := needPsql(t)
 	s := testutil.Start(t, testutil.Options{})
-	run := func(args ...string) string {
-		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
-		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "setup.sql"))
 	for _, tc := range []struct{ cmd, file string }{
 		{`\d pt`, "d_pt.out"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -264,19 +263,9 @@ func TestSequenceCrash(t *testing.T) {
 // columns and of sequences, and \ds, with PostgreSQL 15's output
 // (testdata/psql/seq_*.out, captured after running seq_setup.sql there).
 func TestPsqlDescribeSequences(t *testing.T) {
-	psql, err := osexec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not installed")
-	}
+	psql := needPsql(t)
 	s := testutil.Start(t, testutil.Options{})
-	run := func(args ...string) string {
-		base := []string{"-X", "-h", "127.0.0.1", "-p", fmt.Sprint(s.Port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1"}
-		out, err := osexec.Command(psql, append(base, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("psql %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "seq_setup.sql"))
 	for _, tc := range []struct{ cmd, file string }{
 		{`\d st`, "seq_d_st.out"},
