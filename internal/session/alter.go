@@ -129,24 +129,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 	var cons []pendingConstraint
 	for _, cn := range cd.Constraints {
 		con := cn.GetConstraint()
-		switch con.Contype {
-		case pg.ConstrType_CONSTR_NOTNULL:
-			a.NotNull = true
-		case pg.ConstrType_CONSTR_NULL:
-		case pg.ConstrType_CONSTR_DEFAULT:
-			txt, err := deparseExpr(con.RawExpr)
-			if err != nil {
-				return err
-			}
-			a.Default, a.HasDefault = txt, true
-		case pg.ConstrType_CONSTR_PRIMARY:
-			a.NotNull = true
-			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true, constraint: true})
-		case pg.ConstrType_CONSTR_UNIQUE:
-			idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, constraint: true})
-		case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
-			cons = append(cons, pendingConstraint{con: con, column: cd.Colname})
-		default:
+		handled, err := columnConstraint(con, cd.Colname, &a, &idx, &cons)
+		if err != nil {
+			return err
+		}
+		if !handled {
 			return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet in ADD COLUMN", strings.TrimPrefix(con.Contype.String(), "CONSTR_"))
 		}
 	}

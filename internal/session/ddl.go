@@ -53,6 +53,35 @@ func (s *Session) assignXid(c *exec.Ctx) error {
 	return err
 }
 
+// columnConstraint applies a column constraint that CREATE TABLE and ALTER
+// TABLE ADD COLUMN treat alike to the new column a: NULL/NOT NULL and
+// DEFAULT change a, PRIMARY KEY and UNIQUE add an index to build, CHECK
+// and FOREIGN KEY a constraint to add once the column exists. handled is
+// false for a kind the caller must deal with (or refuse).
+func columnConstraint(con *pg.Constraint, column string, a *catalog.Attr, idx *[]indexSpec, cons *[]pendingConstraint) (handled bool, err error) {
+	switch con.Contype {
+	case pg.ConstrType_CONSTR_NOTNULL:
+		a.NotNull = true
+	case pg.ConstrType_CONSTR_NULL:
+	case pg.ConstrType_CONSTR_DEFAULT:
+		txt, err := deparseExpr(con.RawExpr)
+		if err != nil {
+			return true, err
+		}
+		a.Default, a.HasDefault = txt, true
+	case pg.ConstrType_CONSTR_PRIMARY:
+		a.NotNull = true
+		*idx = append(*idx, indexSpec{name: con.Conname, cols: []string{column}, unique: true, primary: true, constraint: true})
+	case pg.ConstrType_CONSTR_UNIQUE:
+		*idx = append(*idx, indexSpec{name: con.Conname, cols: []string{column}, unique: true, constraint: true})
+	case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
+		*cons = append(*cons, pendingConstraint{con: con, column: column})
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 type indexSpec struct {
 	name    string
 	cols    []string
@@ -121,24 +150,14 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 						return pgerr.Errorf(pgerr.SyntaxError, "multiple identity specifications for column \"%s\" of table \"%s\"", cd.Colname, rv.Relname)
 					}
 					identity = con
-				case pg.ConstrType_CONSTR_NOTNULL:
-					a.NotNull = true
-				case pg.ConstrType_CONSTR_NULL:
-				case pg.ConstrType_CONSTR_DEFAULT:
-					txt, err := deparseExpr(con.RawExpr)
+				default:
+					handled, err := columnConstraint(con, cd.Colname, &a, &idx, &cons)
 					if err != nil {
 						return err
 					}
-					a.Default, a.HasDefault = txt, true
-				case pg.ConstrType_CONSTR_PRIMARY:
-					a.NotNull = true
-					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, primary: true, constraint: true})
-				case pg.ConstrType_CONSTR_UNIQUE:
-					idx = append(idx, indexSpec{name: con.Conname, cols: []string{cd.Colname}, unique: true, constraint: true})
-				case pg.ConstrType_CONSTR_CHECK, pg.ConstrType_CONSTR_FOREIGN:
-					cons = append(cons, pendingConstraint{con: con, column: cd.Colname})
-				default:
-					return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
+					if !handled {
+						return pgerr.Errorf(pgerr.FeatureNotSupported, "constraint type %s is not supported yet", con.Contype)
+					}
 				}
 			}
 			colSeq, err := s.columnSequenceFor(c, nsp, rv.Relname, int16(len(attrs)+1), &a, serial, identity, seqNames)
