@@ -367,25 +367,13 @@ func (c *Catalog) ResetSequence(tx *Txn, r *Relation, st sequence.State) error {
 // DropDefault removes the default of column attnum of table rel (its
 // pg_attrdef row; atthasdef becomes false).
 func (c *Catalog) DropDefault(tx *Txn, rel uint32, attnum int16) error {
-	var tids []page.ItemPointer
-	err := c.scan(tx, PgAttrdef, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
-		if uint32(v[1].Int()) == rel && int16(v[2].Int()) == attnum {
-			tids = append(tids, tid)
-		}
-		return true, nil
-	})
-	if err != nil {
+	if err := c.deleteAttrDefs(tx, rel, attnum); err != nil {
 		return err
-	}
-	for _, t := range tids {
-		if err := c.delete(tx, PgAttrdef, t); err != nil {
-			return err
-		}
 	}
 	var target page.ItemPointer
 	var vals []types.Datum
 	hasDef := PgAttribute.ColumnIndex("atthasdef")
-	err = c.scan(tx, PgAttribute, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+	err := c.scan(tx, PgAttribute, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[0].Int()) == rel && int16(v[4].Int()) == attnum {
 			target, vals = tid, append([]types.Datum(nil), v...)
 			return false, nil
