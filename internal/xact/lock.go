@@ -61,25 +61,46 @@ type LockTag struct {
 // RelationTag is the tag of a relation's lock.
 func RelationTag(oid uint32) LockTag { return LockTag{Kind: LockRelation, A: oid} }
 
+// heldLock is what one backend holds of one lock: how many times in each
+// mode for its transaction (released at transaction end) and for its
+// session (advisory locks taken with session scope, which outlive
+// transactions).
 type heldLock struct {
-	counts [AccessExclusiveLock + 1]int
+	counts  [AccessExclusiveLock + 1]int
+	session [AccessExclusiveLock + 1]int
 }
 
 func (h *heldLock) mask() uint16 {
 	var m uint16
-	for i, c := range h.counts {
-		if c > 0 {
+	for i := range h.counts {
+		if h.counts[i] > 0 || h.session[i] > 0 {
 			m |= 1 << i
 		}
 	}
 	return m
 }
 
+// Lock owners, by level: SessionLevel for session-scoped locks, 1 for the
+// top-level transaction, 2 and up for subtransactions (Proc.SubLevel).
+const SessionLevel = 0
+
+// lockLogEntry is one grant made inside a subtransaction. A backend's
+// entries are in grant order, and every entry of level L or deeper was
+// made after level L began, so the entries of the innermost level are
+// always the tail of the log: rolling it back pops them, releasing it
+// relabels them (PostgreSQL's resource owners, reduced to a stack).
+type lockLogEntry struct {
+	tag   LockTag
+	mode  LockMode
+	level int
+}
+
 type lockWaiter struct {
-	proc *Proc
-	tag  LockTag
-	mode LockMode
-	done chan error
+	proc  *Proc
+	tag   LockTag
+	mode  LockMode
+	level int // the owner the lock is granted to
+	done  chan error
 }
 
 type lockState struct {
@@ -112,15 +133,29 @@ func (st *lockState) conflictsWithOthers(p *Proc, mode LockMode) bool {
 // Waiting ends with the lock, with ctx's error (cancel, statement_timeout),
 // or with 40P01 when waiting would close a cycle of waiters.
 func (m *Manager) Lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode, nowait bool) error {
+	return m.lock(ctx, p, tag, mode, nowait, -1)
+}
+
+// LockSession is Lock for a lock held until UnlockSession or the end of
+// the session, not of the transaction (session advisory locks).
+func (m *Manager) LockSession(ctx context.Context, p *Proc, tag LockTag, mode LockMode, nowait bool) error {
+	return m.lock(ctx, p, tag, mode, nowait, SessionLevel)
+}
+
+// lock grants to owner level (-1: p's current transaction level).
+func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode, nowait bool, level int) error {
 	lm := m.locks
 	m.mu.Lock()
+	if level < 0 {
+		level = p.SubLevel()
+	}
 	st := lm.locks[tag]
 	if st == nil {
 		st = &lockState{holders: map[*Proc]*heldLock{}}
 		lm.locks[tag] = st
 	}
 	if !st.conflictsWithOthers(p, mode) && !lm.queuedConflict(st, p, mode) {
-		lm.grant(st, p, tag, mode)
+		lm.grant(st, p, tag, mode, level)
 		m.mu.Unlock()
 		return nil
 	}
@@ -128,7 +163,7 @@ func (m *Manager) Lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		m.mu.Unlock()
 		return pgerr.Errorf(pgerr.LockNotAvailable, "could not obtain lock on %s", describeTag(tag))
 	}
-	w := &lockWaiter{proc: p, tag: tag, mode: mode, done: make(chan error, 1)}
+	w := &lockWaiter{proc: p, tag: tag, mode: mode, level: level, done: make(chan error, 1)}
 	p.waiting = w
 	if lm.deadlocked(p) {
 		p.waiting = nil
@@ -145,8 +180,8 @@ func (m *Manager) Lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		m.mu.Lock()
 		select {
 		case err := <-w.done:
-			// Granted just as we gave up: keep it; the transaction's
-			// end releases it.
+			// Granted just as we gave up: keep it; the end of its
+			// owner (transaction, subtransaction or session) releases it.
 			m.mu.Unlock()
 			if err == nil {
 				return ctx.Err()
@@ -176,7 +211,7 @@ func (lm *lockManager) queuedConflict(st *lockState, p *Proc, mode LockMode) boo
 	return false
 }
 
-func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode) {
+func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode, level int) {
 	h := st.holders[p]
 	if h == nil {
 		h = &heldLock{}
@@ -189,7 +224,14 @@ func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode)
 			p.keyLocks[tag.A]++
 		}
 	}
+	if level == SessionLevel {
+		h.session[mode]++
+		return
+	}
 	h.counts[mode]++
+	if level > 1 {
+		p.lockLog = append(p.lockLog, lockLogEntry{tag, mode, level})
+	}
 }
 
 func (lm *lockManager) removeWaiter(st *lockState, w *lockWaiter) {
@@ -208,7 +250,7 @@ func (lm *lockManager) wake(tag LockTag, st *lockState) {
 	rest := st.waiters[:0]
 	for _, w := range st.waiters {
 		if !st.conflictsWithOthers(w.proc, w.mode) && ahead&conflicts[w.mode] == 0 {
-			lm.grant(st, w.proc, tag, w.mode)
+			lm.grant(st, w.proc, tag, w.mode, w.level)
 			w.proc.waiting = nil
 			granted = append(granted, w)
 			continue
@@ -225,19 +267,82 @@ func (lm *lockManager) wake(tag LockTag, st *lockState) {
 	}
 }
 
-// releaseAll drops every lock p holds (transaction end).
+// releaseAll drops every transaction lock p holds (transaction end);
+// session locks stay.
 func (lm *lockManager) releaseAll(p *Proc) {
 	m := lm.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	p.lockLog = nil
+	for tag, h := range p.held {
+		h.counts = [AccessExclusiveLock + 1]int{}
+		lm.dropIfUnheld(p, tag, h)
+	}
 	p.keyLocks, p.keyEscalated = nil, nil
-	for tag := range p.held {
-		st := lm.locks[tag]
-		delete(p.held, tag)
-		if st == nil {
-			continue
+}
+
+// releaseSession drops every session lock p holds.
+func (lm *lockManager) releaseSession(p *Proc) {
+	m := lm.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for tag, h := range p.held {
+		h.session = [AccessExclusiveLock + 1]int{}
+		lm.dropIfUnheld(p, tag, h)
+	}
+}
+
+// releaseLevel drops the locks granted at subtransaction level or deeper
+// (the tail of p's lock log), as rolling that subtransaction back does.
+func (lm *lockManager) releaseLevel(p *Proc, level int) {
+	m := lm.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := len(p.lockLog)
+	for i > 0 && p.lockLog[i-1].level >= level {
+		i--
+		e := p.lockLog[i]
+		if h := p.held[e.tag]; h != nil && h.counts[e.mode] > 0 {
+			h.counts[e.mode]--
+			lm.dropIfUnheld(p, e.tag, h)
 		}
-		delete(st.holders, p)
+	}
+	p.lockLog = p.lockLog[:i]
+}
+
+// passToParent makes the locks of subtransaction level its parent's (the
+// subtransaction was released).
+func (lm *lockManager) passToParent(p *Proc, level int) {
+	i := len(p.lockLog)
+	for i > 0 && p.lockLog[i-1].level >= level {
+		i--
+		p.lockLog[i].level = level - 1
+	}
+	if level-1 == 1 {
+		// The top level releases everything at once: no log needed.
+		p.lockLog = p.lockLog[:i]
+	}
+}
+
+// dropIfUnheld removes p from the lock's holders once p holds it in no
+// mode, and wakes whoever the release lets in. m.mu is held.
+func (lm *lockManager) dropIfUnheld(p *Proc, tag LockTag, h *heldLock) {
+	st := lm.locks[tag]
+	if h.mask() == 0 {
+		delete(p.held, tag)
+		switch tag.Kind {
+		case LockKey:
+			if p.keyLocks[tag.A] > 0 {
+				p.keyLocks[tag.A]--
+			}
+		case LockKeys:
+			delete(p.keyEscalated, tag.A)
+		}
+		if st != nil {
+			delete(st.holders, p)
+		}
+	}
+	if st != nil {
 		lm.wake(tag, st)
 	}
 }
@@ -330,9 +435,8 @@ func (m *Manager) WaitForXid(ctx context.Context, p *Proc, xid XID) error {
 	return nil
 }
 
-// Unlock releases one hold of a lock before transaction end.
+// Unlock releases one transaction hold of a lock before transaction end.
 func (m *Manager) Unlock(p *Proc, tag LockTag, mode LockMode) {
-	lm := m.locks
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h := p.held[tag]
@@ -340,14 +444,30 @@ func (m *Manager) Unlock(p *Proc, tag LockTag, mode LockMode) {
 		return
 	}
 	h.counts[mode]--
-	st := lm.locks[tag]
-	if h.mask() == 0 {
-		delete(p.held, tag)
-		if st != nil {
-			delete(st.holders, p)
+	// Forget the latest log entry of this grant, if it was logged.
+	for i := len(p.lockLog) - 1; i >= 0; i-- {
+		if e := p.lockLog[i]; e.tag == tag && e.mode == mode {
+			p.lockLog = append(p.lockLog[:i], p.lockLog[i+1:]...)
+			break
 		}
 	}
-	if st != nil {
-		lm.wake(tag, st)
-	}
+	m.locks.dropIfUnheld(p, tag, h)
 }
+
+// UnlockSession releases one session hold of a lock; it reports whether p
+// held it.
+func (m *Manager) UnlockSession(p *Proc, tag LockTag, mode LockMode) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := p.held[tag]
+	if h == nil || h.session[mode] == 0 {
+		return false
+	}
+	h.session[mode]--
+	m.locks.dropIfUnheld(p, tag, h)
+	return true
+}
+
+// ReleaseSessionLocks drops all of p's session locks
+// (pg_advisory_unlock_all, and the end of the session).
+func (m *Manager) ReleaseSessionLocks(p *Proc) { m.locks.releaseSession(p) }

@@ -13,6 +13,7 @@ package xact
 import (
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,11 @@ type Snapshot struct {
 	Cid uint32
 	// Own is the snapshot owner's transaction id (InvalidXid if none yet).
 	Own XID
+	// SubOverflowed: some backend had more subtransactions than a snapshot
+	// lists (MaxCachedSubxids), so an xid missing from Xip may still be a
+	// running subtransaction; subtrans maps it to its top level.
+	SubOverflowed bool
+	subtrans      *SubTrans
 }
 
 // XidInSnapshot reports whether xid counts as running for this snapshot.
@@ -48,6 +54,18 @@ func (s *Snapshot) XidInSnapshot(xid XID) bool {
 	if FollowsOrEquals(xid, s.Xmax) {
 		return true
 	}
+	if s.inXip(xid) {
+		return true
+	}
+	if s.SubOverflowed && s.subtrans != nil {
+		if top := s.subtrans.Topmost(xid); top != xid {
+			return !Precedes(top, s.Xmin) && s.inXip(top)
+		}
+	}
+	return false
+}
+
+func (s *Snapshot) inXip(xid XID) bool {
 	// Xip is sorted in transaction-id order (all within 2^31 of Xmax).
 	i := sort.Search(len(s.Xip), func(i int) bool { return FollowsOrEquals(s.Xip[i], xid) })
 	return i < len(s.Xip) && s.Xip[i] == xid
@@ -69,6 +87,15 @@ type Proc struct {
 	// relations whose key locks were escalated (see keylock.go).
 	keyLocks     map[uint32]int
 	keyEscalated map[uint32]bool
+	// lockLog lists the locks taken inside subtransactions, in order, so
+	// that rolling one back releases exactly its own (see lock.go).
+	lockLog []lockLogEntry
+
+	// Subtransactions (subxact.go): the open levels above the top one,
+	// innermost last, and every live subxid in assignment order. Written
+	// only by the owning backend under the manager's mutex.
+	subs    []subXact
+	subxids []XID
 }
 
 // Xid is the backend's current transaction id (InvalidXid if none).
@@ -78,6 +105,8 @@ func (p *Proc) Xid() XID { return p.xid.Load() }
 type Manager struct {
 	wal  *wal.WAL
 	clog *CLOG
+
+	subtrans *SubTrans
 
 	mu      sync.Mutex
 	nextXid XID
@@ -116,10 +145,14 @@ func Open(dir string, w *wal.WAL, nextXid XID) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open commit log: %w", err)
 	}
+	st, err := openSubTrans(filepath.Join(dir, "subtrans"))
+	if err != nil {
+		return nil, err
+	}
 	if nextXid < FirstNormalXid {
 		nextXid = FirstNormalXid
 	}
-	m := &Manager{wal: w, clog: c, nextXid: nextXid, procs: map[int]*Proc{}, running: map[XID]*Proc{}}
+	m := &Manager{wal: w, clog: c, subtrans: st, nextXid: nextXid, procs: map[int]*Proc{}, running: map[XID]*Proc{}}
 	m.locks = newLockManager(m)
 	return m, nil
 }
@@ -156,63 +189,110 @@ func (m *Manager) NewProc() *Proc {
 	return p
 }
 
-// ReleaseProc unregisters a backend (its transaction must be over).
+// ReleaseProc unregisters a backend (its transaction must be over),
+// releasing its session locks.
 func (m *Manager) ReleaseProc(p *Proc) {
+	m.locks.releaseSession(p)
 	m.mu.Lock()
 	delete(m.procs, p.ID)
 	m.mu.Unlock()
 }
 
-// AssignXid gives the backend a transaction id if it has none (at its
-// first write), and takes the transaction's own lock on it so others can
-// wait for it to end.
+// AssignXid gives the backend's transaction an xid if it has none (at its
+// first write), and each open subtransaction level one too (outermost
+// first), taking each xid's own lock so others can wait for it to end. It
+// returns the xid writes are stamped with: the innermost level's.
 func (m *Manager) AssignXid(p *Proc) (XID, error) {
-	if x := p.xid.Load(); x != InvalidXid {
+	if x := p.CurrentXid(); x != InvalidXid {
 		return x, nil
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p.xid.Load() == InvalidXid {
+		x, err := m.newXid()
+		if err != nil {
+			return InvalidXid, err
+		}
+		p.xid.Store(x)
+		m.running[x] = p
+		if p.xmin.Load() == 0 {
+			p.xmin.Store(x)
+		}
+		m.grantXactLock(p, x, 1)
+	}
+	if err := m.assignSubxids(p); err != nil {
+		return InvalidXid, err
+	}
+	return p.CurrentXid(), nil
+}
+
+// newXid hands out the next xid, unless wraparound protection refuses.
+// m.mu is held.
+func (m *Manager) newXid() (XID, error) {
 	x := m.nextXid
 	if m.stopLimit != 0 && FollowsOrEquals(x, m.stopLimit) {
-		m.mu.Unlock()
 		return InvalidXid, pgerr.Errorf(pgerr.ProgramLimitExceeded, "database is not accepting commands that assign new transaction IDs to avoid wraparound data loss in database \"postgres\"").
 			WithHint("Execute a database-wide VACUUM in that database.")
 	}
 	m.nextXid = Advance(m.nextXid)
-	p.xid.Store(x)
-	m.running[x] = p
-	if p.xmin.Load() == 0 {
-		p.xmin.Store(x)
-	}
-	// Nobody can wait on x before it is visible as running, so this
-	// grant never waits.
-	st := &lockState{holders: map[*Proc]*heldLock{}}
-	m.locks.locks[XactLockTag(x)] = st
-	m.locks.grant(st, p, XactLockTag(x), ExclusiveLock)
-	m.mu.Unlock()
 	return x, nil
+}
+
+// grantXactLock gives p the exclusive lock on its new xid x at nesting
+// level. Nobody can wait on x before it is visible as running, so this
+// grant never waits. m.mu is held.
+func (m *Manager) grantXactLock(p *Proc, x XID, level int) {
+	tag := XactLockTag(x)
+	st := &lockState{holders: map[*Proc]*heldLock{}}
+	m.locks.locks[tag] = st
+	m.locks.grant(st, p, tag, ExclusiveLock, level)
 }
 
 // GetSnapshot takes an MVCC snapshot for p.
 func (m *Manager) GetSnapshot(p *Proc) *Snapshot {
 	m.mu.Lock()
+	s := m.buildSnapshot(p)
+	if p.xmin.Load() == 0 || Follows(p.xmin.Load(), s.Xmin) || p.xid.Load() == 0 {
+		// Read committed refreshes its xmin with every snapshot.
+		p.xmin.Store(s.Xmin)
+	}
+	m.mu.Unlock()
+	sortXids(s.Xip)
+	return s
+}
+
+// buildSnapshot lists the running transactions other than p's own: each
+// backend's top-level xid and its subxids, unless it has more than
+// MaxCachedSubxids (then the snapshot is overflowed). m.mu is held.
+func (m *Manager) buildSnapshot(p *Proc) *Snapshot {
 	s := &Snapshot{Xmax: m.nextXid, Own: p.xid.Load()}
 	xmin := s.Xmax
-	for x := range m.running {
-		if x != s.Own {
-			s.Xip = append(s.Xip, x)
+	for _, q := range m.procs {
+		x := q.xid.Load()
+		if x == InvalidXid {
+			continue
 		}
+		// A parent's xid precedes its children's: the top is the oldest.
 		if Precedes(x, xmin) {
 			xmin = x
 		}
+		if q == p {
+			continue // own xids: IsCurrentXid answers for them
+		}
+		s.Xip = append(s.Xip, x)
+		if len(q.subxids) > MaxCachedSubxids {
+			s.SubOverflowed = true
+			s.subtrans = m.subtrans
+			continue
+		}
+		s.Xip = append(s.Xip, q.subxids...)
 	}
 	s.Xmin = xmin
-	if p.xmin.Load() == 0 || Follows(p.xmin.Load(), xmin) || p.xid.Load() == 0 {
-		// Read committed refreshes its xmin with every snapshot.
-		p.xmin.Store(xmin)
-	}
-	m.mu.Unlock()
-	sort.Slice(s.Xip, func(i, j int) bool { return Precedes(s.Xip[i], s.Xip[j]) })
 	return s
+}
+
+func sortXids(x []XID) {
+	sort.Slice(x, func(i, j int) bool { return Precedes(x[i], x[j]) })
 }
 
 // ResetXmin clears the backend's snapshot horizon (no snapshot in use).
@@ -291,8 +371,9 @@ func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, e
 	if xid != InvalidXid {
 		m.commitMu.RLock()
 		defer m.commitMu.RUnlock()
+		subxids := p.liveSubxids()
 		rec := wal.NewRecord(wal.RmXact, InfoCommit, xid)
-		rec.SetMain(encodeRels(opt.DropRels))
+		rec.SetMain(encodeXactMain(opt.DropRels, subxids))
 		var err error
 		end, err = m.wal.Insert(nil, rec)
 		if err != nil {
@@ -305,6 +386,9 @@ func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, e
 				m.asyncCommits = map[XID]wal.LSN{}
 			}
 			m.asyncCommits[xid] = end
+			for _, x := range subxids {
+				m.asyncCommits[x] = end
+			}
 			m.asyncCount.Store(int64(len(m.asyncCommits)))
 			m.asyncMu.Unlock()
 		}
@@ -326,6 +410,7 @@ func (m *Manager) Abort(p *Proc) {
 	xid := p.xid.Load()
 	if xid != InvalidXid {
 		rec := wal.NewRecord(wal.RmXact, InfoAbort, xid)
+		rec.SetMain(encodeXactMain(nil, p.liveSubxids()))
 		_, _ = m.wal.Insert(nil, rec) // an abort record is advisory
 	}
 	m.finish(p, Aborted)
@@ -338,12 +423,22 @@ func (m *Manager) finish(p *Proc, s Status) { m.finishThen(p, s, nil) }
 func (m *Manager) finishThen(p *Proc, s Status, beforeUnlock func()) {
 	xid := p.xid.Load()
 	if xid != InvalidXid {
+		// Subxids first: a reader that finds the top committed must not
+		// find a child still unrecorded (both are running until the
+		// running set drops them below, so snapshots never see the gap).
+		for _, x := range p.subxids {
+			m.clog.Set(x, s)
+		}
 		m.clog.Set(xid, s)
 	}
 	m.mu.Lock()
 	if xid != InvalidXid {
 		delete(m.running, xid)
 	}
+	for _, x := range p.subxids {
+		delete(m.running, x)
+	}
+	p.subs, p.subxids = nil, nil
 	p.xid.Store(InvalidXid)
 	p.xmin.Store(0)
 	m.mu.Unlock()
@@ -353,6 +448,42 @@ func (m *Manager) finishThen(p *Proc, s Status, beforeUnlock func()) {
 	// Waiters wake only after the xid is no longer running, so they see
 	// its final status.
 	m.locks.releaseAll(p)
+}
+
+// encodeXactMain is a commit or abort record's main data: the relation
+// files to drop, then the subtransaction ids that share the record's fate.
+// Records written before subtransactions existed end after the relations.
+func encodeXactMain(rels []uint32, subxids []XID) []byte {
+	b := encodeRels(rels)
+	if len(subxids) == 0 {
+		return b
+	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(subxids)))
+	for _, x := range subxids {
+		b = binary.LittleEndian.AppendUint32(b, x)
+	}
+	return b
+}
+
+// DecodeSubxids reads the subtransaction ids of a commit or abort record.
+func DecodeSubxids(b []byte) []XID {
+	if len(b) < 4 {
+		return nil
+	}
+	nrels := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	if len(b) < 4*nrels+4 {
+		return nil
+	}
+	b = b[4*nrels:]
+	n := int(binary.LittleEndian.Uint32(b))
+	b = b[4:]
+	var out []XID
+	for i := 0; i < n && len(b) >= 4; i++ {
+		out = append(out, binary.LittleEndian.Uint32(b))
+		b = b[4:]
+	}
+	return out
 }
 
 func encodeRels(rels []uint32) []byte {
@@ -380,13 +511,21 @@ func DecodeRels(b []byte) []uint32 {
 
 // RedoXact replays a commit or abort record into the commit log.
 func (m *Manager) RedoXact(d *wal.Decoded) {
-	switch d.Info {
-	case InfoCommit:
-		m.clog.Set(d.Xid, Committed)
-	case InfoAbort:
-		m.clog.Set(d.Xid, Aborted)
+	st := Committed
+	if d.Info == InfoAbort {
+		st = Aborted
+	} else if d.Info != InfoCommit {
+		return
 	}
-	m.AdvanceNextXid(d.Xid)
+	last := d.Xid
+	for _, x := range DecodeSubxids(d.Main) {
+		m.clog.Set(x, st)
+		if Follows(x, last) {
+			last = x
+		}
+	}
+	m.clog.Set(d.Xid, st)
+	m.AdvanceNextXid(last)
 }
 
 // HintSafe reports whether a "committed" hint bit for xid may be written:

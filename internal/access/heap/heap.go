@@ -290,7 +290,7 @@ func (r *Relation) checkModifiable(t Tuple, tx *Txn, self page.ItemPointer) (Out
 	hinted := false
 	if mask&XminCommitted == 0 && mask&XminInvalid == 0 {
 		xmin := t.Xmin()
-		if xmin != tx.Xid {
+		if !tx.IsCurrent(xmin) {
 			switch x.State(xmin) {
 			case xact.InProgress:
 				return Outcome{Result: BeingModified, Xmax: xmin}, false
@@ -312,7 +312,7 @@ func (r *Relation) checkModifiable(t Tuple, tx *Txn, self page.ItemPointer) (Out
 		return Outcome{Result: Ok}, hinted
 	}
 	xmax := t.Xmax()
-	if xmax == tx.Xid {
+	if tx.IsCurrent(xmax) {
 		if mask&XmaxLockOnly != 0 {
 			return Outcome{Result: Ok}, hinted
 		}
@@ -356,7 +356,7 @@ func setXmax(p page.Page, off page.OffsetNumber, t Tuple, tx *Txn, lockOnly bool
 		if keysUpdated {
 			mask2 |= KeysUpdated
 		}
-		if t.Xmin() == tx.Xid && t.Infomask()&XminCommitted == 0 {
+		if t.Infomask()&XminCommitted == 0 && tx.IsCurrent(t.Xmin()) {
 			// Inserted and deleted by this transaction: keep both command
 			// ids through a combo id.
 			cid = tx.Combo.get(t.cmin(tx.Combo), tx.Cid)

@@ -25,7 +25,7 @@ func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 	}
 	p := pool.Page(b)
 	mask := t.Infomask()
-	if mask&XmaxInvalid == 0 && mask&XmaxLockOnly != 0 && t.Xmax() == tx.Xid {
+	if mask&XmaxInvalid == 0 && mask&XmaxLockOnly != 0 && tx.IsCurrent(t.Xmax()) {
 		// Already locked by this transaction.
 		pool.UnlockRelease(b, buffer.Exclusive)
 		return Outcome{Result: Ok}, nil
@@ -48,7 +48,7 @@ func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 // created version t (inserted it, or it is the new version of an update
 // this command made): ON CONFLICT DO UPDATE may not touch such a row again.
 func InsertedByCommand(t Tuple, tx *Txn) bool {
-	return t.Xmin() == tx.Xid && tx.Xid != 0 && t.Infomask()&XminInvalid == 0 && t.cmin(tx.Combo) == tx.Cid
+	return tx.IsCurrent(t.Xmin()) && t.Infomask()&XminInvalid == 0 && t.cmin(tx.Combo) == tx.Cid
 }
 
 // VisibleTo reports whether a copy of a tuple is visible to the

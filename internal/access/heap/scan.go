@@ -275,7 +275,7 @@ func (r *Relation) CheckUniqueVersion(u *stats.Usage, tx *Txn, tid page.ItemPoin
 		alive := true
 		if t.Infomask()&XminInvalid != 0 && t.Infomask()&XminCommitted == 0 {
 			alive = false
-		} else if t.Infomask()&XminCommitted == 0 && xmin != tx.Xid {
+		} else if t.Infomask()&XminCommitted == 0 && !tx.IsCurrent(xmin) {
 			switch x.State(xmin) {
 			case xact.InProgress:
 				return RowInFlight, xmin, none, nil
@@ -289,7 +289,7 @@ func (r *Relation) CheckUniqueVersion(u *stats.Usage, tx *Txn, tid page.ItemPoin
 				return RowLive, 0, page.ItemPointer{Block: tid.Block, Offset: off}, nil
 			}
 			xmax := t.Xmax()
-			if xmax != tx.Xid {
+			if !tx.IsCurrent(xmax) {
 				switch x.State(xmax) {
 				case xact.InProgress:
 					return RowInFlight, xmax, none, nil

@@ -19,6 +19,21 @@ type Txn struct {
 	Combo *ComboCids
 }
 
+// IsCurrent reports whether xid is one of the calling transaction's own
+// (its top level or a subtransaction not rolled back), whose rows it sees
+// by command id rather than by snapshot (TransactionIdIsCurrentTransactionId).
+func (tx *Txn) IsCurrent(xid xact.XID) bool {
+	if xid == xact.InvalidXid {
+		return false
+	}
+	if tx.Proc == nil || tx.Proc.Xid() == xact.InvalidXid {
+		// No xid assigned to the backend: only a special writer (initdb
+		// writes as BootstrapXid) has one of its own.
+		return xid == tx.Xid
+	}
+	return tx.Proc.IsCurrentXid(xid)
+}
+
 // ComboCids maps combo command ids to (cmin, cmax) pairs for tuples a
 // transaction both inserted and deleted (PostgreSQL's combocid.c). Only the
 // owning transaction ever reads them.
@@ -91,14 +106,14 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 			return false, 0
 		}
 		xmin := t.Xmin()
-		if xmin == tx.Xid && xmin != xact.InvalidXid {
+		if tx.IsCurrent(xmin) {
 			if t.cmin(tx.Combo) >= tx.Cid {
 				return false, 0 // inserted by this or a later command
 			}
 			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
 				return true, 0
 			}
-			if t.Xmax() != tx.Xid {
+			if !tx.IsCurrent(t.Xmax()) {
 				return true, 0
 			}
 			return t.cmax(tx.Combo) >= tx.Cid, 0
@@ -122,7 +137,7 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 	}
 	xmax := t.Xmax()
 	if mask&XmaxCommitted == 0 {
-		if xmax == tx.Xid && xmax != xact.InvalidXid {
+		if tx.IsCurrent(xmax) {
 			return t.cmax(tx.Combo) >= tx.Cid, hints
 		}
 		if snap.XidInSnapshot(xmax) {
