@@ -70,6 +70,8 @@ func init() {
 	def(Def{Name: "session_authorization", Kind: String, Default: "postgres", Context: Superuser})
 	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "transaction_read_only", Kind: Bool, Default: "off", Context: User})
+	def(Def{Name: "default_transaction_deferrable", Kind: Bool, Default: "off", Context: User})
+	def(Def{Name: "transaction_deferrable", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "in_hot_standby", Kind: Bool, Default: "off", Context: Internal})
 	def(Def{Name: "default_transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
 	def(Def{Name: "transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})

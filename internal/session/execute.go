@@ -245,6 +245,10 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 }
 
 func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
+	if vs.IsLocal && !s.inBlock {
+		// It still applies, for the rest of the implicit transaction.
+		w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks"))
+	}
 	switch vs.Kind {
 	case pg.VariableSetKind_VAR_SET_VALUE:
 		var parts []string
@@ -280,18 +284,21 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
 		if err != nil {
 			return err
 		}
-		delete(s.settings, strings.ToLower(d.Name))
+		s.changeSetting(strings.ToLower(d.Name), noSetting, vs.IsLocal)
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		s.settings = map[string]string{}
+		for k := range s.settings {
+			s.changeSetting(k, noSetting, false)
+		}
 	case pg.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION ISOLATION LEVEL …
-		for _, a := range vs.Args {
-			de := a.GetDefElem()
-			if de != nil && de.Defname == "transaction_isolation" {
-				if err := s.set("transaction_isolation", de.Arg.GetAConst().GetSval().GetSval(), false); err != nil {
-					return err
-				}
-			}
+		// SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …
+		prefix := ""
+		if vs.Name == "SESSION CHARACTERISTICS" {
+			prefix = "default_"
+		} else if !s.inBlock {
+			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "SET TRANSACTION can only be used in transaction blocks"))
+		}
+		if err := s.applyModeOptions(vs.Args, prefix); err != nil {
+			return err
 		}
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "this form of SET is not supported yet")

@@ -78,6 +78,10 @@ type portal struct {
 	params  []types.Datum
 	formats []int16 // per result column
 	txStart time.Time
+	// inFailedBlock: bound after the block failed (only a COMMIT,
+	// ROLLBACK or ROLLBACK TO can be): it lives on to be executed, while
+	// the portals from before the failure are gone.
+	inFailedBlock bool
 
 	started bool
 	done    bool
@@ -113,13 +117,16 @@ func isPlannable(n *pg.Node) bool {
 	return n.GetSelectStmt() != nil || n.GetInsertStmt() != nil || n.GetUpdateStmt() != nil || n.GetDeleteStmt() != nil
 }
 
+// isTransactionExit reports the statements a failed block still runs
+// (PostgreSQL's IsTransactionExitStmt).
 func isTransactionExit(n *pg.Node) bool {
 	ts := n.GetTransactionStmt()
 	if ts == nil {
 		return false
 	}
 	switch ts.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+	case pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK,
+		pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO, pg.TransactionStmtKind_TRANS_STMT_PREPARE:
 		return true
 	}
 	return false
@@ -168,9 +175,12 @@ func (s *Session) dropPortals(keep func(*portal) bool) {
 }
 
 // gcPortals drops portals whose transaction has ended (by COMMIT or
-// ROLLBACK in a simple query, say).
+// ROLLBACK in a simple query, say), or whose block has failed since they
+// were bound.
 func (s *Session) gcPortals() {
-	s.dropPortals(func(p *portal) bool { return s.inTx && !s.failed && p.txStart.Equal(s.txStart) })
+	s.dropPortals(func(p *portal) bool {
+		return s.inTx && p.txStart.Equal(s.txStart) && (!s.failed || p.inFailedBlock)
+	})
 }
 
 func (p *portal) close() {
@@ -492,7 +502,7 @@ func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params
 	if old := st.portals[portalName]; old != nil {
 		old.close()
 	}
-	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart}
+	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart, inFailedBlock: s.failed}
 	return nil
 }
 
@@ -522,7 +532,9 @@ func (s *Session) DescribeStatement(name string) ([]uint32, []pgwire.FieldDesc, 
 		}
 		return nil, nil, pgerr.Errorf(codeInvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
 	}
-	if s.failed {
+	if s.failed && ps.cols != nil {
+		// As PostgreSQL: only a statement without result columns can be
+		// described in a failed block (the transaction exits).
 		s.extFail()
 		return nil, nil, abortedError()
 	}
@@ -544,7 +556,7 @@ func (s *Session) DescribePortal(name string) ([]pgwire.FieldDesc, error) {
 		s.extFail()
 		return nil, pgerr.Errorf(codeInvalidCursorName, "portal \"%s\" does not exist", name)
 	}
-	if s.failed {
+	if s.failed && p.ps.cols != nil {
 		s.extFail()
 		return nil, abortedError()
 	}
@@ -660,6 +672,9 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 	err := s.withStatement(ctx, func(ctx context.Context) error {
 		resumed := p.started
 		if !p.started {
+			if err := s.checkReadOnly(p.ps.stmt); err != nil {
+				return err
+			}
 			if !s.inTx {
 				s.begin()
 				p.txStart = s.txStart

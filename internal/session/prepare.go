@@ -87,6 +87,9 @@ func (s *Session) sqlExecute(c *exec.Ctx, es *pg.ExecuteStmt, w pgwire.ResultWri
 	if ps.stmt == nil || !isPlannable(ps.stmt) {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "EXECUTE of this statement is not supported")
 	}
+	if err := s.checkReadOnly(ps.stmt); err != nil {
+		return err
+	}
 	params := make([]types.Datum, len(es.Params))
 	comp := &expr.Compiler{}
 	for i, n := range es.Params {

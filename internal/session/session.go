@@ -136,17 +136,24 @@ type Session struct {
 	conf     map[string]string
 
 	// transaction state
-	inBlock   bool // explicit BEGIN … COMMIT
-	failed    bool // a statement failed inside the block
-	inTx      bool
-	txStart   time.Time
-	htx       heap.Txn
-	ctx       catalog.Txn
-	combo     heap.ComboCids
-	snapshot  *xact.Snapshot // repeatable read: the transaction's snapshot
-	snapTaken bool           // a statement of this transaction took a snapshot
-	isolation string
-	localSet  map[string]string // values before SET LOCAL, restored at end
+	inBlock    bool // explicit BEGIN … COMMIT
+	failed     bool // a statement failed inside the block
+	inTx       bool
+	txStart    time.Time
+	htx        heap.Txn
+	ctx        catalog.Txn
+	combo      heap.ComboCids
+	snapshot   *xact.Snapshot // repeatable read: the transaction's snapshot
+	snapTaken  bool           // a statement of this transaction took a snapshot
+	isolation  string
+	readOnly   bool // transaction_read_only of the running transaction
+	deferrable bool // transaction_deferrable of the running transaction
+	// savepoints are the block's open subtransactions, innermost last
+	// (savepoint.go); txAborted: the top-level transaction was already
+	// aborted by an error outside every savepoint (the block is failed).
+	savepoints []*savepoint
+	txAborted  bool
+	gucs       gucStack // settings to restore per transaction level (gucstack.go)
 
 	extended *extState  // prepared statements and portals (extended.go)
 	stmts    *stmtCache // parse trees and analyses to reuse (stmtcache.go)
@@ -175,6 +182,9 @@ func (s *Session) Get(name string) string {
 
 func (s *Session) raw(d *guc.Def) string {
 	k := strings.ToLower(d.Name)
+	if v, ok := s.txSetting(k); ok {
+		return v
+	}
 	if v, ok := s.settings[k]; ok {
 		return v
 	}
@@ -190,8 +200,8 @@ func (s *Session) Setting(name string) string {
 	if err != nil {
 		return ""
 	}
-	if strings.EqualFold(name, "transaction_isolation") && s.inTx {
-		return s.isolation
+	if v, ok := s.txSetting(strings.ToLower(d.Name)); ok {
+		return v
 	}
 	return s.raw(d)
 }
@@ -246,36 +256,15 @@ func (s *Session) set(name, value string, local bool) error {
 			return err
 		}
 	}
-	if k == "transaction_isolation" {
-		if s.inTx && s.snapTaken {
-			return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
-		}
-		if err := checkIsolation(nv); err != nil {
-			return err
-		}
-		if s.inTx {
-			s.isolation = nv
-		}
-		return nil
+	if err := s.checkTxSetting(k, nv); err != nil {
+		return err
 	}
 	if k == "default_transaction_isolation" {
 		if err := checkIsolation(nv); err != nil {
 			return err
 		}
 	}
-	if local && s.inBlock {
-		if s.localSet == nil {
-			s.localSet = map[string]string{}
-		}
-		if _, saved := s.localSet[k]; !saved {
-			old, had := s.settings[k]
-			if !had {
-				old = "\x00"
-			}
-			s.localSet[k] = old
-		}
-	}
-	s.settings[k] = nv
+	s.changeSetting(k, nv, local)
 	return nil
 }
 
@@ -335,9 +324,13 @@ func (s *Session) begin() {
 	s.snapshot = nil
 	s.snapTaken = false
 	s.isolation = s.Setting("default_transaction_isolation")
+	s.readOnly = s.Setting("default_transaction_read_only") == "on"
+	s.deferrable = s.Setting("default_transaction_deferrable") == "on"
+	s.gucBegin()
 }
 
-// commit ends the transaction as committed.
+// commit ends the transaction as committed (with every savepoint still
+// open in it).
 func (s *Session) commit() error {
 	if !s.inTx {
 		return nil
@@ -353,20 +346,26 @@ func (s *Session) commit() error {
 	_, err := s.eng.Xact.Commit(&s.usage, s.proc, xact.CommitOptions{DropRels: drops, Sync: sync || len(drops) > 0, BeforeUnlock: invalidate})
 	if err != nil {
 		s.cleanupStorage(false)
+		s.gucEnd(false)
 		s.endTx()
 		return err
 	}
 	s.cleanupStorage(true)
+	s.gucEnd(true)
 	s.endTx()
 	return nil
 }
 
+// abort ends the transaction as aborted, whatever state its block is in.
 func (s *Session) abort() {
 	if !s.inTx {
 		return
 	}
-	s.eng.Xact.Abort(s.proc)
-	s.cleanupStorage(false)
+	if !s.txAborted {
+		s.eng.Xact.Abort(s.proc)
+		s.cleanupStorage(false)
+	}
+	s.gucEnd(false)
 	s.endTx()
 }
 
@@ -377,14 +376,20 @@ func (s *Session) cleanupStorage(committed bool) {
 	if committed {
 		rels = s.ctx.Dropped
 	}
+	s.dropRelationFiles(rels)
+	if s.ctx.Dirty {
+		s.eng.Catalog.Invalidate()
+	}
+}
+
+// dropRelationFiles removes relation files and forgets what is cached of
+// them.
+func (s *Session) dropRelationFiles(rels []uint32) {
 	for _, r := range rels {
 		s.eng.Pool.DropRelation(smgr.RelFileNumber(r), 0, 0, true)
 		s.eng.Smgr.Unlink(smgr.RelFileNumber(r))
 		s.eng.Catalog.ForgetHeap(r)
 		exec.ForgetIndex(s.eng, r)
-	}
-	if s.ctx.Dirty {
-		s.eng.Catalog.Invalidate()
 	}
 }
 
@@ -392,15 +397,10 @@ func (s *Session) endTx() {
 	s.inTx = false
 	s.inBlock = false
 	s.failed = false
+	s.txAborted = false
+	s.savepoints = nil
+	s.gucs = nil
 	s.snapshot = nil
-	for k, v := range s.localSet {
-		if v == "\x00" {
-			delete(s.settings, k)
-		} else {
-			s.settings[k] = v
-		}
-	}
-	s.localSet = nil
 	s.ctx = catalog.Txn{}
 }
 
@@ -502,7 +502,13 @@ func parseError(err error) error {
 // keepOpen: the statement is part of an implicit multi-statement block.
 func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, w pgwire.ResultWriter, keepOpen bool) error {
 	if ts := stmt.GetTransactionStmt(); ts != nil {
-		return s.transactionStmt(ts, w)
+		err := s.transactionStmt(ts, w)
+		if err != nil {
+			// Like any error in a block (RELEASE of an unknown savepoint,
+			// say), it fails the block.
+			s.statementFailed(keepOpen)
+		}
+		return err
 	}
 	if s.failed {
 		return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -515,6 +521,10 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	implicit := !s.inTx
 	if implicit {
 		s.begin()
+	}
+	if err := s.checkReadOnly(stmt); err != nil {
+		s.statementFailed(keepOpen)
+		return err
 	}
 	if needsSnapshot(stmt) {
 		s.statementSnapshot()
@@ -542,11 +552,7 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		if pgerr.Code(err) == pgerr.QueryCanceled || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			err = canceledError(ctx)
 		}
-		if s.inBlock {
-			s.failBlock()
-		} else if !keepOpen {
-			s.abort()
-		}
+		s.statementFailed(keepOpen)
 		return err
 	}
 	s.htx.Cid++
@@ -563,18 +569,35 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	return nil
 }
 
-// failBlock aborts the transaction of an explicit block after an error and
-// leaves the block in the failed state: its locks are released at once (so
-// a deadlock victim's partner can go on), and every statement but COMMIT
-// or ROLLBACK gets 25P02 until the block ends. Outside a block, or in a
-// block that already failed, it does nothing.
+// statementFailed ends what a failed statement leaves: an explicit block
+// becomes failed; a lone statement's transaction is rolled back (a
+// multi-statement message's implicit block is rolled back by its caller).
+func (s *Session) statementFailed(keepOpen bool) {
+	if s.inBlock {
+		s.failBlock()
+	} else if !keepOpen {
+		s.abort()
+	}
+}
+
+// failBlock handles an error inside an explicit block: the innermost
+// savepoint's subtransaction is rolled back at once, or, outside every
+// savepoint, the whole transaction (so its locks go at once and a deadlock
+// victim's partner can go on). The block is then failed: every statement
+// but COMMIT, ROLLBACK or ROLLBACK TO gets 25P02 until one ends it. Outside
+// a block, or in a block that already failed, it does nothing.
 func (s *Session) failBlock() {
 	if !s.inBlock || s.failed {
 		return
 	}
+	s.failed = true
+	if n := len(s.savepoints); n > 0 {
+		s.abortSubXact(s.savepoints[n-1])
+		return
+	}
 	s.eng.Xact.Abort(s.proc)
 	s.cleanupStorage(false)
-	s.failed = true
+	s.txAborted = true
 }
 
 // needsSnapshot reports whether a statement reads or writes data and so
@@ -607,68 +630,6 @@ func nonTxName(n *pg.Node) string {
 		return "VACUUM"
 	}
 	return "this statement"
-}
-
-func (s *Session) transactionStmt(ts *pg.TransactionStmt, w pgwire.ResultWriter) error {
-	switch ts.Kind {
-	case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
-		if s.failed {
-			return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
-		}
-		if s.inBlock {
-			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.ActiveSQLTransaction, "there is already a transaction in progress"))
-			return w.CommandComplete("BEGIN")
-		}
-		if !s.inTx {
-			s.begin()
-		}
-		s.inBlock = true
-		for _, o := range ts.Options {
-			de := o.GetDefElem()
-			if de == nil {
-				continue
-			}
-			switch de.Defname {
-			case "transaction_isolation":
-				v := de.Arg.GetAConst().GetSval().GetSval()
-				if err := checkIsolation(v); err != nil {
-					s.abort()
-					return err
-				}
-				s.isolation = v
-			}
-		}
-		return w.CommandComplete("BEGIN")
-	case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
-		if !s.inBlock {
-			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "there is no transaction in progress"))
-			if s.inTx {
-				if err := s.commit(); err != nil {
-					return err
-				}
-			}
-			return w.CommandComplete("COMMIT")
-		}
-		if s.failed {
-			s.endTx()
-			return w.CommandComplete("ROLLBACK")
-		}
-		if err := s.commit(); err != nil {
-			return err
-		}
-		return w.CommandComplete("COMMIT")
-	case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
-		if !s.inBlock {
-			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "there is no transaction in progress"))
-		}
-		if s.failed {
-			s.endTx()
-		} else {
-			s.abort()
-		}
-		return w.CommandComplete("ROLLBACK")
-	}
-	return pgerr.Errorf(pgerr.FeatureNotSupported, "savepoints and two-phase commit are not supported yet")
 }
 
 // newCtx builds the executor context for a statement.

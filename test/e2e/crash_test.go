@@ -209,7 +209,7 @@ func (cw *crashWorkload) worker(w int, wg *sync.WaitGroup) {
 		id := cw.nextID.Add(1)
 		ins := fmt.Sprintf("INSERT INTO ledger VALUES (%d, %d, md5('%d'))", id, w, id)
 		bump := fmt.Sprintf("UPDATE counters SET n = n + 1 WHERE w = %d", w)
-		kind := r.IntN(10)
+		kind := r.IntN(11)
 		cw.led.set(id, w, neverCommitted)
 		switch {
 		case kind < 6: // BEGIN … COMMIT
@@ -255,6 +255,10 @@ func (cw *crashWorkload) worker(w int, wg *sync.WaitGroup) {
 					return
 				}
 			}
+		case kind < 10: // savepoints: one rolled back, one released, one failed
+			if !cw.savepoints(run, w, id, ins, bump) {
+				return
+			}
 		default: // fails on a duplicate key, then COMMIT reports ROLLBACK
 			for _, q := range []string{"BEGIN", ins, bump} {
 				if _, err := run(q); err != nil {
@@ -275,8 +279,42 @@ func (cw *crashWorkload) worker(w int, wg *sync.WaitGroup) {
 	}
 }
 
+// savepoints runs a block whose first row is written in a savepoint that
+// is rolled back and whose second in one that is released, then fails a
+// third savepoint on a duplicate key and rolls back to it before
+// committing: only the second row (id2) may survive, with one counter
+// bump. It reports whether the worker may go on.
+func (cw *crashWorkload) savepoints(run func(string) (string, error), w int, id int64, ins, bump string) bool {
+	id2 := cw.nextID.Add(1)
+	cw.led.set(id2, w, neverCommitted)
+	ins2 := fmt.Sprintf("INSERT INTO ledger VALUES (%d, %d, md5('%d'))", id2, w, id2)
+	for _, q := range []string{"BEGIN", "SAVEPOINT a", ins, bump, "ROLLBACK TO a", "SAVEPOINT b", ins2, bump, "RELEASE b", "SAVEPOINT c"} {
+		if _, err := run(q); err != nil {
+			cw.fail("worker %d %s: %v", w, q, err)
+			return false
+		}
+	}
+	if _, err := run(ins2); sqlState(err) != "23505" {
+		cw.fail("worker %d duplicate insert in a savepoint: want 23505, got %v", w, err)
+		return false
+	}
+	if _, err := run("ROLLBACK TO c"); err != nil {
+		cw.fail("worker %d ROLLBACK TO c: %v", w, err)
+		return false
+	}
+	cw.led.set(id2, w, inDoubt)
+	tag, err := run("COMMIT")
+	if err != nil || tag != "COMMIT" {
+		cw.fail("worker %d COMMIT after savepoints: %q %v", w, tag, err)
+		return false
+	}
+	cw.led.set(id2, w, acknowledged)
+	return true
+}
+
 // dangler keeps transactions open (never committed) while the server is
-// killed, with rows inserted and counter 0 updated.
+// killed, with rows inserted and counter 0 updated, some of them in open
+// or released savepoints.
 func (cw *crashWorkload) dangler(wg *sync.WaitGroup) {
 	defer wg.Done()
 	r := rand.New(rand.NewPCG(cw.seed, 1000))
@@ -296,6 +334,12 @@ func (cw *crashWorkload) dangler(wg *sync.WaitGroup) {
 			id := cw.nextID.Add(1)
 			cw.led.set(id, 0, neverCommitted)
 			q := fmt.Sprintf("INSERT INTO ledger VALUES (%d, 0, 'never'); UPDATE counters SET n = n + 1 WHERE w = 0", id)
+			switch r.IntN(4) {
+			case 0:
+				q = "SAVEPOINT d; " + q
+			case 1:
+				q = "SAVEPOINT d; " + q + "; RELEASE d"
+			}
 			if _, err := c.Exec(ctx, q); err != nil {
 				cw.fail("dangler: %v", err)
 				return

@@ -410,7 +410,9 @@ func TestRepeatableReadSerializationFailure(t *testing.T) {
 	}
 }
 
-// SERIALIZABLE is refused rather than silently run as a weaker level.
+// SERIALIZABLE is refused rather than silently run as a weaker level. A
+// refused BEGIN still opens the block, failed: the client's next
+// statements get 25P02 instead of committing one by one.
 func TestSerializableRefused(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -418,8 +420,8 @@ func TestSerializableRefused(t *testing.T) {
 		sql    string
 		status byte // transaction status after the error
 	}{
-		{"BEGIN ISOLATION LEVEL", "", "BEGIN ISOLATION LEVEL SERIALIZABLE", 'I'},
-		{"START TRANSACTION", "", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'I'},
+		{"BEGIN ISOLATION LEVEL", "", "BEGIN ISOLATION LEVEL SERIALIZABLE", 'E'},
+		{"START TRANSACTION", "", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'E'},
 		{"SET TRANSACTION in block", "BEGIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'E'},
 		{"SET transaction_isolation in block", "BEGIN", "SET transaction_isolation = 'serializable'", 'E'},
 		{"SET default_transaction_isolation", "", "SET default_transaction_isolation = 'serializable'", 'I'},

@@ -31,6 +31,8 @@ func (f *catalogFuncs) sequenceCall(name string, args []types.Datum) (types.Datu
 	mode := xact.RowExclusiveLock
 	if name == "currval" || name == "lastval" {
 		mode = xact.AccessShareLock
+	} else if c.Setting != nil && c.Setting("transaction_read_only") == "on" {
+		return types.Null(), pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", name)
 	}
 	seq, err := f.openSequence(oid, mode)
 	if err != nil {

@@ -1,0 +1,119 @@
+package session
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// checkReadOnly refuses a statement that would write in a read-only
+// transaction (START TRANSACTION READ ONLY, default_transaction_read_only),
+// as PostgreSQL's ExecCheckXactReadOnly and PreventCommandIfReadOnly do:
+// 25006 "cannot execute <command> in a read-only transaction". Reads,
+// SET/SHOW, VACUUM, ANALYZE and CHECKPOINT stay allowed; sequence
+// functions check for themselves.
+func (s *Session) checkReadOnly(stmt *pg.Node) error {
+	if !s.readOnly {
+		return nil
+	}
+	if name := writeCommandName(stmt); name != "" {
+		return pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
+	}
+	return nil
+}
+
+// writeCommandName is PostgreSQL's command name of a statement that
+// writes data or catalogs, or "" for one that does not.
+func writeCommandName(n *pg.Node) string {
+	switch {
+	case n.GetInsertStmt() != nil:
+		return "INSERT"
+	case n.GetUpdateStmt() != nil:
+		return "UPDATE"
+	case n.GetDeleteStmt() != nil:
+		return "DELETE"
+	case n.GetSelectStmt() != nil:
+		if sel := n.GetSelectStmt(); sel.IntoClause != nil {
+			return "SELECT INTO"
+		} else if len(sel.LockingClause) > 0 {
+			return "SELECT FOR UPDATE"
+		}
+	case n.GetCreateTableAsStmt() != nil:
+		return "CREATE TABLE AS"
+	case n.GetCreateStmt() != nil:
+		return "CREATE TABLE"
+	case n.GetIndexStmt() != nil:
+		return "CREATE INDEX"
+	case n.GetCreateSeqStmt() != nil:
+		return "CREATE SEQUENCE"
+	case n.GetAlterSeqStmt() != nil:
+		return "ALTER SEQUENCE"
+	case n.GetDropStmt() != nil:
+		return "DROP " + objectTypeName(n.GetDropStmt().RemoveType)
+	case n.GetAlterTableStmt() != nil:
+		return "ALTER " + objectTypeName(n.GetAlterTableStmt().Objtype)
+	case n.GetRenameStmt() != nil:
+		return "ALTER " + objectTypeName(n.GetRenameStmt().RenameType)
+	case n.GetTruncateStmt() != nil:
+		return "TRUNCATE TABLE"
+	case n.GetCopyStmt() != nil:
+		if n.GetCopyStmt().IsFrom {
+			return "COPY FROM"
+		}
+	case n.GetCreateRoleStmt() != nil:
+		return "CREATE ROLE"
+	case n.GetAlterRoleStmt() != nil:
+		return "ALTER ROLE"
+	case n.GetDropRoleStmt() != nil:
+		return "DROP ROLE"
+	case n.GetGrantRoleStmt() != nil:
+		if n.GetGrantRoleStmt().IsGrant {
+			return "GRANT ROLE"
+		}
+		return "REVOKE ROLE"
+	case n.GetExplainStmt() != nil:
+		ex := n.GetExplainStmt()
+		for _, o := range ex.Options {
+			if de := o.GetDefElem(); de != nil && de.Defname == "analyze" && !isFalseOption(de) {
+				return writeCommandName(ex.Query)
+			}
+		}
+	}
+	return ""
+}
+
+func isFalseOption(de *pg.DefElem) bool {
+	if de.Arg == nil {
+		return false
+	}
+	if c := de.Arg.GetAConst(); c != nil {
+		if b := c.GetBoolval(); b != nil {
+			return !b.Boolval
+		}
+		if sv := c.GetSval(); sv != nil {
+			return sv.Sval == "false" || sv.Sval == "off"
+		}
+	}
+	if sv := de.Arg.GetString_(); sv != nil {
+		return sv.Sval == "false" || sv.Sval == "off"
+	}
+	return false
+}
+
+func objectTypeName(t pg.ObjectType) string {
+	switch t {
+	case pg.ObjectType_OBJECT_INDEX:
+		return "INDEX"
+	case pg.ObjectType_OBJECT_SEQUENCE:
+		return "SEQUENCE"
+	case pg.ObjectType_OBJECT_VIEW:
+		return "VIEW"
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return "SCHEMA"
+	case pg.ObjectType_OBJECT_FUNCTION:
+		return "FUNCTION"
+	case pg.ObjectType_OBJECT_TYPE:
+		return "TYPE"
+	}
+	return "TABLE"
+}
