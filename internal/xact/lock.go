@@ -49,7 +49,17 @@ const (
 	LockTransaction uint8 = 2 // A = xid
 	LockKey         uint8 = 3 // A = relation oid, B = hash of a key value (KeyTag)
 	LockKeys        uint8 = 4 // A = relation oid: all its keys (escalated key locks)
+	LockAdvisory    uint8 = 5 // A, B = high and low halves of a bigint key
+	LockAdvisory2   uint8 = 6 // A, B = a key of two integers
 )
+
+// AdvisoryTag is the tag of the advisory lock on a bigint key.
+func AdvisoryTag(key uint64) LockTag {
+	return LockTag{Kind: LockAdvisory, A: uint32(key >> 32), B: uint32(key)}
+}
+
+// AdvisoryPairTag is the tag of the advisory lock on a pair of integers.
+func AdvisoryPairTag(k1, k2 uint32) LockTag { return LockTag{Kind: LockAdvisory2, A: k1, B: k2} }
 
 // LockTag names a lockable object.
 type LockTag struct {
@@ -413,6 +423,10 @@ func describeTag(t LockTag) string {
 		return fmt.Sprintf("key %d of relation %d of database 5", t.B, t.A)
 	case LockKeys:
 		return fmt.Sprintf("keys of relation %d of database 5", t.A)
+	case LockAdvisory:
+		return fmt.Sprintf("advisory lock [5,%d,%d,1]", t.A, t.B)
+	case LockAdvisory2:
+		return fmt.Sprintf("advisory lock [5,%d,%d,2]", t.A, t.B)
 	}
 	return "object"
 }

@@ -178,6 +178,10 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return f.pgHasRole(name[len("pg_has_role:"):], args)
 	case "nextval", "currval", "setval", "lastval", "pg_get_serial_sequence":
 		return f.sequenceCall(name, args)
+	case "pg_advisory_lock", "pg_advisory_lock_shared", "pg_advisory_xact_lock", "pg_advisory_xact_lock_shared",
+		"pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
+		return f.advisoryCall(name, args)
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {

@@ -288,7 +288,23 @@ var catalogCalls = map[string]struct {
 	"setval":                 {[]types.Type{types.Oid, types.Int8, types.Boolean}, 2, types.Int8},
 	"lastval":                {nil, 0, types.Int8},
 	"pg_get_serial_sequence": {[]types.Type{types.Text, types.Text}, 2, types.Text},
+	// Advisory locks: a bigint key, or two integers (exec/advisory.go).
+	"pg_advisory_lock":                 {advisoryKey, 1, types.Void},
+	"pg_advisory_lock_shared":          {advisoryKey, 1, types.Void},
+	"pg_advisory_xact_lock":            {advisoryKey, 1, types.Void},
+	"pg_advisory_xact_lock_shared":     {advisoryKey, 1, types.Void},
+	"pg_try_advisory_lock":             {advisoryKey, 1, types.Boolean},
+	"pg_try_advisory_lock_shared":      {advisoryKey, 1, types.Boolean},
+	"pg_try_advisory_xact_lock":        {advisoryKey, 1, types.Boolean},
+	"pg_try_advisory_xact_lock_shared": {advisoryKey, 1, types.Boolean},
+	"pg_advisory_unlock":               {advisoryKey, 1, types.Boolean},
+	"pg_advisory_unlock_shared":        {advisoryKey, 1, types.Boolean},
+	"pg_advisory_unlock_all":           {nil, 0, types.Void},
 }
+
+// advisoryKey: (bigint) or (integer, integer); the first argument of the
+// pair form is read as a bigint and must fit an integer.
+var advisoryKey = []types.Type{types.Int8, types.Int4}
 
 // regclassArg marks the functions whose first argument is a regclass: a
 // string there names a relation.
