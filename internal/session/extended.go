@@ -78,14 +78,14 @@ type portal struct {
 	params  []types.Datum
 	formats []int16 // per result column
 	txStart time.Time
-	// inFailedBlock: bound after the block failed (only a COMMIT,
-	// ROLLBACK or ROLLBACK TO can be): it lives on to be executed, while
-	// the portals from before the failure are gone.
-	inFailedBlock bool
+	// createLevel is the savepoint level the portal was bound at; failed:
+	// its own execution failed inside a savepoint that was rolled back,
+	// so it cannot run again (portallife.go).
+	createLevel int
+	failed      bool
 
 	started bool
 	done    bool
-	count   int64
 	// plannable statements: the open plan
 	c      *exec.Ctx
 	node   exec.Node
@@ -146,41 +146,6 @@ func maxParam(m proto.Message) int {
 		return true
 	})
 	return n
-}
-
-// extFail handles an error of an extended-protocol message: the implicit
-// transaction is rolled back, or the explicit block becomes failed; the
-// transaction's portals are gone either way.
-func (s *Session) extFail() {
-	if s.inBlock {
-		s.failBlock()
-	} else if s.inTx {
-		s.abort()
-	}
-	s.dropPortals(nil)
-}
-
-// dropPortals closes the portals (all, or those for which keep is false).
-func (s *Session) dropPortals(keep func(*portal) bool) {
-	if s.extended == nil {
-		return
-	}
-	for name, p := range s.extended.portals {
-		if keep != nil && keep(p) {
-			continue
-		}
-		p.close()
-		delete(s.extended.portals, name)
-	}
-}
-
-// gcPortals drops portals whose transaction has ended (by COMMIT or
-// ROLLBACK in a simple query, say), or whose block has failed since they
-// were bound.
-func (s *Session) gcPortals() {
-	s.dropPortals(func(p *portal) bool {
-		return s.inTx && p.txStart.Equal(s.txStart) && (!s.failed || p.inFailedBlock)
-	})
 }
 
 func (p *portal) close() {
@@ -502,7 +467,8 @@ func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params
 	if old := st.portals[portalName]; old != nil {
 		old.close()
 	}
-	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart, inFailedBlock: s.failed}
+	level := s.proc.SubLevel()
+	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart, createLevel: level}
 	return nil
 }
 
@@ -606,6 +572,14 @@ func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwir
 	}
 	p.w = w
 	defer func() { p.w = nil }()
+	if s.failed && (p.ps.stmt == nil || !isTransactionExit(p.ps.stmt)) {
+		s.extFail()
+		return false, abortedError()
+	}
+	if p.failed {
+		s.extFail()
+		return false, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "portal \"%s\" cannot be run", p.name)
+	}
 	if p.ps.stmt == nil {
 		p.done = true
 		return false, w.EmptyQuery()
@@ -613,10 +587,6 @@ func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwir
 	if p.done {
 		// Executing a completed portal again returns no more rows.
 		return false, w.CommandComplete(p.completionTag(0))
-	}
-	if s.failed && !isTransactionExit(p.ps.stmt) {
-		s.extFail()
-		return false, abortedError()
 	}
 	var suspended bool
 	var err error
@@ -627,7 +597,9 @@ func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwir
 	}
 	if err != nil {
 		p.close()
+		s.failingPortal = p
 		s.extFail()
+		s.failingPortal = nil
 		return false, err
 	}
 	if !suspended && !s.portalsRunning() {
@@ -722,14 +694,14 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 				if !resumed {
 					s.htx.Cid++
 				}
-				return w.CommandComplete(p.completionTag(p.count))
+				// The tag counts this Execute's rows, as PostgreSQL's.
+				return w.CommandComplete(p.completionTag(int64(sent)))
 			}
 			buf = encodeRow(s.typeSettings(), buf[:0], vals, cols, p.formats, row)
 			if err := w.DataRow(vals); err != nil {
 				return err
 			}
 			sent++
-			p.count++
 		}
 		suspended = true
 		return nil

@@ -80,6 +80,7 @@ func (s *Session) releaseSavepoint(name string, w pgwire.ResultWriter) error {
 		return noSuchSavepoint(name)
 	}
 	for len(s.savepoints) > i {
+		s.portalsAtSubCommit(s.proc.SubLevel())
 		s.eng.Xact.ReleaseSubXact(s.proc)
 		s.gucReleaseLevel()
 		s.savepoints = s.savepoints[:len(s.savepoints)-1]
@@ -115,6 +116,7 @@ func (s *Session) abortSubXact(sp *savepoint) {
 		return
 	}
 	sp.aborted = true
+	s.portalsAtSubAbort(s.proc.SubLevel())
 	s.eng.Xact.RollbackSubXact(s.proc)
 	s.gucAbortLevel()
 	// Relation files the subtransaction created go; drops it scheduled

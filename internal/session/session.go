@@ -155,9 +155,12 @@ type Session struct {
 	txAborted  bool
 	gucs       gucStack // settings to restore per transaction level (gucstack.go)
 
-	extended *extState  // prepared statements and portals (extended.go)
-	stmts    *stmtCache // parse trees and analyses to reuse (stmtcache.go)
-	seqs     sequence.Session
+	extended *extState // prepared statements and portals (extended.go)
+	// failingPortal is the portal whose execution raised the error being
+	// handled, if any (portallife.go).
+	failingPortal *portal
+	stmts         *stmtCache // parse trees and analyses to reuse (stmtcache.go)
+	seqs          sequence.Session
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -595,6 +598,7 @@ func (s *Session) failBlock() {
 		s.abortSubXact(s.savepoints[n-1])
 		return
 	}
+	s.portalsAtAbort()
 	s.eng.Xact.Abort(s.proc)
 	s.cleanupStorage(false)
 	s.txAborted = true
