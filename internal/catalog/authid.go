@@ -120,7 +120,7 @@ func (c *Catalog) CreateAuthid(tx *Txn) error {
 	}
 	d := PgAuthid
 	row := classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)
-	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.Heap.Xid)
+	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return err
 	}

@@ -247,6 +247,22 @@ type Txn struct {
 	Dropped []uint32
 }
 
+// newRelFrozenXid is the relfrozenxid of a relation tx creates: a bound
+// below every xid its rows can ever have (PostgreSQL uses RecentXmin).
+// Not the creating xid: it may be a subtransaction's, and transactions
+// older than the creator that are still running may write the table once
+// it commits. The statement snapshot's xmin precedes every xid running when
+// it was taken, and every later xid follows it.
+func (tx *Txn) newRelFrozenXid() xact.XID {
+	if s := tx.Heap.Snap; s != nil && s.Xmin != xact.InvalidXid {
+		return s.Xmin
+	}
+	if tx.Heap.Proc != nil && tx.Heap.Proc.Xid() != xact.InvalidXid {
+		return tx.Heap.Proc.Xid()
+	}
+	return tx.Heap.Xid
+}
+
 // scan calls fn for every row of a catalog table visible to tx.
 //
 // Catalog rows are read under a fresh snapshot, not the statement's (as

@@ -97,8 +97,7 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 		return 0, err
 	}
 	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
-	// Every row the table will hold has an xmin at or after its creator's.
-	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.Heap.Xid)
+	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}

@@ -308,7 +308,7 @@ func (c *Catalog) CreateSystemTable(tx *Txn, d *TableDef) error {
 		return err
 	}
 	row := classRow(d.OID, d.Name, PgCatalogNamespace, KindTable, d.OID, len(d.Columns), HeapAmOID, false, nil)
-	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.Heap.Xid)
+	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return err
 	}

@@ -314,7 +314,7 @@ func (m *ModifyTable) checkTupleVisible(c *Ctx, t heap.Tuple) error {
 	if !c.repeatableRead() || heap.VisibleTo(m.Rel.Heap, t, c.Tx.Heap) {
 		return nil
 	}
-	if t.Xmin() == c.Tx.Heap.Xid {
+	if c.Tx.Heap.IsCurrent(t.Xmin()) {
 		return nil // our own row, inserted by this very command
 	}
 	return pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
