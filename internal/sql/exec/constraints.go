@@ -559,7 +559,7 @@ func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constr
 		if kind == "Delete" {
 			_, _, err = cm.delete(c, r)
 		} else {
-			_, _, err = cm.update(c, r)
+			_, _, _, err = cm.update(c, r)
 		}
 		if err != nil {
 			return err

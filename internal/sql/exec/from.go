@@ -63,32 +63,18 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 	if err := refuseUnsupportedSelect(s); err != nil {
 		return nil, nil, nil, err
 	}
+	if !p.sysNoted {
+		p.noteSystemColumns(s)
+	}
 	qs := &queryState{level: level}
 	p.q.stack = append(p.q.stack, qs)
 	defer func() { p.q.stack = p.q.stack[:len(p.q.stack)-1] }()
 	if w := s.WithClause; w != nil {
-		if w.Recursive {
-			return nil, nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported yet")
+		pop, err := p.pushCTEs(w, parent, level)
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		m := map[string]*cteDef{}
-		p.q.ctes = append(p.q.ctes, m)
-		defer func() { p.q.ctes = p.q.ctes[:len(p.q.ctes)-1] }()
-		for _, n := range w.Ctes {
-			ce := n.GetCommonTableExpr()
-			sel := ce.Ctequery.GetSelectStmt()
-			if sel == nil {
-				return nil, nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported yet")
-			}
-			if m[ce.Ctename] != nil {
-				return nil, nil, nil, pgerr.Errorf("42712", "WITH query name \"%s\" specified more than once", ce.Ctename)
-			}
-			node, cols, _, err := p.planQuery(sel, parent, level)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			cols = renameCols(cols, ce.Aliascolnames)
-			m[ce.Ctename] = &cteDef{name: ce.Ctename, node: node, cols: cols, mat: &cteState{}}
-		}
+		defer pop()
 	}
 	var node Node
 	var cols []Column
@@ -99,6 +85,37 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 		node, cols, err = p.planSimple(s, parent, level)
 	}
 	return node, cols, qs, err
+}
+
+// pushCTEs plans the queries of a WITH clause and makes them visible to
+// what is planned until the returned function is called.
+func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func(), error) {
+	if w.Recursive {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported yet")
+	}
+	m := map[string]*cteDef{}
+	p.q.ctes = append(p.q.ctes, m)
+	pop := func() { p.q.ctes = p.q.ctes[:len(p.q.ctes)-1] }
+	for _, n := range w.Ctes {
+		ce := n.GetCommonTableExpr()
+		sel := ce.Ctequery.GetSelectStmt()
+		if sel == nil {
+			pop()
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported yet")
+		}
+		if m[ce.Ctename] != nil {
+			pop()
+			return nil, pgerr.Errorf("42712", "WITH query name \"%s\" specified more than once", ce.Ctename)
+		}
+		node, cols, _, err := p.planQuery(sel, parent, level)
+		if err != nil {
+			pop()
+			return nil, err
+		}
+		cols = renameCols(cols, ce.Aliascolnames)
+		m[ce.Ctename] = &cteDef{name: ce.Ctename, node: node, cols: cols, mat: &cteState{}}
+	}
+	return pop, nil
 }
 
 func renameCols(cols []Column, names []*pg.Node) []Column {
@@ -303,7 +320,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			col.table, col.attnum = rel.OID, a.Num
 			cols = append(cols, col)
 		}
-		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias}, cols), nil
+		sys := p.sysAttrs()
+		cols = append(cols, sysScopeCols(alias, rel, sys)...)
+		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias, sys: sys}, cols), nil
 
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
@@ -461,11 +480,11 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		if je.IsNatural {
 			for _, lc := range sc.cols[l.offset : l.offset+l.width] {
-				if lc.hidden {
+				if lc.hidden || lc.system {
 					continue
 				}
 				for _, rc := range sc.cols[r.offset : r.offset+r.width] {
-					if rc.name == lc.name && !rc.hidden {
+					if rc.name == lc.name && !rc.hidden && !rc.system {
 						usingNames = append(usingNames, lc.name)
 					}
 				}
@@ -475,7 +494,7 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			find := func(side *jtree, what string) (int, error) {
 				found := -1
 				for i := side.offset; i < side.offset+side.width; i++ {
-					if sc.cols[i].name == name && !sc.cols[i].hidden {
+					if sc.cols[i].name == name && !sc.cols[i].hidden && !sc.cols[i].system {
 						if found >= 0 {
 							return 0, pgerr.Errorf(pgerr.AmbiguousColumn, "common column name \"%s\" appears more than once in %s table", name, what)
 						}
@@ -521,7 +540,7 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			alias, names := aliasOf(je.Alias, "")
 			k := 0
 			for i := t.offset; i < t.offset+t.width; i++ {
-				if sc.cols[i].hidden {
+				if sc.cols[i].hidden || sc.cols[i].system {
 					continue
 				}
 				sc.cols[i].rel = alias
@@ -681,7 +700,7 @@ func (p *Planner) buildNode(t *jtree) (Node, error) {
 		}
 		fi := t.fi
 		if fi.rel != nil {
-			return p.scanFor(fi, q, false), nil
+			return p.scanFor(fi, q, fi.withTID), nil
 		}
 		switch n := fi.node.(type) {
 		case *FunctionScan:

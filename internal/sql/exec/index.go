@@ -96,6 +96,7 @@ type IndexScan struct {
 	UpperIn bool
 	Cond    string // Index Cond as EXPLAIN prints it
 	Qual    expr.Expr
+	Sys     []sysAttr // system columns after the table's (syscols.go)
 	WithTID bool
 
 	cur   *btree.Cursor
@@ -103,7 +104,7 @@ type IndexScan struct {
 	natts int
 }
 
-func (s *IndexScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
+func (s *IndexScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
 
 func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 	out := make([]types.Datum, len(es))
@@ -167,16 +168,9 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		if !found {
 			continue
 		}
-		n := s.natts
-		if s.WithTID {
-			n++
-		}
-		row := make(Row, n)
-		if err := s.def.Deform(t, row[:s.natts]); err != nil {
+		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, vtid)
+		if err != nil {
 			return nil, err
-		}
-		if s.WithTID {
-			row[s.natts] = TIDDatum(vtid)
 		}
 		if s.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)

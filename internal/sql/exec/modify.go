@@ -22,8 +22,15 @@ type ModifyTable struct {
 	NewRow []expr.Expr
 	// Qual is re-checked on a newer row version after a concurrent update
 	// (READ COMMITTED's EvalPlanQual).
-	Qual      expr.Expr
-	Returning []expr.Expr
+	Qual expr.Expr
+	// Sys are the system columns the input's rows carry after the
+	// table's (EvalPlanQual rebuilds them for a newer row version).
+	Sys []sysAttr
+	// TargetWidth is how much of an input row is the target table's
+	// (columns, system columns, TID last); 0: all of it. Update and
+	// delete with FROM / USING have the other items' columns after it.
+	TargetWidth int
+	Returning   []expr.Expr
 	RetCols   []Column
 	// Conflict is an INSERT's ON CONFLICT clause (nil: none).
 	Conflict *OnConflict
@@ -130,7 +137,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 			}
 			out = row
 		case "Update":
-			row, ok, err := m.update(c, in)
+			row, ntid, ok, err := m.update(c, in)
 			if err != nil {
 				return err
 			}
@@ -138,6 +145,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 				continue
 			}
 			out = row
+			if m.Returning != nil && len(in) > natts {
+				out = m.updatedRow(c, row, in, ntid)
+			}
 		case "Delete":
 			row, ok, err := m.delete(c, in)
 			if err != nil {
@@ -185,20 +195,29 @@ func formatRow(rel *catalog.Relation, row Row) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
+// targetWidth is how much of an input row is the target table's, its TID
+// last.
+func (m *ModifyTable) targetWidth(in Row) int {
+	if m.TargetWidth > 0 {
+		return m.TargetWidth
+	}
+	return len(in)
+}
+
 // latest follows a concurrently updated row to its newest version and
-// re-checks the statement's qual on it (EvalPlanQual). ok=false: the row is
-// gone or no longer qualifies.
-func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer) (Row, page.ItemPointer, bool, error) {
+// re-checks the statement's qual on it (EvalPlanQual), with the input row
+// in's other items (UPDATE … FROM, DELETE … USING) as they were. ok=false:
+// the row is gone or no longer qualifies.
+func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer, in Row) (Row, page.ItemPointer, bool, error) {
 	t, ntid, ok, err := m.Rel.Heap.FetchLatest(c.U(), tid)
 	if err != nil || !ok {
 		return nil, ntid, false, err
 	}
-	natts := len(m.Rel.Attrs)
-	row := make(Row, natts+1)
-	if err := m.deformer.Deform(t, row[:natts]); err != nil {
+	row, err := scanRow(m.deformer, len(m.Rel.Attrs), m.Sys, m.Rel, true, t, ntid)
+	if err != nil {
 		return nil, ntid, false, err
 	}
-	row[natts] = TIDDatum(ntid)
+	row = append(row, in[m.targetWidth(in):]...)
 	if m.Qual != nil {
 		ok, err := expr.IsTrue(c.Env, m.Qual, row)
 		if err != nil || !ok {
@@ -208,57 +227,73 @@ func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer) (Row, page.ItemPointe
 	return row, ntid, true, nil
 }
 
-func (m *ModifyTable) update(c *Ctx, in Row) (Row, bool, error) {
+// update replaces the target row of input row in; it returns the new row
+// version's columns and TID. ok=false: the row was not updated (gone, or
+// already updated by this command: a row joined to several FROM rows is
+// updated once).
+func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error) {
 	natts := len(m.Rel.Attrs)
-	tid := DatumTID(in[len(in)-1])
+	tid := DatumTID(in[m.targetWidth(in)-1])
 	old := in
 	for attempt := 0; attempt < 100; attempt++ {
 		newRow := make(Row, natts)
 		for i, e := range m.NewRow {
 			d, err := e.Eval(c.Env, old)
 			if err != nil {
-				return nil, false, err
+				return nil, tid, false, err
 			}
 			newRow[i] = d
 		}
 		if err := m.checkNotNull(newRow); err != nil {
-			return nil, false, err
+			return nil, tid, false, err
 		}
 		if err := m.checkRow(c, newRow); err != nil {
-			return nil, false, err
+			return nil, tid, false, err
 		}
-		oc, err := m.replaceRow(c, tid, old, newRow)
+		oc, ntid, err := m.replaceRow(c, tid, old, newRow)
 		if err != nil {
-			return nil, false, err
+			return nil, tid, false, err
 		}
 		switch oc.Result {
 		case heap.Ok:
-			return newRow, true, nil
+			return newRow, ntid, true, nil
 		case heap.Deleted:
 			if c.repeatableRead() {
-				return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
+				return nil, tid, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
 			}
-			return nil, false, nil
+			return nil, tid, false, nil
 		case heap.SelfModified, heap.Invisible:
-			return nil, false, nil
+			return nil, tid, false, nil
 		case heap.Updated:
 			if err := c.serializationCheck(); err != nil {
-				return nil, false, err
+				return nil, tid, false, err
 			}
-			row, ntid, ok, err := m.latest(c, oc.Ctid)
+			row, ntid, ok, err := m.latest(c, oc.Ctid, in)
 			if err != nil || !ok {
-				return nil, false, err
+				return nil, tid, false, err
 			}
 			old, tid = row, ntid
 		}
 	}
-	return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+	return nil, tid, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+}
+
+// updatedRow is what RETURNING sees of an updated row: the new version's
+// columns and system columns, then the rest of the input row in.
+func (m *ModifyTable) updatedRow(c *Ctx, newRow, in Row, ntid page.ItemPointer) Row {
+	natts := len(m.Rel.Attrs)
+	out := make(Row, len(in))
+	copy(out, newRow)
+	copy(out[natts:], in[natts:])
+	fillNewSysAttrs(out[natts:], m.Sys, m.Rel, c.Tx.Heap, ntid)
+	return out
 }
 
 // replaceRow writes newRow as the new version of the row version at tid
 // (whose columns are old) and adds its index entries unless the update was
-// HOT. A non-Ok outcome means nothing was written.
-func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (heap.Outcome, error) {
+// HOT. A non-Ok outcome means nothing was written; otherwise it returns
+// the new version's TID.
+func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (heap.Outcome, page.ItemPointer, error) {
 	hotOK := true
 	for _, ix := range m.Rel.Indexes {
 		for _, k := range ix.Index.Keys {
@@ -270,21 +305,21 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 	}
 	ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, m.deformer.Form(newRow), hotOK)
 	if err != nil || oc.Result != heap.Ok {
-		return oc, err
+		return oc, ntid, err
 	}
 	if hot {
 		m.hot++
 	} else if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
-		return oc, err
+		return oc, ntid, err
 	}
 	if err := m.checkForeignKeys(c, newRow, old); err != nil {
-		return oc, err
+		return oc, ntid, err
 	}
-	return oc, m.checkReferencedBy(c, old, newRow)
+	return oc, ntid, m.checkReferencedBy(c, old, newRow)
 }
 
 func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
-	tid := DatumTID(in[len(in)-1])
+	tid := DatumTID(in[m.targetWidth(in)-1])
 	old := in
 	for attempt := 0; attempt < 100; attempt++ {
 		oc, err := m.Rel.Heap.Delete(c.Context, c.U(), c.Tx.Heap, tid)
@@ -308,7 +343,7 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 			if err := c.serializationCheck(); err != nil {
 				return nil, false, err
 			}
-			row, ntid, ok, err := m.latest(c, oc.Ctid)
+			row, ntid, ok, err := m.latest(c, oc.Ctid, in)
 			if err != nil || !ok {
 				return nil, false, err
 			}

@@ -383,7 +383,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 	if err := m.checkRow(c, newRow); err != nil {
 		return nil, false, false, err
 	}
-	r, err := m.replaceRow(c, tid, both[:natts], newRow)
+	r, _, err := m.replaceRow(c, tid, both[:natts], newRow)
 	if err != nil {
 		return nil, false, false, err
 	}

@@ -28,6 +28,10 @@ type Planner struct {
 	ParamTypes []types.Type
 
 	q planState
+	// sysMask: the system columns the statement names (syscols.go);
+	// sysNoted: the statement was looked at for them.
+	sysMask  uint8
+	sysNoted bool
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -94,6 +98,9 @@ type fromItem struct {
 	rel   *catalog.Relation // for tables
 	alias string
 	cols  []scopeCol
+	sys   []sysAttr // a table's system columns in the scan's row
+	// withTID: the scan adds the row's TID (the target of UPDATE/DELETE).
+	withTID bool
 }
 
 func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
@@ -133,10 +140,11 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		if rv.Alias != nil {
 			alias = rv.Alias.Aliasname
 		}
-		fi := &fromItem{rel: rel, alias: alias}
+		fi := &fromItem{rel: rel, alias: alias, sys: p.sysAttrs()}
 		for i, a := range rel.Attrs {
 			fi.cols = append(fi.cols, tableScopeCol(alias, a, a.Name, i))
 		}
+		fi.cols = append(fi.cols, sysScopeCols(alias, rel, fi.sys)...)
 		return fi, nil
 	case n.GetRangeFunction() != nil:
 		rf := n.GetRangeFunction()
@@ -316,7 +324,7 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 				if len(conds) > 1 {
 					cond = "(" + cond + ")"
 				}
-				is := &IndexScan{Rel: rel, Index: ir, Cond: cond, Qual: andOf(rest), WithTID: withTID, LowerIn: lowerIn, UpperIn: upperIn}
+				is := &IndexScan{Rel: rel, Index: ir, Cond: cond, Qual: andOf(rest), Sys: fi.sys, WithTID: withTID, LowerIn: lowerIn, UpperIn: upperIn}
 				if len(lower) > 0 {
 					is.Lower = lower
 				}
@@ -330,7 +338,7 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 			return best
 		}
 	}
-	return &SeqScan{Rel: rel, Alias: fi.alias, Qual: qual, WithTID: withTID}
+	return &SeqScan{Rel: rel, Alias: fi.alias, Qual: qual, Sys: fi.sys, WithTID: withTID}
 }
 
 var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true,
@@ -550,6 +558,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			}
 			n := 0
 			for _, c := range sc.cols {
+				if c.system {
+					continue
+				}
 				if (qual == "" && !c.hidden) || (qual != "" && c.rel == qual && !c.dropped) {
 					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: sc.display(c)})
 					cols = append(cols, Column{Name: c.name, Type: c.t, Table: c.table, Attr: c.attnum})

@@ -20,11 +20,12 @@ func DatumTID(d types.Datum) page.ItemPointer {
 	return page.ItemPointer{Block: page.BlockNumber(v >> 16), Offset: page.OffsetNumber(v & 0xFFFF)}
 }
 
-func tableColumns(rel *catalog.Relation, withTID bool) []Column {
-	cols := make([]Column, 0, len(rel.Attrs)+1)
+func tableColumns(rel *catalog.Relation, sys []sysAttr, withTID bool) []Column {
+	cols := make([]Column, 0, len(rel.Attrs)+len(sys)+1)
 	for _, a := range rel.Attrs {
 		cols = append(cols, Column{Name: a.Name, Type: a.Type, Table: rel.OID, Attr: a.Num, Dropped: a.Dropped})
 	}
+	cols = append(cols, sysColumns(rel, sys)...)
 	if withTID {
 		cols = append(cols, Column{Name: "ctid", Type: types.Int8})
 	}
@@ -37,6 +38,7 @@ type SeqScan struct {
 	Rel     *catalog.Relation
 	Alias   string
 	Qual    expr.Expr
+	Sys     []sysAttr // system columns after the table's (syscols.go)
 	WithTID bool
 
 	scan      *heap.Scan
@@ -48,7 +50,7 @@ type SeqScan struct {
 	pushed    bool // the qual runs inside the heap scan
 }
 
-func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.WithTID) }
+func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
 
 func (s *SeqScan) Open(c *Ctx) error {
 	var err error
@@ -64,8 +66,8 @@ func (s *SeqScan) Open(c *Ctx) error {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
 			s.qualAttrs = n
 		}
-		s.scratch = make(Row, s.natts+1)
-		if simpleExpr(s.Qual) {
+		s.scratch = make(Row, s.natts+len(s.Sys)+1)
+		if simpleExpr(s.Qual) && len(s.Sys) == 0 {
 			// Evaluate the qual on the page itself, so rejected rows
 			// are never copied out or decoded beyond the qual's columns.
 			s.pushed = true
@@ -98,6 +100,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 			if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
 				return nil, err
 			}
+			fillSysAttrs(s.scratch[s.natts:], s.Sys, s.Rel, t, tid)
 			ok, err := expr.IsTrue(c.Env, s.Qual, s.scratch)
 			if err != nil {
 				return nil, err
@@ -107,16 +110,9 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 				continue
 			}
 		}
-		n := s.natts
-		if s.WithTID {
-			n++
-		}
-		row := make(Row, n)
-		if err := s.def.Deform(t, row[:s.natts]); err != nil {
+		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, tid)
+		if err != nil {
 			return nil, err
-		}
-		if s.WithTID {
-			row[s.natts] = TIDDatum(tid)
 		}
 		if s.Qual != nil && s.scratch == nil && !s.pushed {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)
@@ -130,6 +126,24 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		}
 		return row, nil
 	}
+}
+
+// scanRow decodes a visible row version found at tid into a scan's row:
+// the table's columns, the system columns asked for, the TID if asked for.
+func scanRow(def *heap.Deformer, natts int, sys []sysAttr, rel *catalog.Relation, withTID bool, t heap.Tuple, tid page.ItemPointer) (Row, error) {
+	n := natts + len(sys)
+	if withTID {
+		n++
+	}
+	row := make(Row, n)
+	if err := def.Deform(t, row[:natts]); err != nil {
+		return nil, err
+	}
+	fillSysAttrs(row[natts:], sys, rel, t, tid)
+	if withTID {
+		row[natts+len(sys)] = TIDDatum(tid)
+	}
+	return row, nil
 }
 
 func (s *SeqScan) Close(c *Ctx) { c.Eng.Stats.Scanned(s.Rel.OID, false, s.instr.Rows) }

@@ -19,6 +19,9 @@ type scopeCol struct {
 	// dropped: a dropped table column, which keeps its place in the row
 	// but has no name and is left out of every *. It is also hidden.
 	dropped bool
+	// system: a system column (ctid, xmin, …): resolvable like any
+	// column but left out of every * (syscols.go).
+	system bool
 	// table and attnum identify a table column for RowDescription.
 	table  uint32
 	attnum int16

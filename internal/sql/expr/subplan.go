@@ -42,6 +42,10 @@ const (
 	// SubRowCompare is (a, b) op (SELECT x, y): the subquery returns at
 	// most one row, and none makes the comparison NULL.
 	SubRowCompare
+	// SubRow is the source of UPDATE … SET (a, b) = (SELECT x, y): the
+	// subquery's one row as a record (NULL when there is none), whose
+	// fields FieldSelect takes apart.
+	SubRow
 )
 
 // SubqueryPlan is a planned subquery, run by the executor.
@@ -192,6 +196,17 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 				return false, pgerr.Errorf(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 			}
 			out = r[0]
+			return true, nil
+		})
+	case SubRow:
+		n := 0
+		out = types.Null()
+		err = s.run(env, row, func(r []types.Datum) (bool, error) {
+			n++
+			if n > 1 {
+				return false, pgerr.Errorf(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
+			}
+			out = types.RecordValue(s.Plan.Types, r)
 			return true, nil
 		})
 	case SubArray:
@@ -451,3 +466,24 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 	}
 	return nil, false
 }
+
+// FieldSelect is field Field (from 0) of a record; NULL for a NULL record.
+type FieldSelect struct {
+	Arg   Expr
+	Field int
+	T     types.Type
+}
+
+func (f *FieldSelect) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	d, err := f.Arg.Eval(env, row)
+	if err != nil || d.IsNull() {
+		return types.Null(), err
+	}
+	_, vals := types.RecordFields(d)
+	if f.Field >= len(vals) {
+		return types.Null(), nil
+	}
+	return vals[f.Field], nil
+}
+func (f *FieldSelect) Type() types.Type { return f.T }
+func (f *FieldSelect) String() string   { return fmt.Sprintf("(%s).f%d", f.Arg.String(), f.Field+1) }

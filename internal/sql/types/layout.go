@@ -50,6 +50,7 @@ const (
 	encInt2Vec
 	encCString
 	encFixedBytes // fixed-length by-reference value held as its raw bytes (uuid, interval)
+	encTid        // tid: ItemPointerData (systypes.go)
 	encUnsupported
 )
 
@@ -188,6 +189,9 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 		n := copy(dst[off:], d.s)
 		dst[off+n] = 0
 		return off + n + 1
+	case encTid:
+		putTid(dst[off:], *d)
+		return off + 6
 	case encFixedBytes:
 		n := copy(dst[off:off+int(a.len)], d.s)
 		clear(dst[off+n : off+int(a.len)])
@@ -408,6 +412,8 @@ func decodeFixed(p []byte, a *attr) Datum {
 		return Datum{i: int64(binary.LittleEndian.Uint64(p)), k: a.kind}
 	case encFloat4:
 		return Float(float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
+	case encTid:
+		return getTid(p)
 	case encFixedBytes:
 		return Datum{s: string(p[:a.len]), k: kStr}
 	}

@@ -59,6 +59,9 @@ var (
 )
 
 func newTypeInfo(oid OID) *typeInfo {
+	if ti := sysTypeInfo(oid); ti != nil {
+		return ti
+	}
 	switch oid {
 	case DateOID:
 		return &infoDate
@@ -163,6 +166,9 @@ func newTypeString(t Type) (string, bool) {
 }
 
 func parseNewType(st *Settings, t Type, s string) (Datum, error, bool) {
+	if d, err, ok := parseSysType(t, s); ok {
+		return d, err, true
+	}
 	switch t.OID {
 	case DateOID:
 		d, err := parseDate(st, s)
@@ -187,6 +193,9 @@ func parseNewType(st *Settings, t Type, s string) (Datum, error, bool) {
 }
 
 func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
+	if out, ok := appendSysType(dst, t, d); ok {
+		return out, true
+	}
 	switch t.OID {
 	case DateOID:
 		return appendDate(dst, int32(d.i)), true
@@ -205,6 +214,9 @@ func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 }
 
 func sendNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
+	if out, ok := sendSysType(dst, t, d); ok {
+		return out, true
+	}
 	switch t.OID {
 	case DateOID:
 		return binary.BigEndian.AppendUint32(dst, uint32(int32(d.i))), true
@@ -225,6 +237,9 @@ func sendNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
 }
 
 func recvNewType(t Type, b []byte) (Datum, error, bool) {
+	if d, err, ok := recvSysType(t, b); ok {
+		return d, err, true
+	}
 	switch t.OID {
 	case DateOID:
 		if err := fixedLen(b, 4); err != nil {
@@ -277,6 +292,9 @@ func recvNewType(t Type, b []byte) (Datum, error, bool) {
 }
 
 func attrNewType(t Type, a *attr) bool {
+	if attrSysType(t, a) {
+		return true
+	}
 	switch t.OID {
 	case DateOID:
 		a.enc, a.kind = encInt32, kInt
@@ -293,6 +311,9 @@ func attrNewType(t Type, a *attr) bool {
 }
 
 func compareNewType(t Type, a, b Datum) (int, bool) {
+	if c, ok := compareSysType(t, a, b); ok {
+		return c, true
+	}
 	switch t.OID {
 	case DateOID, TimeOID:
 		return cmpInt(a.i, b.i), true
@@ -307,6 +328,9 @@ func compareNewType(t Type, a, b Datum) (int, bool) {
 }
 
 func hashNewType(t Type, d Datum) (uint64, bool) {
+	if h, ok := hashSysType(t, d); ok {
+		return h, true
+	}
 	switch t.OID {
 	case DateOID, TimeOID:
 		return HashInt64(d.i), true

@@ -1,0 +1,259 @@
+package types
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// The types of the system columns every table has (ctid, xmin, cmin, xmax,
+// cmax; tableoid is an oid):
+//
+//	tid  kInt, block<<16 | offset (so integer order is TID order); on disk
+//	     PostgreSQL's ItemPointerData: block as two uint16 halves (high
+//	     first), then the offset
+//	xid  kInt, the uint32 transaction id
+//	cid  kInt, the uint32 command id
+//
+// PostgreSQL gives xid only = and <> (also against int4: xideqint4), cid
+// only =, and tid the full set of comparisons; so does this file.
+const (
+	TidOID OID = 27
+	XidOID OID = 28
+	CidOID OID = 29
+
+	TidArrayOID OID = 1010
+	XidArrayOID OID = 1011
+	CidArrayOID OID = 1012
+)
+
+var (
+	Tid = Type{TidOID, -1}
+	Xid = Type{XidOID, -1}
+	Cid = Type{CidOID, -1}
+)
+
+var (
+	infoTid = typeInfo{"tid", "tid", Layout{6, 's', false, 'p'}, 'U', false}
+	infoXid = typeInfo{"xid", "xid", Layout{4, 'i', true, 'p'}, 'U', false}
+	infoCid = typeInfo{"cid", "cid", Layout{4, 'i', true, 'p'}, 'U', false}
+)
+
+// TidDatum returns the tid (block, offset).
+func TidDatum(block uint32, offset uint16) Datum {
+	return Datum{i: int64(block)<<16 | int64(offset), k: kInt}
+}
+
+// TidParts returns the block and offset of a tid datum.
+func TidParts(d Datum) (uint32, uint16) { return uint32(d.i >> 16), uint16(d.i & 0xFFFF) }
+
+func sysTypeInfo(oid OID) *typeInfo {
+	switch oid {
+	case TidOID:
+		return &infoTid
+	case XidOID:
+		return &infoXid
+	case CidOID:
+		return &infoCid
+	}
+	return nil
+}
+
+func isSysType(oid OID) bool { return oid == TidOID || oid == XidOID || oid == CidOID }
+
+// parseTid is tidin: "(block,offset)"; like PostgreSQL it looks for the
+// delimiters and reads unsigned numbers between them.
+func parseTid(s string) (Datum, error) {
+	bad := func() (Datum, error) {
+		return Datum{}, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type tid: \"%s\"", s)
+	}
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		return bad()
+	}
+	rest := s[open+1:]
+	comma := strings.IndexByte(rest, ',')
+	if comma < 0 {
+		return bad()
+	}
+	closing := strings.IndexByte(rest[comma+1:], ')')
+	if closing < 0 {
+		return bad()
+	}
+	blk, err := strconv.ParseUint(strings.TrimLeft(rest[:comma], " \t\n\r\f\v"), 10, 32)
+	if err != nil {
+		return bad()
+	}
+	off, err := strconv.ParseUint(strings.TrimLeft(rest[comma+1:comma+1+closing], " \t\n\r\f\v"), 10, 16)
+	if err != nil {
+		return bad()
+	}
+	return TidDatum(uint32(blk), uint16(off)), nil
+}
+
+// parseXidLike is xidin / cidin of PostgreSQL 15: strtoul with base 0, so
+// "0x1f" is hexadecimal, and text that is no number reads as 0.
+func parseXidLike(s string) Datum {
+	s = strings.TrimLeft(s, " \t\n\r\f\v")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	base, digits := 10, s
+	switch {
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		base, digits = 16, s[2:]
+	case strings.HasPrefix(s, "0"):
+		base = 8
+	}
+	end := 0
+	for end < len(digits) && digitValue(digits[end]) < base {
+		end++
+	}
+	v, err := strconv.ParseUint(digits[:end], base, 64)
+	if err != nil || v > 0xFFFFFFFF {
+		if end > 0 {
+			v = 0xFFFFFFFF // strtoul saturates; the cast to uint32 keeps it
+		} else {
+			v = 0
+		}
+	}
+	if neg {
+		v = uint64(uint32(-int64(v)))
+	}
+	return Datum{i: int64(uint32(v)), k: kInt}
+}
+
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+func parseSysType(t Type, s string) (Datum, error, bool) {
+	switch t.OID {
+	case TidOID:
+		d, err := parseTid(s)
+		return d, err, true
+	case XidOID, CidOID:
+		return parseXidLike(s), nil, true
+	}
+	return Datum{}, nil, false
+}
+
+func appendSysType(dst []byte, t Type, d Datum) ([]byte, bool) {
+	switch t.OID {
+	case TidOID:
+		blk, off := TidParts(d)
+		dst = append(dst, '(')
+		dst = strconv.AppendUint(dst, uint64(blk), 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendUint(dst, uint64(off), 10)
+		return append(dst, ')'), true
+	case XidOID, CidOID:
+		return strconv.AppendUint(dst, uint64(uint32(d.i)), 10), true
+	}
+	return dst, false
+}
+
+func sendSysType(dst []byte, t Type, d Datum) ([]byte, bool) {
+	switch t.OID {
+	case TidOID:
+		blk, off := TidParts(d)
+		dst = binary.BigEndian.AppendUint32(dst, blk)
+		return binary.BigEndian.AppendUint16(dst, off), true
+	case XidOID, CidOID:
+		return binary.BigEndian.AppendUint32(dst, uint32(d.i)), true
+	}
+	return dst, false
+}
+
+func recvSysType(t Type, b []byte) (Datum, error, bool) {
+	switch t.OID {
+	case TidOID:
+		if err := fixedLen(b, 6); err != nil {
+			return Datum{}, err, true
+		}
+		return TidDatum(binary.BigEndian.Uint32(b), binary.BigEndian.Uint16(b[4:])), nil, true
+	case XidOID, CidOID:
+		if err := fixedLen(b, 4); err != nil {
+			return Datum{}, err, true
+		}
+		return Datum{i: int64(binary.BigEndian.Uint32(b)), k: kInt}, nil, true
+	}
+	return Datum{}, nil, false
+}
+
+func attrSysType(t Type, a *attr) bool {
+	switch t.OID {
+	case TidOID:
+		a.enc, a.kind = encTid, kInt
+	case XidOID, CidOID:
+		a.enc, a.kind = encUint32, kInt
+	default:
+		return false
+	}
+	return true
+}
+
+// putTid and getTid are the on-disk ItemPointerData.
+func putTid(dst []byte, d Datum) {
+	blk, off := TidParts(d)
+	binary.LittleEndian.PutUint16(dst, uint16(blk>>16))
+	binary.LittleEndian.PutUint16(dst[2:], uint16(blk))
+	binary.LittleEndian.PutUint16(dst[4:], off)
+}
+
+func getTid(p []byte) Datum {
+	blk := uint32(binary.LittleEndian.Uint16(p))<<16 | uint32(binary.LittleEndian.Uint16(p[2:]))
+	return TidDatum(blk, binary.LittleEndian.Uint16(p[4:]))
+}
+
+func compareSysType(t Type, a, b Datum) (int, bool) {
+	if isSysType(t.OID) {
+		return cmpInt(a.i, b.i), true
+	}
+	return 0, false
+}
+
+func hashSysType(t Type, d Datum) (uint64, bool) {
+	if isSysType(t.OID) {
+		return HashInt64(d.i), true
+	}
+	return 0, false
+}
+
+func init() {
+	for name, oid := range map[string]OID{"tid": TidOID, "xid": XidOID, "cid": CidOID} {
+		typeNames[name] = oid
+	}
+	for e, a := range map[OID]OID{TidOID: TidArrayOID, XidOID: XidArrayOID, CidOID: CidArrayOID} {
+		arrayOf[e] = a
+		elemOf[a] = e
+		ei := info(e)
+		al := byte('i')
+		if e == TidOID {
+			al = 's'
+		}
+		arrayInfos[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", layout: Layout{-1, al, false, 'x'}, category: 'A'}
+	}
+	cmpOps(Tid, Tid, intCmpDatum)
+	eqOps := func(l, r Type, withNe bool) {
+		addOp("=", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].i) == uint32(a[1].i)), nil }})
+		if withNe {
+			addOp("<>", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].i) != uint32(a[1].i)), nil }})
+		}
+	}
+	eqOps(Xid, Xid, true)
+	eqOps(Xid, Int4, true)
+	eqOps(Cid, Cid, false)
+}
