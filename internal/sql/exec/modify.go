@@ -31,7 +31,7 @@ type ModifyTable struct {
 	// delete with FROM / USING have the other items' columns after it.
 	TargetWidth int
 	Returning   []expr.Expr
-	RetCols   []Column
+	RetCols     []Column
 	// Conflict is an INSERT's ON CONFLICT clause (nil: none).
 	Conflict *OnConflict
 	Alias    string // the target table's alias, if any (EXPLAIN)
