@@ -232,6 +232,9 @@ func (c *Catalog) AddColumn(tx *Txn, rel *Relation, a Attr, missing types.Datum)
 	if len(rel.Attrs) >= 1600 {
 		return pgerr.Errorf(pgerr.TooManyColumns, "tables can have at most 1600 columns")
 	}
+	if err := checkColumnName(a.Name); err != nil {
+		return err
+	}
 	a.Num = int16(len(rel.Attrs) + 1)
 	row := attrRow(rel.OID, a)
 	if !missing.IsNull() {
@@ -276,6 +279,9 @@ func (c *Catalog) DropColumn(tx *Txn, rel *Relation, num int16) error {
 
 // RenameColumn renames column num of rel.
 func (c *Catalog) RenameColumn(tx *Txn, rel *Relation, num int16, name string) error {
+	if err := checkColumnName(name); err != nil {
+		return err
+	}
 	return c.updateAttr(tx, rel.OID, num, func(v []types.Datum) { v[aName] = types.Str(name) })
 }
 

@@ -77,6 +77,7 @@ type Relation struct {
 	Constraints  []*Constraint
 	ReferencedBy []*Constraint
 	Seq          *SequenceInfo    // for a sequence: its pg_sequence row
+	Persistence  byte             // relpersistence: PersistencePermanent or PersistenceTemp
 	tid          page.ItemPointer // of its pg_class row
 
 	Heap *heap.Relation // storage handle (tables)
@@ -133,6 +134,8 @@ type Catalog struct {
 	oidMu    sync.Mutex
 	nextOid  uint32
 	oidLimit uint32 // OIDs below this are covered by a NEXTOID WAL record
+
+	temp tempRegistry // temporary namespaces and slots (temp.go), under mu
 }
 
 // XLOG record kinds used by the catalog.
@@ -233,6 +236,9 @@ func (c *Catalog) ForgetHeap(relfilenode uint32) {
 	delete(c.heaps, relfilenode)
 	delete(c.indexes, relfilenode)
 	c.mu.Unlock()
+	if c.env.WAL != nil && c.env.WAL.IsUnlogged(relfilenode) {
+		c.env.WAL.SetUnlogged(relfilenode, false)
+	}
 }
 
 // Txn is the catalog's view of a transaction.
@@ -245,6 +251,12 @@ type Txn struct {
 	// Created and Dropped relation files, for commit/abort handling.
 	Created []uint32
 	Dropped []uint32
+	// TempNamespace is the session's temporary namespace (0: it has none
+	// yet), searched first for unqualified relation names (temp.go).
+	TempNamespace uint32
+	// AccessedTemp: the transaction used a temporary relation (it cannot
+	// be prepared; PostgreSQL's XACT_FLAGS_ACCESSEDTEMPNAMESPACE).
+	AccessedTemp bool
 }
 
 // newRelFrozenXid is the relfrozenxid of a relation tx creates: a bound
@@ -328,19 +340,29 @@ func (c *Catalog) NamespaceOID(tx *Txn, name string) (uint32, error) {
 	return found, nil
 }
 
-// SearchPath is the namespaces searched for unqualified names.
+// SearchPath is the namespaces searched for unqualified names (after the
+// session's temporary namespace).
 var SearchPath = []uint32{PgCatalogNamespace, PublicNamespace}
 
 // Lookup finds a relation by (optionally schema-qualified) name. It
-// returns nil, nil when there is none.
+// returns nil, nil when there is none. The schema pg_temp is the session's
+// temporary namespace.
 func (c *Catalog) Lookup(tx *Txn, schema, name string) (*Relation, error) {
 	nsps := SearchPath
-	if schema != "" {
+	switch {
+	case schema == "pg_temp":
+		if tx.TempNamespace == 0 {
+			return nil, nil
+		}
+		nsps = []uint32{tx.TempNamespace}
+	case schema != "":
 		o, err := c.NamespaceOID(tx, schema)
 		if err != nil {
 			return nil, err
 		}
 		nsps = []uint32{o}
+	case tx.TempNamespace != 0:
+		nsps = []uint32{tx.TempNamespace, PgCatalogNamespace, PublicNamespace}
 	}
 	for _, nsp := range nsps {
 		r, err := c.lookupIn(tx, nsp, name)
@@ -447,6 +469,7 @@ var (
 	cRelhasindex = PgClass.ColumnIndex("relhasindex")
 	cReloptions  = PgClass.ColumnIndex("reloptions")
 	cRelnatts    = PgClass.ColumnIndex("relnatts")
+	cRelpersist  = PgClass.ColumnIndex("relpersistence")
 )
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
@@ -460,6 +483,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Kind: byte(v[cRelkind].Int()), RelFileNode: uint32(v[cRelfilenode].Int()),
 			Pages: int32(v[cRelpages].Int()), Tuples: float32(v[cReltuples].Float()),
 			HasIndex: v[cRelhasindex].Bool(), Options: parseOptions(v[cReloptions]), tid: tid,
+			Persistence: byte(v[cRelpersist].Int()),
 		}
 		return false, nil
 	})

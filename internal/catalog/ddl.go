@@ -92,12 +92,18 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	} else if existing != nil {
 		return 0, pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
+	for _, a := range attrs {
+		if err := checkColumnName(a.Name); err != nil {
+			return 0, err
+		}
+	}
 	oid, err := c.NewOid()
 	if err != nil {
 		return 0, err
 	}
 	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
 	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
+	row[cRelpersist] = cv(c.Persistence(nsp))
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}
@@ -117,7 +123,7 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 		}
 	}
 	tx.Heap.Cid++ // CommandCounterIncrement: later steps see the new rows
-	return oid, c.CreateStorage(tx, oid)
+	return oid, c.createRelStorage(tx, oid, nsp)
 }
 
 // CreateIndex adds an index on table over the given columns.
@@ -131,7 +137,9 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 	if err != nil {
 		return 0, err
 	}
-	if _, err := c.insert(tx, PgClass, classRow(oid, name, table.Namespace, KindIndex, oid, len(keys), BtreeAmOID, false, nil)); err != nil {
+	class := classRow(oid, name, table.Namespace, KindIndex, oid, len(keys), BtreeAmOID, false, nil)
+	class[cRelpersist] = cv(c.Persistence(table.Namespace))
+	if _, err := c.insert(tx, PgClass, class); err != nil {
 		return 0, err
 	}
 	for i, k := range keys {
@@ -166,7 +174,7 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 		}
 	}
 	tx.Heap.Cid++
-	return oid, c.CreateStorage(tx, oid)
+	return oid, c.createRelStorage(tx, oid, table.Namespace)
 }
 
 // DropRelation removes a relation, its columns and (for a table) its
@@ -412,7 +420,7 @@ func (c *Catalog) NewRelFileNode(tx *Txn, r *Relation) (uint32, error) {
 	}); err != nil {
 		return 0, err
 	}
-	if err := c.CreateStorage(tx, node); err != nil {
+	if err := c.createRelStorage(tx, node, r.Namespace); err != nil {
 		return 0, err
 	}
 	tx.Dropped = append(tx.Dropped, r.RelFileNode)

@@ -83,7 +83,9 @@ func (c *Catalog) CreateSequence(tx *Txn, nsp uint32, name string, info Sequence
 	if err != nil {
 		return 0, err
 	}
-	if _, err := c.insert(tx, PgClass, classRow(oid, name, nsp, KindSequence, oid, len(sequence.ColumnTypes), 0, false, nil)); err != nil {
+	row := classRow(oid, name, nsp, KindSequence, oid, len(sequence.ColumnTypes), 0, false, nil)
+	row[cRelpersist] = cv(c.Persistence(nsp))
+	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}
 	for i, t := range sequence.ColumnTypes {
@@ -96,7 +98,7 @@ func (c *Catalog) CreateSequence(tx *Txn, nsp uint32, name string, info Sequence
 		return 0, err
 	}
 	tx.Heap.Cid++
-	if err := c.CreateStorage(tx, oid); err != nil {
+	if err := c.createRelStorage(tx, oid, nsp); err != nil {
 		return 0, err
 	}
 	rel := sequence.Rel{Env: c.env, File: smgr.RelFileNumber(oid), Name: name}
@@ -422,7 +424,7 @@ func (c *Catalog) dropColumnSequences(tx *Txn, table uint32, num int16) error {
 // namespace nsp inside a stored expression, quotes doubled for the SQL
 // string literal: qualified only outside the search path.
 func (c *Catalog) RegclassText(tx *Txn, nsp uint32, name string) (string, error) {
-	if nsp == PublicNamespace || nsp == PgCatalogNamespace {
+	if nsp == PublicNamespace || nsp == PgCatalogNamespace || c.IsTempNamespace(nsp) {
 		return strings.ReplaceAll(types.QuoteIdent(name), "'", "''"), nil
 	}
 	return c.qualifiedRegclassText(tx, nsp, name)

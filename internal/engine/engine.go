@@ -111,6 +111,10 @@ func Open(cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.removeTempRelations(); err != nil {
+		e.Close()
+		return nil, err
+	}
 	e.wg.Add(2)
 	go e.checkpointer()
 	go e.walWriter()

@@ -191,6 +191,9 @@ func (s *Session) addForeignKey(c *exec.Ctx, rel *catalog.Relation, pc pendingCo
 		if parent.Kind != catalog.KindTable {
 			return pgerr.Errorf(pgerr.WrongObjectType, "referenced relation \"%s\" is not a table", parent.Name)
 		}
+		if err := checkForeignKeyPersistence(c, rel, parent); err != nil {
+			return err
+		}
 	}
 	var keys, fkeys []int16
 	for _, name := range fkCols {

@@ -17,12 +17,15 @@ import (
 // by INSERT ... SELECT, in the statement's transaction. The command tag is
 // PostgreSQL's "SELECT n".
 func (s *Session) createTableAs(c *exec.Ctx, into *pg.IntoClause, query *pg.SelectStmt, ifNotExists bool, w pgwire.ResultWriter) error {
-	if into.AccessMethod != "" || into.TableSpaceName != "" || into.OnCommit != pg.OnCommitAction_ONCOMMIT_NOOP && into.OnCommit != pg.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE AS with USING, TABLESPACE or ON COMMIT is not supported yet")
+	if into.AccessMethod != "" || into.TableSpaceName != "" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE AS with USING or TABLESPACE is not supported yet")
 	}
 	rv := into.Rel
-	nsp, err := s.namespaceFor(c, rv.Schemaname)
+	nsp, err := s.namespaceFor(c, rv)
 	if err != nil {
+		return err
+	}
+	if err := checkOnCommit(into.OnCommit, s.eng.Catalog.IsTempNamespace(nsp)); err != nil {
 		return err
 	}
 	if existing, err := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname); err != nil {
@@ -58,14 +61,18 @@ func (s *Session) createTableAs(c *exec.Ctx, into *pg.IntoClause, query *pg.Sele
 		return fmt.Errorf("create table as: column list: %w", err)
 	}
 	cs := parsed.Stmts[0].Stmt.GetCreateStmt()
-	cs.Relation, cs.Options = rv, into.Options
+	cs.Relation, cs.Options, cs.Oncommit = rv, into.Options, into.OnCommit
 	if err := s.createTable(c, cs, discardTag{w}); err != nil {
 		return err
 	}
 	if into.SkipData {
 		return w.CommandComplete("CREATE TABLE AS")
 	}
-	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: true, Location: -1}
+	schema := rv.Schemaname
+	if s.eng.Catalog.IsTempNamespace(nsp) {
+		schema = "pg_temp"
+	}
+	target := &pg.RangeVar{Schemaname: schema, Relname: rv.Relname, Inh: true, Location: -1}
 	insert := &pg.InsertStmt{Relation: target, SelectStmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: query}}}
 	mt, err := (&exec.Planner{C: c}).PlanInsert(insert)
 	if err != nil {

@@ -36,13 +36,6 @@ func deparseExpr(n *pg.Node) (string, error) {
 	return strings.TrimPrefix(s, "SELECT "), nil
 }
 
-func (s *Session) namespaceFor(c *exec.Ctx, schema string) (uint32, error) {
-	if schema == "" {
-		return catalog.PublicNamespace, nil
-	}
-	return s.eng.Catalog.NamespaceOID(c.Tx, schema)
-}
-
 func (s *Session) lockRel(c *exec.Ctx, oid uint32, mode xact.LockMode) error {
 	return s.eng.Xact.Lock(c.Context, s.proc, xact.RelationTag(oid), mode, false)
 }
@@ -97,11 +90,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "inheritance, partitioning and typed tables are not supported yet")
 	}
 	rv := cs.Relation
-	if rv.Relpersistence == "t" {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "temporary tables are not supported yet")
-	}
-	nsp, err := s.namespaceFor(c, rv.Schemaname)
+	nsp, err := s.namespaceFor(c, rv)
 	if err != nil {
+		return err
+	}
+	if err := checkOnCommit(cs.Oncommit, s.eng.Catalog.IsTempNamespace(nsp)); err != nil {
 		return err
 	}
 	if existing, err := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname); err != nil {
@@ -214,6 +207,7 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	if err != nil {
 		return err
 	}
+	s.noteOnCommit(c, oid, cs.Oncommit)
 	if err := s.createColumnSequences(c, nsp, oid, colSeqs); err != nil {
 		return err
 	}
@@ -315,7 +309,7 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 		}
 		name = s.uniqueName(c, rel.Namespace, name)
 	}
-	if existing, err := s.eng.Catalog.Lookup(c.Tx, "", name); err != nil {
+	if existing, err := s.eng.Catalog.LookupIn(c.Tx, rel.Namespace, name); err != nil {
 		return err
 	} else if existing != nil {
 		if ifNotExists {
@@ -388,7 +382,7 @@ func (s *Session) checkNoNulls(c *exec.Ctx, rel *catalog.Relation, col int) erro
 func (s *Session) uniqueName(c *exec.Ctx, nsp uint32, base string) string {
 	name := base
 	for i := 1; ; i++ {
-		r, err := s.eng.Catalog.Lookup(c.Tx, "", name)
+		r, err := s.eng.Catalog.LookupIn(c.Tx, nsp, name)
 		if err != nil || r == nil {
 			return name
 		}
@@ -410,6 +404,9 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 	rel, err := p.OpenRelation(is.Relation, int(xact.ShareLock))
 	if err != nil {
 		return err
+	}
+	if c.Tx.IsOtherTemp(rel) {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot create indexes on temporary tables of other sessions")
 	}
 	var cols []string
 	for _, e := range is.IndexParams {
@@ -477,6 +474,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 				return err
 			}
 		}
+		if rel.IsTemp() {
+			c.Tx.AccessedTemp = true
+		}
 		rels = append(rels, rel)
 	}
 	for _, rel := range rels {
@@ -518,6 +518,9 @@ func qualName(schema, name string) string {
 func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.ResultWriter) error {
 	p := &exec.Planner{C: c}
 	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
+	if err == nil {
+		err = checkOtherTemp(c, rel, "alter")
+	}
 	if err != nil {
 		if at.MissingOk && pgerr.Code(err) == pgerr.UndefinedTable {
 			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.UndefinedTable, "relation \"%s\" does not exist, skipping", at.Relation.Relname))
@@ -674,6 +677,9 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 			}
 			return err
 		}
+		if c.Tx.IsOtherTemp(rel) {
+			continue // PostgreSQL skips them silently
+		}
 		rels = append(rels, rel)
 	}
 	if len(vs.Rels) == 0 {
@@ -682,11 +688,14 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 			return err
 		}
 		for _, rel := range all {
+			if c.Tx.IsOtherTemp(rel) {
+				continue
+			}
 			if err := s.lockRel(c, rel.OID, xact.ShareUpdateExclusiveLock); err != nil {
 				return err
 			}
+			rels = append(rels, rel)
 		}
-		rels = all
 	}
 	for _, rel := range rels {
 		if vs.IsVacuumcmd {
@@ -754,15 +763,7 @@ func defString(de *pg.DefElem) string {
 	return ""
 }
 
-func (s *Session) nspName(oid uint32) string {
-	switch oid {
-	case catalog.PgCatalogNamespace:
-		return "pg_catalog"
-	case catalog.PublicNamespace:
-		return "public"
-	}
-	return fmt.Sprint(oid)
-}
+func (s *Session) nspName(oid uint32) string { return s.eng.Catalog.NamespaceName(oid) }
 
 func (s *Session) userTables(c *exec.Ctx) ([]*catalog.Relation, error) {
 	return s.eng.Catalog.UserTables(c.Tx)
@@ -778,6 +779,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		if err != nil {
 			return err
 		}
+		if err := checkOtherTemp(c, rel, "truncate"); err != nil {
+			return err
+		}
 		rels = append(rels, rel)
 	}
 	rels, err := s.truncateReferencing(c, rels, ts.Behavior == pg.DropBehavior_DROP_CASCADE, w)
@@ -787,6 +791,14 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
+	if err := s.truncateRels(c, rels, ts.RestartSeqs); err != nil {
+		return err
+	}
+	return w.CommandComplete("TRUNCATE TABLE")
+}
+
+// truncateRels gives each table and its indexes a new, empty file.
+func (s *Session) truncateRels(c *exec.Ctx, rels []*catalog.Relation, restartSeqs bool) error {
 	for _, rel := range rels {
 		if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, rel); err != nil {
 			return err
@@ -796,7 +808,7 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 				return err
 			}
 		}
-		if ts.RestartSeqs {
+		if restartSeqs {
 			if err := s.restartOwnedSequences(c, rel); err != nil {
 				return err
 			}
@@ -812,5 +824,5 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 			}
 		}
 	}
-	return w.CommandComplete("TRUNCATE TABLE")
+	return nil
 }

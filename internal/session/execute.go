@@ -99,6 +99,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.show(stmt.GetVariableShowStmt().Name, w)
 	case stmt.GetCopyStmt() != nil:
 		return s.copyStmt(c, stmt.GetCopyStmt(), w)
+	case stmt.GetDiscardStmt() != nil:
+		return s.discard(c, stmt.GetDiscardStmt(), w)
 	case stmt.GetPrepareStmt() != nil, stmt.GetExecuteStmt() != nil, stmt.GetDeallocateStmt() != nil:
 		return s.prepareStmt(ctx, c, stmt, w)
 	}

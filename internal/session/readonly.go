@@ -16,10 +16,37 @@ func (s *Session) checkReadOnly(stmt *pg.Node) error {
 	if !s.readOnly {
 		return nil
 	}
-	if name := writeCommandName(stmt); name != "" {
-		return pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
+	name := writeCommandName(stmt)
+	if name == "" || s.writesOnlyTempTable(stmt) {
+		return nil
 	}
-	return nil
+	return pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", name)
+}
+
+// writesOnlyTempTable reports whether stmt is INSERT, UPDATE, DELETE or
+// COPY FROM whose target is a temporary table of the session: PostgreSQL's
+// ExecCheckXactReadOnly lets a read-only transaction write those. (The
+// other tables of UPDATE … FROM and DELETE … USING are only read.)
+func (s *Session) writesOnlyTempTable(stmt *pg.Node) bool {
+	var rv *pg.RangeVar
+	switch {
+	case stmt.GetInsertStmt() != nil:
+		rv = stmt.GetInsertStmt().Relation
+	case stmt.GetUpdateStmt() != nil:
+		rv = stmt.GetUpdateStmt().Relation
+	case stmt.GetDeleteStmt() != nil:
+		rv = stmt.GetDeleteStmt().Relation
+	case stmt.GetCopyStmt() != nil && stmt.GetCopyStmt().IsFrom:
+		rv = stmt.GetCopyStmt().Relation
+	}
+	if rv == nil || s.temp.nsp == 0 {
+		return false
+	}
+	// The statement takes its snapshot next anyway; looking the target up
+	// needs one now.
+	s.statementSnapshot()
+	rel, err := s.eng.Catalog.Lookup(&s.ctx, rv.Schemaname, rv.Relname)
+	return err == nil && rel != nil && rel.IsTemp() && rel.Namespace == s.temp.nsp
 }
 
 // writeCommandName is PostgreSQL's command name of a statement that

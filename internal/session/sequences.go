@@ -243,10 +243,10 @@ func (o *seqOptions) apply(old *catalog.SequenceInfo, lastValue int64) (catalog.
 
 func (s *Session) createSequence(c *exec.Ctx, cs *pg.CreateSeqStmt, w pgwire.ResultWriter) error {
 	rv := cs.Sequence
-	if rv.Relpersistence == "t" || rv.Relpersistence == "u" {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "temporary and unlogged sequences are not supported yet")
+	if rv.Relpersistence == "u" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "unlogged sequences are not supported yet")
 	}
-	nsp, err := s.namespaceFor(c, rv.Schemaname)
+	nsp, err := s.namespaceFor(c, rv)
 	if err != nil {
 		return err
 	}

@@ -161,6 +161,7 @@ type Session struct {
 	failingPortal *portal
 	stmts         *stmtCache // parse trees and analyses to reuse (stmtcache.go)
 	seqs          sequence.Session
+	temp          tempState // temporary namespace and ON COMMIT actions (temp.go)
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
@@ -299,6 +300,7 @@ func (s *Session) Close() {
 	if s.inTx {
 		s.abort()
 	}
+	s.endTemp()
 	s.eng.Xact.ReleaseProc(s.proc)
 	if s.srv != nil {
 		s.srv.mu.Lock()
@@ -323,7 +325,7 @@ func (s *Session) begin() {
 	s.txStart = time.Now()
 	s.combo.Reset()
 	s.htx = heap.Txn{Proc: s.proc, Combo: &s.combo}
-	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage}
+	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp}
 	s.snapshot = nil
 	s.snapTaken = false
 	s.isolation = s.Setting("default_transaction_isolation")
@@ -337,6 +339,10 @@ func (s *Session) begin() {
 func (s *Session) commit() error {
 	if !s.inTx {
 		return nil
+	}
+	if err := s.preCommitTemp(context.Background()); err != nil {
+		s.abort()
+		return err
 	}
 	sync := s.Setting("synchronous_commit") != "off"
 	var drops []uint32

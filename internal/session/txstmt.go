@@ -172,7 +172,11 @@ func (s *Session) prepareTransaction(w pgwire.ResultWriter) error {
 		s.abort()
 		return w.CommandComplete("ROLLBACK")
 	}
+	temp := s.ctx.AccessedTemp
 	s.abort()
+	if temp {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot PREPARE a transaction that has operated on temporary objects")
+	}
 	return pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "prepared transactions are disabled").
 		WithHint("Set max_prepared_transactions to a nonzero value.")
 }

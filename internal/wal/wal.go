@@ -66,6 +66,8 @@ type WAL struct {
 	// failed is set when a write or fsync failed: the log can no longer
 	// promise durability and every later flush fails (PostgreSQL PANICs).
 	failed atomic.Pointer[error]
+
+	unlogged unloggedSet // relations whose page records are not written (unlogged.go)
 }
 
 // Options configure a WAL.
@@ -265,6 +267,9 @@ func (w *WAL) Insert(u *stats.Usage, r *Record) (LSN, error) {
 func (w *WAL) InsertRecord(u *stats.Usage, r *Record) (start, end LSN, err error) {
 	if e := w.failed.Load(); e != nil {
 		return 0, 0, *e
+	}
+	if w.skipsRecord(r) {
+		return 0, 0, nil
 	}
 	scratch := encodePool.Get().(*[]byte)
 	defer encodePool.Put(scratch)

@@ -45,7 +45,7 @@ func constraintDef(c *Ctx, oid uint32, pretty bool) (types.Datum, error) {
 		}
 		name := types.QuoteIdent(parent.Name)
 		if parent.Namespace != catalog.PublicNamespace && parent.Namespace != catalog.PgCatalogNamespace {
-			name = types.QuoteIdent(nspName(parent.Namespace)) + "." + name
+			name = types.QuoteIdent(nspName(cat, parent.Namespace)) + "." + name
 		}
 		def = "FOREIGN KEY (" + quotedCols(rel, k.Keys) + ") REFERENCES " + name + "(" + quotedCols(parent, k.FKeys) + ")"
 		if k.FMatch == catalog.FKMatchFull {

@@ -45,19 +45,7 @@ func emptyView(spec ...any) *systemView {
 	return &systemView{cols: colSpec(spec...), rows: func(*Ctx) ([]Row, error) { return nil, nil }}
 }
 
-func nspName(oid uint32) string {
-	switch oid {
-	case catalog.PgCatalogNamespace:
-		return "pg_catalog"
-	case catalog.PublicNamespace:
-		return "public"
-	case catalog.PgToastNamespace:
-		return "pg_toast"
-	case catalog.InfoSchemaNamespace:
-		return "information_schema"
-	}
-	return strconv.Itoa(int(oid))
-}
+func nspName(cat *catalog.Catalog, oid uint32) string { return cat.NamespaceName(oid) }
 
 // catalogViews are catalog tables tidal computes instead of storing:
 // their contents follow from other catalogs or are fixed.
@@ -163,7 +151,17 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 	cat, tx := f.c.Eng.Catalog, f.c.Tx
 	switch name {
 	case "pg_table_is_visible":
-		return types.Bool(true), nil
+		r, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || r == nil {
+			return types.Null(), err
+		}
+		vis, err := relationVisible(f.c, r)
+		return types.Bool(vis), err
+	case "pg_my_temp_schema":
+		return types.Int(int64(tx.TempNamespace)), nil
+	case "pg_is_other_temp_schema":
+		nsp := uint32(args[0].Int())
+		return types.Bool(cat.IsTempNamespace(nsp) && !cat.IsOwnTempNamespace(tx, nsp)), nil
 	case "pg_get_userbyid":
 		oid := args[0].Int()
 		n, err := cat.RoleName(tx, uint32(oid))
@@ -185,7 +183,7 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {
-			if s := nspName(oid); s != strconv.Itoa(int(oid)) {
+			if s := nspName(cat, oid); s != strconv.Itoa(int(oid)) {
 				return types.Str(s), nil
 			}
 			return types.Str(strconv.Itoa(int(oid))), nil
@@ -200,10 +198,12 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		if r == nil {
 			return types.Str(strconv.Itoa(int(oid))), nil
 		}
-		if r.Namespace != catalog.PublicNamespace && r.Namespace != catalog.PgCatalogNamespace {
-			return types.Str(nspName(r.Namespace) + "." + r.Name), nil
+		if vis, err := relationVisible(f.c, r); err != nil {
+			return types.Null(), err
+		} else if !vis {
+			return types.Str(types.QuoteIdent(nspName(cat, r.Namespace)) + "." + types.QuoteIdent(r.Name)), nil
 		}
-		return types.Str(r.Name), nil
+		return types.Str(types.QuoteIdent(r.Name)), nil
 	case "regrolein":
 		return f.regroleIn(args[0].Str())
 	case "regclassin", "regnamespacein":
@@ -254,8 +254,20 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		if ix.Index.Unique {
 			u = "UNIQUE "
 		}
-		return types.Str("CREATE " + u + "INDEX " + types.QuoteIdent(ix.Name) + " ON " + nspName(table.Namespace) + "." +
+		return types.Str("CREATE " + u + "INDEX " + types.QuoteIdent(ix.Name) + " ON " + nspName(cat, table.Namespace) + "." +
 			types.QuoteIdent(table.Name) + " USING btree (" + strings.Join(keys, ", ") + ")"), nil
 	}
 	return types.Null(), pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
+}
+
+// relationVisible is RelationIsVisible: r's namespace is searched for
+// unqualified names and no relation of the same name comes before it.
+func relationVisible(c *Ctx, r *catalog.Relation) (bool, error) {
+	switch r.Namespace {
+	case catalog.PgCatalogNamespace, catalog.PublicNamespace, c.Tx.TempNamespace:
+	default:
+		return false, nil
+	}
+	first, err := c.Eng.Catalog.Lookup(c.Tx, "", r.Name)
+	return err == nil && first != nil && first.OID == r.OID, err
 }

@@ -69,6 +69,14 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 			}
 		}
 	}
+	if rel.IsTemp() {
+		p.C.Tx.AccessedTemp = true
+	}
+	if (lockMode == lockAccessShare || lockMode == lockRowExclusive) && p.C.Tx.IsOtherTemp(rel) {
+		// Their pages are the other session's business (PostgreSQL keeps
+		// them in its local buffers).
+		return nil, catalog.OtherSessionTempError("access")
+	}
 	if rel.Kind == catalog.KindSequence {
 		// A sequence reads as its one row; it is changed only by the
 		// sequence functions.
@@ -431,39 +439,8 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 	if rt.Name != "" {
 		return rt.Name
 	}
-	if cr := rt.Val.GetColumnRef(); cr != nil {
-		f := cr.Fields[len(cr.Fields)-1]
-		if s := f.GetString_(); s != nil {
-			return s.Sval
-		}
-	}
-	if fc := rt.Val.GetFuncCall(); fc != nil {
-		return fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
-	}
-	if tc := rt.Val.GetTypeCast(); tc != nil {
-		if cr := tc.Arg.GetColumnRef(); cr != nil {
-			return cr.Fields[len(cr.Fields)-1].GetString_().Sval
-		}
-		if tc.Arg.GetRowExpr() != nil {
-			return "row"
-		}
-		tn := tc.TypeName.Names
-		return tn[len(tn)-1].GetString_().Sval
-	}
-	if ce := rt.Val.GetCaseExpr(); ce != nil {
-		return "case"
-	}
-	if rt.Val.GetCoalesceExpr() != nil {
-		return "coalesce"
-	}
-	if rt.Val.GetRowExpr() != nil {
-		return "row"
-	}
-	if sv := rt.Val.GetSqlvalueFunction(); sv != nil {
-		return strings.ToLower(strings.TrimPrefix(sv.Op.String(), "SVFOP_"))
-	}
-	if n := subLinkName(rt.Val); n != "" {
-		return n
+	if name, strength := figureColname(rt.Val); strength > 0 {
+		return name
 	}
 	return "?column?"
 }

@@ -29,10 +29,9 @@ func (f *catalogFuncs) sequenceCall(name string, args []types.Datum) (types.Datu
 		oid = uint32(args[0].Int())
 	}
 	mode := xact.RowExclusiveLock
-	if name == "currval" || name == "lastval" {
+	reads := name == "currval" || name == "lastval"
+	if reads {
 		mode = xact.AccessShareLock
-	} else if c.Setting != nil && c.Setting("transaction_read_only") == "on" {
-		return types.Null(), pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", name)
 	}
 	seq, err := f.openSequence(oid, mode)
 	if err != nil {
@@ -40,6 +39,16 @@ func (f *catalogFuncs) sequenceCall(name string, args []types.Datum) (types.Datu
 			return types.Null(), pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "lastval is not yet defined in this session")
 		}
 		return types.Null(), err
+	}
+	if seq.IsTemp() {
+		c.Tx.AccessedTemp = true
+	}
+	// A read-only transaction may still advance its own temporary sequences.
+	if !reads && !seq.IsTemp() && c.Setting != nil && c.Setting("transaction_read_only") == "on" {
+		return types.Null(), pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s() in a read-only transaction", name)
+	}
+	if c.Tx.IsOtherTemp(seq) {
+		return types.Null(), catalog.OtherSessionTempError("access")
 	}
 	rel := c.Eng.Catalog.SeqRel(seq)
 	switch name {
@@ -106,7 +115,7 @@ func (f *catalogFuncs) serialSequence(table, column string) (types.Datum, error)
 		if err != nil || seq == nil {
 			return types.Null(), err
 		}
-		return types.Str(types.QuoteIdent(nspName(seq.Namespace)) + "." + types.QuoteIdent(seq.Name)), nil
+		return types.Str(types.QuoteIdent(nspName(cat, seq.Namespace)) + "." + types.QuoteIdent(seq.Name)), nil
 	}
 	return types.Null(), nil
 }

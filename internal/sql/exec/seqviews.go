@@ -39,7 +39,7 @@ func sequencesRows(c *Ctx) ([]Row, error) {
 			last = types.Int(st.LastValue)
 		}
 		o := r.Seq.Options
-		out = append(out, Row{types.Str(nspName(r.Namespace)), types.Str(r.Name), types.Str(owner),
+		out = append(out, Row{types.Str(nspName(c.Eng.Catalog, r.Namespace)), types.Str(r.Name), types.Str(owner),
 			types.Int(int64(r.Seq.TypeOID)), types.Int(o.Start), types.Int(o.Min), types.Int(o.Max),
 			types.Int(o.Increment), types.Bool(o.Cycle), types.Int(o.Cache), last})
 	}

@@ -32,17 +32,18 @@ const (
 	numSysAttrs
 )
 
-var sysAttrInfo = [numSysAttrs]struct {
+// sysAttrInfo gives each system column its name (catalog's list, in
+// attnum order) and type.
+var sysAttrInfo = func() (out [numSysAttrs]struct {
 	name string
 	t    types.Type
-}{
-	sysCtid:     {"ctid", types.Tid},
-	sysXmin:     {"xmin", types.Xid},
-	sysCmin:     {"cmin", types.Cid},
-	sysXmax:     {"xmax", types.Xid},
-	sysCmax:     {"cmax", types.Cid},
-	sysTableoid: {"tableoid", types.Oid},
-}
+}) {
+	ts := [numSysAttrs]types.Type{sysCtid: types.Tid, sysXmin: types.Xid, sysCmin: types.Cid, sysXmax: types.Xid, sysCmax: types.Cid, sysTableoid: types.Oid}
+	for a := range out {
+		out[a].name, out[a].t = catalog.SystemColumnNames[a], ts[a]
+	}
+	return out
+}()
 
 // attnum is the system column's pg_attribute number.
 func (a sysAttr) attnum() int16 { return -int16(a) - 1 }

@@ -272,16 +272,18 @@ var catalogCalls = map[string]struct {
 	min  int
 	ret  types.Type
 }{
-	"pg_get_indexdef":      {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
-	"pg_get_constraintdef": {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
-	"regclassout":          {[]types.Type{types.Oid}, 1, types.Text},
-	"regclassin":           {[]types.Type{types.Text}, 1, types.Oid},
-	"regnamespaceout":      {[]types.Type{types.Oid}, 1, types.Text},
-	"regnamespacein":       {[]types.Type{types.Text}, 1, types.Oid},
-	"regrolein":            {[]types.Type{types.Text}, 1, types.Oid},
-	"pg_table_is_visible":  {[]types.Type{types.Oid}, 1, types.Boolean},
-	"pg_get_userbyid":      {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
-	"pg_get_triggerdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_indexdef":         {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
+	"pg_get_constraintdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"regclassout":             {[]types.Type{types.Oid}, 1, types.Text},
+	"regclassin":              {[]types.Type{types.Text}, 1, types.Oid},
+	"regnamespaceout":         {[]types.Type{types.Oid}, 1, types.Text},
+	"regnamespacein":          {[]types.Type{types.Text}, 1, types.Oid},
+	"regrolein":               {[]types.Type{types.Text}, 1, types.Oid},
+	"pg_table_is_visible":     {[]types.Type{types.Oid}, 1, types.Boolean},
+	"pg_my_temp_schema":       {nil, 0, types.Oid},
+	"pg_is_other_temp_schema": {[]types.Type{types.Oid}, 1, types.Boolean},
+	"pg_get_userbyid":         {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
+	"pg_get_triggerdef":       {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
 	// The sequence functions; their first argument is a regclass.
 	"nextval":                {[]types.Type{types.Oid}, 1, types.Int8},
 	"currval":                {[]types.Type{types.Oid}, 1, types.Int8},
