@@ -68,9 +68,12 @@ func (p *Planner) returningAs(rel *catalog.Relation, refname string, list []*pg.
 
 // PlanInsert plans INSERT … VALUES / SELECT.
 func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
-	if s.WithClause != nil {
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH is not supported in INSERT yet")
+	p.noteInsertSystemColumns(s)
+	pop, err := p.withCTEs(s.WithClause)
+	if err != nil {
+		return nil, err
 	}
+	defer pop()
 	rel, err := p.OpenRelation(s.Relation, lockRowExclusive)
 	if err != nil {
 		return nil, err

@@ -317,7 +317,7 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 				visible++
 			}
 			col := tableScopeCol(alias, a, name, i)
-			col.table, col.attnum = rel.OID, a.Num
+			col.table, col.attnum, col.relname = rel.OID, a.Num, rel.Name
 			cols = append(cols, col)
 		}
 		sys := p.sysAttrs()

@@ -3,6 +3,7 @@ package exec
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -95,7 +96,7 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 		return nil, err
 	}
 	rel := in.fi.rel
-	newRow, err := p.updateTargets(in, s.TargetList)
+	newRow, err := p.setTargets(rel, in.sc, s.TargetList)
 	if err != nil {
 		return nil, err
 	}
@@ -134,12 +135,12 @@ func aliasIfAny(rv *pg.RangeVar) string {
 	return ""
 }
 
-// updateTargets compiles the SET list into the new row version's columns,
-// computed from the input row: unassigned columns keep their value, a
-// dropped column gets NULL.
-func (p *Planner) updateTargets(in *modifyInput, targets []*pg.Node) ([]expr.Expr, error) {
-	rel := in.fi.rel
-	comp := p.compiler(in.sc)
+// setTargets compiles the SET list of UPDATE or ON CONFLICT DO UPDATE into
+// the new row version's columns, computed from the row of scope sc (rel's
+// columns first): unassigned columns keep their value, a dropped column
+// gets NULL.
+func (p *Planner) setTargets(rel *catalog.Relation, sc *scope, targets []*pg.Node) ([]expr.Expr, error) {
+	comp := p.compiler(sc)
 	newRow := make([]expr.Expr, len(rel.Attrs))
 	for i, a := range rel.Attrs {
 		if a.Dropped {
@@ -152,6 +153,9 @@ func (p *Planner) updateTargets(in *modifyInput, targets []*pg.Node) ([]expr.Exp
 	var multi *multiAssign
 	for _, t := range targets {
 		rt := t.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "assignment to an element or field of a column is not supported yet")
+		}
 		i := rel.AttrByName(rt.Name)
 		if i < 0 {
 			e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
@@ -166,7 +170,7 @@ func (p *Planner) updateTargets(in *modifyInput, targets []*pg.Node) ([]expr.Exp
 		if ma := val.GetMultiAssignRef(); ma != nil {
 			if ma.Colno == 1 {
 				var err error
-				if multi, err = p.compileMultiAssign(comp, in.sc, ma); err != nil {
+				if multi, err = p.compileMultiAssign(comp, sc, ma); err != nil {
 					return nil, err
 				}
 			}

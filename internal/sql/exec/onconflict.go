@@ -125,37 +125,9 @@ func (p *Planner) planOnConflict(rel *catalog.Relation, refname string, cl *pg.O
 		sc.cols = append(sc.cols, tableScopeCol("excluded", a, a.Name, n+i))
 	}
 	comp := p.compiler(sc)
-	oc.Set = make([]expr.Expr, n)
-	for i, a := range rel.Attrs {
-		oc.Set[i] = &expr.Var{Index: i, T: a.Type, Name: a.Name}
-	}
-	assigned := map[int]bool{}
-	for _, t := range cl.TargetList {
-		rt := t.GetResTarget()
-		if rt == nil || len(rt.Indirection) > 0 || rt.Val.GetMultiAssignRef() != nil {
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this form of ON CONFLICT DO UPDATE SET is not supported yet")
-		}
-		i := rel.AttrByName(rt.Name)
-		if i < 0 {
-			e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
-			e.Position = rt.Location + 1
-			return nil, e
-		}
-		if assigned[i] {
-			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
-		}
-		assigned[i] = true
-		var e expr.Expr
-		var err error
-		if rt.Val.GetSetToDefault() != nil {
-			e, err = p.defaultExpr(rel.Attrs[i])
-		} else if e, err = comp.Compile(rt.Val); err == nil {
-			e, err = assignCoerce(e, rel.Attrs[i].Type)
-		}
-		if err != nil {
-			return nil, err
-		}
-		oc.Set[i] = e
+	var err error
+	if oc.Set, err = p.setTargets(rel, sc, cl.TargetList); err != nil {
+		return nil, err
 	}
 	if cl.WhereClause != nil {
 		w, err := comp.Compile(cl.WhereClause)

@@ -150,7 +150,9 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		}
 		fi := &fromItem{rel: rel, alias: alias, sys: p.sysAttrs()}
 		for i, a := range rel.Attrs {
-			fi.cols = append(fi.cols, tableScopeCol(alias, a, a.Name, i))
+			col := tableScopeCol(alias, a, a.Name, i)
+			col.table, col.attnum, col.relname = rel.OID, a.Num, rel.Name
+			fi.cols = append(fi.cols, col)
 		}
 		fi.cols = append(fi.cols, sysScopeCols(alias, rel, fi.sys)...)
 		return fi, nil

@@ -22,9 +22,11 @@ type scopeCol struct {
 	// system: a system column (ctid, xmin, …): resolvable like any
 	// column but left out of every * (syscols.go).
 	system bool
-	// table and attnum identify a table column for RowDescription.
-	table  uint32
-	attnum int16
+	// table and attnum identify a table column for RowDescription;
+	// relname is the table's own name (rel may be an alias).
+	table   uint32
+	attnum  int16
+	relname string
 }
 
 // scope is the columns of one query level's FROM clause. Scopes nest:
@@ -121,6 +123,10 @@ func resolveChain(s levelScope, qual, name string) (expr.Expr, error) {
 			}
 		}
 		if !known {
+			if alias := aliasHiding(s, qual); alias != "" {
+				return nil, pgerr.Errorf(pgerr.UndefinedTable, "invalid reference to FROM-clause entry for table \"%s\"", qual).
+					WithHint("Perhaps you meant to reference the table alias \"%s\".", alias)
+			}
 			return nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
 		}
 		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
@@ -162,4 +168,26 @@ func tableScopeCol(rel string, a catalog.Attr, name string, i int) scopeCol {
 		return scopeCol{rel: rel, t: a.Type, index: i, hidden: true, dropped: true}
 	}
 	return scopeCol{rel: rel, name: name, t: a.Type, index: i}
+}
+
+// aliasHiding finds the alias under which table relname is in scope, if
+// it is (a reference by the table's own name is then PostgreSQL's "invalid
+// reference to FROM-clause entry").
+func aliasHiding(s levelScope, relname string) string {
+	for cur := s; cur != nil; cur = cur.up() {
+		sc, ok := cur.(*scope)
+		if !ok {
+			if a, isAgg := cur.(*aggScope); isAgg {
+				sc = a.input
+			} else {
+				continue
+			}
+		}
+		for _, c := range sc.cols {
+			if c.relname == relname && c.rel != relname {
+				return c.rel
+			}
+		}
+	}
+	return ""
 }

@@ -77,6 +77,26 @@ func (p *Planner) noteSystemColumns(m proto.Message) {
 	})
 }
 
+// noteInsertSystemColumns is noteSystemColumns for an INSERT, whose
+// VALUES lists are not looked at: they may be long, and a system column
+// named in a sub-SELECT inside one is the only thing that would need it
+// (such a reference is refused as an unknown column).
+func (p *Planner) noteInsertSystemColumns(s *pg.InsertStmt) {
+	if s.WithClause != nil {
+		p.noteSystemColumns(s.WithClause)
+	}
+	if s.OnConflictClause != nil {
+		p.noteSystemColumns(s.OnConflictClause)
+	}
+	for _, n := range s.ReturningList {
+		p.noteSystemColumns(n)
+	}
+	if sel := s.SelectStmt.GetSelectStmt(); sel != nil && len(sel.ValuesLists) == 0 {
+		p.noteSystemColumns(sel)
+	}
+	p.sysNoted = true
+}
+
 // sysAttrs lists the system columns table scans must produce, in order.
 func (p *Planner) sysAttrs() []sysAttr {
 	var out []sysAttr
@@ -95,7 +115,7 @@ func sysScopeCols(alias string, rel *catalog.Relation, sys []sysAttr) []scopeCol
 	out := make([]scopeCol, len(sys))
 	for i, a := range sys {
 		info := sysAttrInfo[a]
-		out[i] = scopeCol{rel: alias, name: info.name, t: info.t, index: natts + i, system: true, table: rel.OID, attnum: a.attnum()}
+		out[i] = scopeCol{rel: alias, name: info.name, t: info.t, index: natts + i, system: true, table: rel.OID, attnum: a.attnum(), relname: rel.Name}
 	}
 	return out
 }
