@@ -64,7 +64,8 @@ func sysTypeInfo(oid OID) *typeInfo {
 func isSysType(oid OID) bool { return oid == TidOID || oid == XidOID || oid == CidOID }
 
 // parseTid is tidin: "(block,offset)"; like PostgreSQL it looks for the
-// delimiters and reads unsigned numbers between them.
+// delimiters and reads the block with strtoul (so "-1" wraps) and the
+// offset with strtol, which must fit 0..65535.
 func parseTid(s string) (Datum, error) {
 	bad := func() (Datum, error) {
 		return Datum{}, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type tid: \"%s\"", s)
@@ -82,48 +83,65 @@ func parseTid(s string) (Datum, error) {
 	if closing < 0 {
 		return bad()
 	}
-	blk, err := strconv.ParseUint(strings.TrimLeft(rest[:comma], " \t\n\r\f\v"), 10, 32)
-	if err != nil {
+	blk, n, ok := strtoul(rest[:comma], 10)
+	if !ok || n != comma {
 		return bad()
 	}
-	off, err := strconv.ParseUint(strings.TrimLeft(rest[comma+1:comma+1+closing], " \t\n\r\f\v"), 10, 16)
+	offText := strings.TrimLeft(rest[comma+1:comma+1+closing], " \t\n\r\f\v")
+	off, err := strconv.ParseUint(strings.TrimPrefix(offText, "+"), 10, 16)
 	if err != nil {
 		return bad()
 	}
 	return TidDatum(uint32(blk), uint16(off)), nil
 }
 
-// parseXidLike is xidin / cidin of PostgreSQL 15: strtoul with base 0, so
-// "0x1f" is hexadecimal, and text that is no number reads as 0.
-func parseXidLike(s string) Datum {
-	s = strings.TrimLeft(s, " \t\n\r\f\v")
+// strtoul is C's strtoul on a 64-bit machine: leading white space, an
+// optional sign (a minus negates modulo 2^64), digits in base (0: 0x…
+// hexadecimal, 0… octal, else decimal). It returns the value, how many
+// bytes it read (0 when there is no number) and false on overflow.
+func strtoul(s string, base int) (uint64, int, bool) {
+	i := len(s) - len(strings.TrimLeft(s, " \t\n\r\f\v"))
 	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
 	}
-	base, digits := 10, s
-	switch {
-	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		base, digits = 16, s[2:]
-	case strings.HasPrefix(s, "0"):
-		base = 8
-	}
-	end := 0
-	for end < len(digits) && digitValue(digits[end]) < base {
-		end++
-	}
-	v, err := strconv.ParseUint(digits[:end], base, 64)
-	if err != nil || v > 0xFFFFFFFF {
-		if end > 0 {
-			v = 0xFFFFFFFF // strtoul saturates; the cast to uint32 keeps it
-		} else {
-			v = 0
+	if base == 0 {
+		switch {
+		case strings.HasPrefix(s[i:], "0x") || strings.HasPrefix(s[i:], "0X"):
+			if i+2 < len(s) && digitValue(s[i+2]) < 16 {
+				base, i = 16, i+2
+			} else {
+				base = 10
+			}
+		case strings.HasPrefix(s[i:], "0"):
+			base = 8
+		default:
+			base = 10
 		}
 	}
-	if neg {
-		v = uint64(uint32(-int64(v)))
+	start := i
+	for i < len(s) && digitValue(s[i]) < base {
+		i++
 	}
+	if i == start {
+		return 0, 0, true
+	}
+	v, err := strconv.ParseUint(s[start:i], base, 64)
+	if err != nil {
+		return ^uint64(0), i, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, i, true
+}
+
+// parseXidLike is xidin / cidin of PostgreSQL 15: strtoul with base 0,
+// cast to 32 bits, so "0x1f" is hexadecimal, a larger number wraps, and
+// text that is no number reads as 0.
+func parseXidLike(s string) Datum {
+	v, _, _ := strtoul(s, 0)
 	return Datum{i: int64(uint32(v)), k: kInt}
 }
 
