@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -151,5 +152,26 @@ func TestCrashTempTablesGone(t *testing.T) {
 	}
 	if n := queryInt(t, c, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'pg_temp_%'"); n < 1 {
 		t.Fatalf("%d temporary namespaces", n)
+	}
+}
+
+// psql's describe commands show a temporary table, its index and its
+// serial sequence in the session's pg_temp schema as PostgreSQL 15 does
+// (testdata/psql/temp_describe.out was captured from PostgreSQL 15 on an
+// empty database; the slot number N is PostgreSQL's backend number, so it
+// is masked on both sides).
+func TestPsqlDescribeTemp(t *testing.T) {
+	psql := needPsql(t)
+	srv := testutil.Start(t, testutil.Options{})
+	run := psqlRunner(t, psql, srv.Port)
+	got := run("-c", "CREATE TEMP TABLE tdesc (a int PRIMARY KEY, b int NOT NULL DEFAULT 7, c serial)",
+		"-c", "CREATE INDEX ON tdesc (b)", "-c", `\d tdesc`, "-c", `\dt`, "-c", `\ds`, "-c", `\di`, "-c", `\d tdesc_c_seq`)
+	got = regexp.MustCompile(`pg_temp_[0-9]+`).ReplaceAllString(got, "pg_temp_N")
+	want, err := os.ReadFile(filepath.Join("testdata", "psql", "temp_describe.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Fatalf("got:\n%s\nwant (PostgreSQL 15):\n%s", got, want)
 	}
 }
