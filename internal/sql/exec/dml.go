@@ -67,8 +67,15 @@ func (p *Planner) returningAs(rel *catalog.Relation, refname string, list []*pg.
 }
 
 // PlanInsert plans INSERT … VALUES / SELECT.
-func (p *Planner) PlanInsert(s *pg.InsertStmt) (*ModifyTable, error) {
-	p.noteInsertSystemColumns(s)
+func (p *Planner) PlanInsert(s *pg.InsertStmt) (mt *ModifyTable, err error) {
+	err = p.statement(func() (err error) {
+		mt, err = p.planInsert(s)
+		return err
+	})
+	return mt, err
+}
+
+func (p *Planner) planInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err

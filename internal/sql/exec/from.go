@@ -63,9 +63,6 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 	if err := refuseUnsupportedSelect(s); err != nil {
 		return nil, nil, nil, err
 	}
-	if !p.sysNoted {
-		p.noteSystemColumns(s)
-	}
 	qs := &queryState{level: level}
 	p.q.stack = append(p.q.stack, qs)
 	defer func() { p.q.stack = p.q.stack[:len(p.q.stack)-1] }()

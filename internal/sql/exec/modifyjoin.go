@@ -84,8 +84,15 @@ func (p *Planner) withCTEs(w *pg.WithClause) (func(), error) {
 }
 
 // PlanUpdate plans UPDATE … SET … [FROM …] WHERE … [RETURNING …].
-func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
-	p.noteSystemColumns(s)
+func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (mt *ModifyTable, err error) {
+	err = p.statement(func() (err error) {
+		mt, err = p.planUpdate(s)
+		return err
+	})
+	return mt, err
+}
+
+func (p *Planner) planUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err
@@ -109,8 +116,15 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 }
 
 // PlanDelete plans DELETE … [USING …] WHERE … [RETURNING …].
-func (p *Planner) PlanDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
-	p.noteSystemColumns(s)
+func (p *Planner) PlanDelete(s *pg.DeleteStmt) (mt *ModifyTable, err error) {
+	err = p.statement(func() (err error) {
+		mt, err = p.planDelete(s)
+		return err
+	})
+	return mt, err
+}
+
+func (p *Planner) planDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err

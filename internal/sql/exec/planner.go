@@ -28,10 +28,11 @@ type Planner struct {
 	ParamTypes []types.Type
 
 	q planState
-	// sysMask: the system columns the statement names (syscols.go);
-	// sysNoted: the statement was looked at for them.
-	sysMask  uint8
-	sysNoted bool
+	// sysMask: the system columns table scans produce; sysWanted: those
+	// the statement asked for (syscols.go). planning: a statement is
+	// being planned (Planner.statement).
+	sysMask, sysWanted uint8
+	planning           bool
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -448,8 +449,11 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 }
 
 // PlanSelect plans a SELECT.
-func (p *Planner) PlanSelect(s *pg.SelectStmt) (Node, []Column, error) {
-	node, cols, _, err := p.planQuery(s, nil, 0)
+func (p *Planner) PlanSelect(s *pg.SelectStmt) (node Node, cols []Column, err error) {
+	err = p.statement(func() (err error) {
+		node, cols, _, err = p.planQuery(s, nil, 0)
+		return err
+	})
 	return node, cols, err
 }
 

@@ -115,6 +115,11 @@ func resolveChain(s levelScope, qual, name string) (expr.Expr, error) {
 		}
 		return &expr.OuterVar{Depth: s.lvl() - cur.lvl(), Index: v.Index, T: v.T, Name: v.Name}, nil
 	}
+	if t, ok := wantSystemColumn(s, qual, name); ok {
+		// The statement is planned again with the column (syscols.go);
+		// until then it reads as NULL.
+		return &expr.Const{Val: types.Null(), T: t}, nil
+	}
 	if qual != "" {
 		known := false
 		for cur := s; cur != nil; cur = cur.up() {

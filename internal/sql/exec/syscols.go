@@ -1,12 +1,8 @@
 package exec
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/catalog"
-	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
@@ -14,10 +10,13 @@ import (
 // System columns. Every table has ctid, xmin, cmin, xmax, cmax and
 // tableoid (PostgreSQL's attnums -1 … -6): selectable and usable in any
 // expression, never part of *. A scan produces only those the statement
-// names somewhere — the planner looks for the names in the parse tree
-// before it builds the FROM clause (noteSystemColumns) — so that queries
-// without them pay nothing: their values follow the table's columns in the
-// scan's row (and precede the hidden TID of UPDATE and DELETE).
+// uses, after the table's columns in the scan's row (and before the hidden
+// TID of UPDATE and DELETE), so that other statements pay nothing. Which
+// those are is learnt while planning: a reference to a system column name
+// that is not found while a table is in scope notes the column
+// (Planner.sysWanted), and the statement is planned again with it
+// (Planner.statement) — only statements that use system columns pay for
+// that second planning.
 
 // sysAttr is one system column.
 type sysAttr uint8
@@ -57,44 +56,55 @@ func sysAttrByName(name string) (sysAttr, bool) {
 	return 0, false
 }
 
-// noteSystemColumns records which system column names the statement
-// (or query) m mentions, for the table scans planned after it. A name may
-// belong to something else (a subquery's output column called xmin): the
-// tables then carry a column nobody reads, which is harmless.
-func (p *Planner) noteSystemColumns(m proto.Message) {
-	p.sysNoted = true
-	parser.Walk(m, func(n proto.Message) bool {
-		cr, ok := n.(*pg.ColumnRef)
-		if !ok {
-			return true
+// statement runs plan, the planning of a whole statement (an exported
+// Plan* entry point; nested ones just plan), again while it asked for
+// system columns the table scans did not yet produce.
+func (p *Planner) statement(plan func() error) error {
+	if p.planning {
+		return plan()
+	}
+	p.planning = true
+	defer func() { p.planning = false }()
+	for {
+		err := plan()
+		if p.sysWanted&^p.sysMask == 0 {
+			return err
 		}
-		if last := cr.Fields[len(cr.Fields)-1].GetString_(); last != nil {
-			if a, ok := sysAttrByName(last.Sval); ok {
-				p.sysMask |= 1 << a
-			}
-		}
-		return false
-	})
+		p.sysMask |= p.sysWanted
+		p.q = planState{}
+	}
 }
 
-// noteInsertSystemColumns is noteSystemColumns for an INSERT, whose
-// VALUES lists are not looked at: they may be long, and a system column
-// named in a sub-SELECT inside one is the only thing that would need it
-// (such a reference is refused as an unknown column).
-func (p *Planner) noteInsertSystemColumns(s *pg.InsertStmt) {
-	if s.WithClause != nil {
-		p.noteSystemColumns(s.WithClause)
+// wantSystemColumn notes, for a column reference qual.name that no scope
+// of the chain from s resolves, that the statement needs system column
+// name of the table it would name. It reports whether it noted anything,
+// and the column's type.
+func wantSystemColumn(s levelScope, qual, name string) (types.Type, bool) {
+	a, ok := sysAttrByName(name)
+	if !ok {
+		return types.Type{}, false
 	}
-	if s.OnConflictClause != nil {
-		p.noteSystemColumns(s.OnConflictClause)
+	p := s.planner()
+	if p == nil || p.sysMask&(1<<a) != 0 {
+		return types.Type{}, false
 	}
-	for _, n := range s.ReturningList {
-		p.noteSystemColumns(n)
+	for cur := s; cur != nil; cur = cur.up() {
+		sc, isScope := cur.(*scope)
+		if !isScope {
+			if agg, isAgg := cur.(*aggScope); isAgg {
+				sc = agg.input
+			} else {
+				continue
+			}
+		}
+		for _, c := range sc.cols {
+			if c.relname != "" && (qual == "" || c.rel == qual) {
+				p.sysWanted |= 1 << a
+				return sysAttrInfo[a].t, true
+			}
+		}
 	}
-	if sel := s.SelectStmt.GetSelectStmt(); sel != nil && len(sel.ValuesLists) == 0 {
-		p.noteSystemColumns(sel)
-	}
-	p.sysNoted = true
+	return types.Type{}, false
 }
 
 // sysAttrs lists the system columns table scans must produce, in order.
