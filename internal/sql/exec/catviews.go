@@ -159,6 +159,17 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return types.Bool(vis), err
 	case "pg_my_temp_schema":
 		return types.Int(int64(tx.TempNamespace)), nil
+	case "current_schemas":
+		// The search path is fixed: pg_temp (once the session has one)
+		// and pg_catalog, which are implicit, then public.
+		var out []types.Datum
+		if !args[0].IsNull() && args[0].Bool() {
+			if tx.TempNamespace != 0 {
+				out = append(out, types.Str(cat.NamespaceName(tx.TempNamespace)))
+			}
+			out = append(out, types.Str("pg_catalog"))
+		}
+		return types.Array(append(out, types.Str("public"))), nil
 	case "pg_is_other_temp_schema":
 		nsp := uint32(args[0].Int())
 		return types.Bool(cat.IsTempNamespace(nsp) && !cat.IsOwnTempNamespace(tx, nsp)), nil

@@ -281,6 +281,7 @@ var catalogCalls = map[string]struct {
 	"regrolein":               {[]types.Type{types.Text}, 1, types.Oid},
 	"pg_table_is_visible":     {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_my_temp_schema":       {nil, 0, types.Oid},
+	"current_schemas":         {[]types.Type{types.Boolean}, 1, nameArray},
 	"pg_is_other_temp_schema": {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_get_userbyid":         {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
 	"pg_get_triggerdef":       {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
@@ -439,3 +440,5 @@ func (s *Subscript) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 }
 func (s *Subscript) Type() types.Type { return s.T }
 func (s *Subscript) String() string   { return s.Arr.String() + "[" + s.Idx.String() + "]" }
+
+var nameArray, _ = types.ArrayOf(types.Name)

@@ -47,6 +47,12 @@ SELECT nspname LIKE 'pg_temp_%' FROM pg_namespace WHERE oid = pg_my_temp_schema(
 ----
 t
 
+# The temporary schema leads the search path.
+query
+SELECT (current_schemas(true))[1] = (SELECT nspname FROM pg_namespace WHERE oid = pg_my_temp_schema()), (current_schemas(true))[2]
+----
+t|pg_catalog
+
 # tableoid::regclass names the temporary table without its schema: it is
 # the one an unqualified name finds.
 query
