@@ -128,6 +128,8 @@ func (e *explainer) estimate(n Node) estimate {
 		return estimate{0, pages + tuples*(0.01+0.0025*quals), rows, colsWidth(x.Columns())}
 	case *IndexScan:
 		return estimate{0.42, 8.44, 1, colsWidth(x.Columns())}
+	case *TidScan:
+		return estimate{0, 4.02, 1, colsWidth(x.Columns())}
 	case *ModifyTable:
 		in := e.estimate(x.Input)
 		return estimate{0, in.total, 0, 0}
@@ -172,6 +174,8 @@ func (e *explainer) label(n Node) string {
 		return s
 	case *IndexScan:
 		return "Index Scan using " + x.Index.Name + " on " + x.Rel.Name
+	case *TidScan:
+		return x.label()
 	case *ModifyTable:
 		if x.Alias != "" && x.Alias != x.Rel.Name {
 			return x.Kind + " on " + x.Rel.Name + " " + x.Alias
@@ -262,6 +266,14 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 	case *SeqScan:
 		if x.Qual != nil {
 			add("Filter: " + x.Qual.String())
+			if e.opt.Analyze {
+				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
+			}
+		}
+	case *TidScan:
+		add("TID Cond: " + x.Cond)
+		if x.Filter != nil {
+			add("Filter: " + x.Filter.String())
 			if e.opt.Analyze {
 				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
 			}

@@ -154,6 +154,8 @@ func nodeExprs(n Node) []expr.Expr {
 		return []expr.Expr{x.Qual}
 	case *IndexScan:
 		return append(append([]expr.Expr{x.Qual}, x.Lower...), x.Upper...)
+	case *TidScan:
+		return []expr.Expr{x.Qual, x.TID}
 	case *FunctionScan:
 		return append([]expr.Expr{x.Qual}, x.Args...)
 	case *ViewScan:

@@ -266,6 +266,9 @@ func indexable(e expr.Expr) (col int, op string, val expr.Expr, ok bool) {
 // scanFor picks a sequential or index scan for a table and qual.
 func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 	rel := fi.rel
+	if ts := tidScanFor(fi, qual, withTID); ts != nil {
+		return ts
+	}
 	if qual != nil {
 		cs := conjuncts(qual)
 		var best *IndexScan

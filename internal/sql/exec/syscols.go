@@ -16,7 +16,8 @@ import (
 // that is not found while a table is in scope notes the column
 // (Planner.sysWanted), and the statement is planned again with it
 // (Planner.statement) — only statements that use system columns pay for
-// that second planning.
+// that second planning. WHERE ctid = constant becomes a TidScan
+// (tidscan.go).
 
 // sysAttr is one system column.
 type sysAttr uint8

@@ -188,6 +188,51 @@ SELECT ctid FROM (SELECT 5 AS ctid) s
 ----
 5
 
+# WHERE ctid = constant fetches the row by its TID (a Tid Scan); a TID
+# whose version was updated away, or past the table's end, finds nothing.
+statement ok
+CREATE TABLE sc_tid (a int, b text)
+
+statement ok
+INSERT INTO sc_tid VALUES (1, 'x'), (2, 'y')
+
+query
+EXPLAIN (COSTS OFF) SELECT * FROM sc_tid WHERE ctid = '(0,1)' AND a > 0
+----
+Tid Scan on sc_tid
+  TID Cond: (ctid = '(0,1)'::tid)
+  Filter: (a > 0)
+
+query
+EXPLAIN (COSTS OFF) UPDATE sc_tid SET a = 1 WHERE ctid = '(0,1)'
+----
+Update on sc_tid
+  ->  Tid Scan on sc_tid
+        TID Cond: (ctid = '(0,1)'::tid)
+
+query
+UPDATE sc_tid SET b = 'z' WHERE ctid = '(0,1)' RETURNING ctid, a, b
+----
+(0,3)|1|z
+
+query
+SELECT count(*) FROM sc_tid WHERE ctid = '(0,1)'
+----
+0
+
+query
+SELECT a, b FROM sc_tid WHERE ctid = '(0,3)'
+----
+1|z
+
+query
+SELECT count(*) FROM sc_tid WHERE ctid = '(9,1)'
+----
+0
+
+statement ok
+DROP TABLE sc_tid
+
 # UPDATE and DELETE by ctid, RETURNING system columns.
 query
 UPDATE sc SET b = 'ONE' WHERE ctid = (SELECT ctid FROM sc WHERE a = 1) RETURNING a, b, tableoid::regclass, xmax
