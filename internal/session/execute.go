@@ -247,7 +247,7 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 }
 
 func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
-	if vs.IsLocal && !s.inBlock {
+	if vs.IsLocal && !s.inTransactionBlock() {
 		// It still applies, for the rest of the implicit transaction.
 		w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "SET LOCAL can only be used in transaction blocks"))
 	}
@@ -296,7 +296,7 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
 		prefix := ""
 		if vs.Name == "SESSION CHARACTERISTICS" {
 			prefix = "default_"
-		} else if !s.inBlock {
+		} else if !s.inTransactionBlock() {
 			w.Notice(pgerr.Noticef(pgerr.SevWarning, pgerr.NoActiveSQLTransaction, "SET TRANSACTION can only be used in transaction blocks"))
 		}
 		if err := s.applyModeOptions(vs.Args, prefix); err != nil {

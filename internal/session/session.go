@@ -159,6 +159,8 @@ type Session struct {
 	// failingPortal is the portal whose execution raised the error being
 	// handled, if any (portallife.go).
 	failingPortal *portal
+	// multiStatement: the running simple Query holds several statements.
+	multiStatement bool
 	stmts         *stmtCache // parse trees and analyses to reuse (stmtcache.go)
 	seqs          sequence.Session
 	temp          tempState // temporary namespace and ON COMMIT actions (temp.go)
@@ -456,18 +458,12 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWr
 	// Several statements in one Query message run in one implicit
 	// transaction unless they control transactions themselves.
 	implicitBlock := len(tree.Stmts) > 1 && !s.inBlock
-	if len(tree.Stmts) > 1 {
-		// VACUUM refuses to run in a multi-statement query wherever it
-		// stands, as PostgreSQL's PreventInTransactionBlock does (it
-		// cannot tell whether later statements will join the implicit
-		// transaction), and before any statement has run.
-		for _, raw := range tree.Stmts {
-			if isNonTransactional(raw.Stmt) && !s.failed {
-				s.failBlock()
-				return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", nonTxName(raw.Stmt))
-			}
-		}
-	}
+	// A multi-statement message is an implicit transaction block for all
+	// its statements (PostgreSQL's TBLOCK_IMPLICIT_INPROGRESS): VACUUM
+	// refuses to run in it when reached, and SET LOCAL / SET TRANSACTION
+	// do not warn.
+	s.multiStatement = len(tree.Stmts) > 1
+	defer func() { s.multiStatement = false }()
 	for i, raw := range tree.Stmts {
 		text := stmtText(sql, raw)
 		last := i == len(tree.Stmts)-1
@@ -522,7 +518,7 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	if s.failed {
 		return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
-	if isNonTransactional(stmt) && (s.inBlock || keepOpen) {
+	if isNonTransactional(stmt) && (s.inBlock || keepOpen || s.multiStatement) {
 		// An error like any other: it aborts the enclosing block.
 		s.failBlock()
 		return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", nonTxName(stmt))
@@ -577,6 +573,10 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	}
 	return nil
 }
+
+// inTransactionBlock is PostgreSQL's IsTransactionBlock: an explicit
+// block, or the implicit one of a multi-statement message.
+func (s *Session) inTransactionBlock() bool { return s.inBlock || s.multiStatement }
 
 // statementFailed ends what a failed statement leaves: an explicit block
 // becomes failed; a lone statement's transaction is rolled back (a

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	osexec "os/exec"
 	"strings"
 	"testing"
@@ -52,6 +53,34 @@ DROP TABLE
 		t.Fatalf("psql: %v\n%s", err, out)
 	}
 	if string(out) != want {
+		t.Fatalf("psql output:\n%s\nwant (PostgreSQL 15):\n%s", out, want)
+	}
+}
+
+// A multi-statement Query is one implicit transaction block, as in
+// PostgreSQL (the multi-statement part of its transactions.sql): COMMIT
+// and ROLLBACK inside it end the transaction so far with a warning, BEGIN
+// turns it into a real block, VACUUM and the savepoint commands refuse to
+// run in it when reached, an error rolls back what the message did.
+// testdata/psql/implicit_blocks.out is PostgreSQL 15's output.
+func TestPsqlImplicitBlocks(t *testing.T) {
+	psql := needPsql(t)
+	srv := testutil.Start(t, testutil.Options{})
+	script, err := os.ReadFile("testdata/psql/implicit_blocks.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/psql/implicit_blocks.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := osexec.Command(psql, "-X", "-h", "127.0.0.1", "-p", itoa(srv.Port), "-U", "postgres", "-d", "postgres", "-f", "-")
+	cmd.Stdin = strings.NewReader(string(script))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("psql: %v\n%s", err, out)
+	}
+	if string(out) != string(want) {
 		t.Fatalf("psql output:\n%s\nwant (PostgreSQL 15):\n%s", out, want)
 	}
 }
