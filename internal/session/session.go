@@ -161,9 +161,9 @@ type Session struct {
 	failingPortal *portal
 	// multiStatement: the running simple Query holds several statements.
 	multiStatement bool
-	stmts         *stmtCache // parse trees and analyses to reuse (stmtcache.go)
-	seqs          sequence.Session
-	temp          tempState // temporary namespace and ON COMMIT actions (temp.go)
+	stmts          *stmtCache // parse trees and analyses to reuse (stmtcache.go)
+	seqs           sequence.Session
+	temp           tempState // temporary namespace and ON COMMIT actions (temp.go)
 
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
