@@ -3,7 +3,6 @@ package vacuum
 import (
 	"sort"
 	"sync"
-	"sync/atomic"
 )
 
 // Phases as pg_stat_progress_vacuum names them.
@@ -17,33 +16,61 @@ const (
 	PhaseFinalCleanup  = "performing final cleanup"
 )
 
-// Progress is one running VACUUM's row of pg_stat_progress_vacuum. Fields
-// are read by other sessions while the VACUUM updates them.
+// ProgressRow is one consistent reading of a VACUUM's row of
+// pg_stat_progress_vacuum.
+type ProgressRow struct {
+	Phase             string
+	HeapBlksTotal     int64
+	HeapBlksScanned   int64
+	HeapBlksVacuumed  int64
+	IndexVacuumCount  int64
+	MaxDeadTupleBytes int64
+	DeadTupleBytes    int64
+	NumDeadItemIDs    int64
+	IndexesTotal      int64
+	IndexesProcessed  int64
+}
+
+// Progress is one running VACUUM's row of pg_stat_progress_vacuum. Other
+// sessions read it while the VACUUM changes it. Values that belong together
+// (the dead-item count and the memory holding them, a phase and the
+// counters it resets) change in one update, and a reader copies the whole
+// row under the same lock, so it never sees half of an update: PostgreSQL's
+// pgstat_progress_update_multi_param and the st_changecount protocol of
+// pg_stat_get_progress_info give the same guarantee.
 type Progress struct {
-	PID               int
-	RelID             uint32
-	phase             atomic.Value // string
-	HeapBlksTotal     atomic.Int64
-	HeapBlksScanned   atomic.Int64
-	HeapBlksVacuumed  atomic.Int64
-	IndexVacuumCount  atomic.Int64
-	MaxDeadTupleBytes atomic.Int64
-	DeadTupleBytes    atomic.Int64
-	NumDeadItemIDs    atomic.Int64
-	IndexesTotal      atomic.Int64
-	IndexesProcessed  atomic.Int64
+	PID   int
+	RelID uint32
+
+	mu  sync.Mutex
+	row ProgressRow
+}
+
+// Snapshot returns the row as of one moment.
+func (p *Progress) Snapshot() ProgressRow {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.row
+}
+
+// update applies change to the row atomically with respect to Snapshot.
+func (p *Progress) update(change func(r *ProgressRow)) {
+	p.mu.Lock()
+	change(&p.row)
+	p.mu.Unlock()
 }
 
 // Phase is the current phase.
-func (p *Progress) Phase() string {
-	if v, ok := p.phase.Load().(string); ok {
-		return v
-	}
-	return PhaseInitializing
-}
+func (p *Progress) Phase() string { return p.Snapshot().Phase }
 
 // SetPhase moves to a phase.
-func (p *Progress) SetPhase(s string) { p.phase.Store(s) }
+func (p *Progress) SetPhase(s string) { p.update(func(r *ProgressRow) { r.Phase = s }) }
+
+// setDeadItems publishes the dead-item store's size: its TID count and the
+// memory it uses, together.
+func (p *Progress) setDeadItems(num, bytes int64) {
+	p.update(func(r *ProgressRow) { r.NumDeadItemIDs, r.DeadTupleBytes = num, bytes })
+}
 
 var (
 	progressMu sync.Mutex
@@ -52,7 +79,7 @@ var (
 
 func newProgress(pid int, rel uint32) *Progress {
 	p := &Progress{PID: pid, RelID: rel}
-	p.SetPhase(PhaseInitializing)
+	p.row.Phase = PhaseInitializing
 	return p
 }
 

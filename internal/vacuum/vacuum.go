@@ -163,13 +163,13 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		store = tidstore.NewRadix(o.MaintenanceWorkMem)
 	}
 	rep.DeadItemLimit = o.MaintenanceWorkMem
+	maxDeadBytes := o.MaintenanceWorkMem
 	if a, ok := store.(*tidstore.ArrayStore); ok {
-		prog.MaxDeadTupleBytes.Store(a.MaxItems() * 6)
-	} else {
-		prog.MaxDeadTupleBytes.Store(o.MaintenanceWorkMem)
+		maxDeadBytes = a.MaxItems() * 6
 	}
-	prog.HeapBlksTotal.Store(int64(nblocks))
-	prog.IndexesTotal.Store(int64(len(rel.Indexes)))
+	prog.update(func(r *ProgressRow) {
+		r.MaxDeadTupleBytes, r.HeapBlksTotal, r.IndexesTotal = maxDeadBytes, int64(nblocks), int64(len(rel.Indexes))
+	})
 	prog.publish()
 	defer prog.end()
 
@@ -191,8 +191,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	}
 
 	vacuumIndexes := func() error {
-		prog.SetPhase(PhaseVacuumIndexes)
-		prog.IndexesProcessed.Store(0)
+		prog.update(func(r *ProgressRow) { r.Phase, r.IndexesProcessed = PhaseVacuumIndexes, 0 })
 		launched := 0
 		if planned > 0 {
 			launched = acquireWorkers(planned, o.MaxParallelWorkers)
@@ -222,7 +221,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 				ixStats[i] = st
 				removedPerIndex[i] += st.TuplesRemoved
 				mu.Unlock()
-				prog.IndexesProcessed.Add(1)
+				prog.update(func(r *ProgressRow) { r.IndexesProcessed++ })
 			}
 		}
 		var wg sync.WaitGroup
@@ -263,7 +262,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			}
 			h.RecordFreeSpace(u, blk, free)
 			rep.DeadItemsRemoved += int64(len(offs))
-			prog.HeapBlksVacuumed.Add(1)
+			prog.update(func(r *ProgressRow) { r.HeapBlksVacuumed++ })
 			return true
 		})
 		return verr
@@ -282,7 +281,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 				return err
 			}
 			rep.IndexScans++
-			prog.IndexVacuumCount.Add(1)
+			prog.update(func(r *ProgressRow) { r.IndexVacuumCount++ })
 			if err := vacuumHeap(); err != nil {
 				return err
 			}
@@ -291,8 +290,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			// LP_DEAD when it bypasses index vacuuming).
 		}
 		store.Reset()
-		prog.DeadTupleBytes.Store(0)
-		prog.NumDeadItemIDs.Store(0)
+		prog.setDeadItems(0, 0)
 		return nil
 	}
 
@@ -329,7 +327,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			if end-blk >= skipPagesThreshold {
 				skipped += int64(end - blk)
 				lastNonEmpty = int64(end) - 1
-				prog.HeapBlksScanned.Store(int64(end))
+				prog.update(func(r *ProgressRow) { r.HeapBlksScanned = int64(end) })
 				blk = end - 1
 				continue
 			}
@@ -382,12 +380,11 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			rep.LPDeadPages++
 			rep.LPDeadItems += int64(len(res.DeadItems))
 			store.SetBlockOffsets(blk, res.DeadItems)
-			prog.NumDeadItemIDs.Add(int64(len(res.DeadItems)))
-			prog.DeadTupleBytes.Store(store.MemoryUsage())
+			prog.setDeadItems(store.NumTIDs(), store.MemoryUsage())
 		} else {
 			h.RecordFreeSpace(u, blk, res.FreeSpace)
 		}
-		prog.HeapBlksScanned.Store(int64(blk) + 1)
+		prog.update(func(r *ProgressRow) { r.HeapBlksScanned = int64(blk) + 1 })
 		if tidstore.IsFull(store, o.MaintenanceWorkMem) {
 			if err := lazyVacuum(); err != nil {
 				return nil, err

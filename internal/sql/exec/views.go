@@ -28,11 +28,12 @@ var systemViews = map[string]*systemView{
 		rows: func(c *Ctx) ([]Row, error) {
 			var out []Row
 			for _, p := range vacuum.Running() {
+				r := p.Snapshot() // one consistent row, as pg_stat_get_progress_info
 				out = append(out, Row{types.Int(int64(p.PID)), types.Int(catalog.DatabaseOID), types.Str("postgres"), types.Int(int64(p.RelID)),
-					types.Str(p.Phase()), types.Int(p.HeapBlksTotal.Load()), types.Int(p.HeapBlksScanned.Load()),
-					types.Int(p.HeapBlksVacuumed.Load()), types.Int(p.IndexVacuumCount.Load()), types.Int(p.MaxDeadTupleBytes.Load()),
-					types.Int(p.DeadTupleBytes.Load()), types.Int(p.NumDeadItemIDs.Load()), types.Int(p.IndexesTotal.Load()),
-					types.Int(p.IndexesProcessed.Load())})
+					types.Str(r.Phase), types.Int(r.HeapBlksTotal), types.Int(r.HeapBlksScanned),
+					types.Int(r.HeapBlksVacuumed), types.Int(r.IndexVacuumCount), types.Int(r.MaxDeadTupleBytes),
+					types.Int(r.DeadTupleBytes), types.Int(r.NumDeadItemIDs), types.Int(r.IndexesTotal),
+					types.Int(r.IndexesProcessed)})
 			}
 			return out, nil
 		},
