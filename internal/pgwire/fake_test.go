@@ -27,15 +27,21 @@ type fakeEngine struct {
 	cancels  chan CancelKey
 	closed   chan CancelKey
 	sleepEnd chan error // ctx.Err() (or nil) when a "sleep" ends
+	// sleepStart gets the session's key when a "sleep" has begun: tests
+	// wait for it instead of guessing how long the server takes to get
+	// there (a cancel or shutdown that arrives earlier finds the session
+	// idle).
+	sleepStart chan CancelKey
 }
 
 func newFakeEngine() *fakeEngine {
 	return &fakeEngine{
-		sleepMax: 5 * time.Second,
-		sessions: map[CancelKey]*fakeSession{},
-		cancels:  make(chan CancelKey, 16),
-		closed:   make(chan CancelKey, 1024),
-		sleepEnd: make(chan error, 16),
+		sleepMax:   5 * time.Second,
+		sessions:   map[CancelKey]*fakeSession{},
+		cancels:    make(chan CancelKey, 16),
+		closed:     make(chan CancelKey, 1024),
+		sleepEnd:   make(chan error, 16),
+		sleepStart: make(chan CancelKey, 16),
 	}
 }
 
@@ -247,6 +253,10 @@ func (s *fakeSession) exec(ctx context.Context, st string, w ResultWriter) error
 	case st == "sleep":
 		t := time.NewTimer(s.eng.sleepMax)
 		defer t.Stop()
+		select {
+		case s.eng.sleepStart <- s.key:
+		default:
+		}
 		var err error
 		select {
 		case <-ctx.Done():

@@ -22,6 +22,16 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
+// waitSleeping waits until a session of eng is inside a "sleep" statement.
+func waitSleeping(t *testing.T, eng *fakeEngine) {
+	t.Helper()
+	select {
+	case <-eng.sleepStart:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sleep statement never started")
+	}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -155,7 +165,7 @@ func TestPgx(t *testing.T) {
 		t.Fatalf("no session for key %+v", key)
 	}
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		<-eng.sleepStart
 		_ = conn.PgConn().CancelRequest(context.Background())
 	}()
 	_, err = conn.Exec(ctx, "sleep")
@@ -455,7 +465,7 @@ func TestCancelRequest(t *testing.T) {
 		t.Fatal("no BackendKeyData")
 	}
 	c.send(&pgproto3.Query{String: "sleep"})
-	time.Sleep(50 * time.Millisecond)
+	waitSleeping(t, eng)
 
 	cc := dialRaw(t, ts)
 	cc.send(&pgproto3.CancelRequest{ProcessID: key.PID, SecretKey: binary.BigEndian.AppendUint32(nil, key.Secret)})
@@ -608,7 +618,7 @@ func TestDroppedConnectionCancelsQuery(t *testing.T) {
 	c := dialRaw(t, ts)
 	c.login()
 	c.send(&pgproto3.Query{String: "sleep"})
-	time.Sleep(50 * time.Millisecond)
+	waitSleeping(t, eng)
 	c.nc.Close()
 	select {
 	case err := <-eng.sleepEnd:
@@ -668,7 +678,7 @@ func TestShutdown(t *testing.T) {
 	busy := dialRaw(t, ts)
 	busy.login()
 	busy.send(&pgproto3.Query{String: "sleep"})
-	time.Sleep(50 * time.Millisecond)
+	waitSleeping(t, eng)
 
 	done := make(chan error, 1)
 	go func() {
@@ -700,7 +710,7 @@ func TestShutdownForce(t *testing.T) {
 	busy := dialRaw(t, ts)
 	busy.login()
 	busy.send(&pgproto3.Query{String: "sleep"})
-	time.Sleep(50 * time.Millisecond)
+	waitSleeping(t, eng)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	if err := ts.srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
