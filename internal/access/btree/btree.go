@@ -163,13 +163,11 @@ type Index struct {
 	meta atomic.Pointer[metaInfo] // cached copy of the metapage (rd_amcache)
 
 	// Page deletion and recycling (pagedel.go).
-	delMu     sync.Mutex   // one page-deleting bulk delete at a time
-	vacuuming atomic.Int32 // bulk deletes in progress: no page reuse meanwhile
-	reusing   atomic.Int32 // splits between taking a free page and logging
-	extending atomic.Int32 // operations between smgr extend and locking the page
-	freeMu    sync.Mutex
-	free      []page.BlockNumber // recyclable blocks, highest first (pop lowest)
-	freeN     atomic.Int32
+	vacMu     sync.Mutex    // one bulk delete at a time
+	lastCycle uint16        // the last vacuum cycle id handed out (under vacMu)
+	cycle     atomic.Uint32 // the running bulk delete's cycle id, 0 when none
+	extending atomic.Int32  // operations between smgr extend and locking the page
+	free      freeList      // recyclable blocks
 }
 
 // metaInfo is the cached part of the metapage.

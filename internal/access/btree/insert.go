@@ -351,21 +351,21 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	}
 
 	// The new right page: a recycled one, or a new block.
-	rb, reused, err := o.newPage()
+	rb, err := o.newPage()
 	if err != nil {
 		return fail(err)
 	}
 	rblk := rb.blk
-	defer func() {
-		if reused {
-			ix.reuseDone()
-		}
-	}()
+	// Read only now that both halves are locked: a bulk delete that starts
+	// later cannot reach the right page before the entries are in it, and
+	// one running now finds its cycle id on the left page and comes back
+	// for the right one if that lies behind its scan.
+	cycle := ix.vacuumCycle()
 
 	// Rebuild the left page in a scratch page.
 	tmp := make(page.Page, page.Size)
 	lflags := op.flags &^ (FlagRoot | FlagSplitEnd | FlagHasGarbage | FlagIncompleteSplit)
-	initBtPage(tmp, opaque{prev: op.prev, next: rblk, level: op.level, flags: lflags | FlagIncompleteSplit}, nil)
+	initBtPage(tmp, opaque{prev: op.prev, next: rblk, level: op.level, flags: lflags | FlagIncompleteSplit, cycle: cycle}, nil)
 	if tmp.AddItem(lhikey, PHiKey, false, false, 0, nil) == page.InvalidOffset {
 		return fail(ix.corrupt("failed to add high key to the left sibling while splitting block %d", lb.blk), rb)
 	}
@@ -378,7 +378,7 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	// Build the right page directly in its buffer (logged as a new page).
 	rp := o.page(rb)
 	var dr page.Delta
-	initBtPage(rp, opaque{prev: lb.blk, next: op.next, level: op.level, flags: lflags}, &dr)
+	initBtPage(rp, opaque{prev: lb.blk, next: op.next, level: op.level, flags: lflags, cycle: cycle}, &dr)
 	roff := PHiKey
 	if hikey != nil {
 		rp.AddItem(hikey, roff, false, false, 0, &dr)
@@ -438,10 +438,6 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	binary.LittleEndian.PutUint16(main[6:], off)
 	if err := o.logPages(info, xid, main[:], bufs, deltas); err != nil {
 		return fail(err, rb, sb)
-	}
-	if reused {
-		ix.reuseDone()
-		reused = false
 	}
 	o.release(sb)
 	o.release(child)

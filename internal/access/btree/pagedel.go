@@ -1,10 +1,11 @@
 package btree
 
 import (
+	"container/heap"
 	"encoding/binary"
-	"runtime"
 	"slices"
-	"time"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -55,99 +56,110 @@ func recyclable(p page.Page, horizon uint32) bool {
 // ---- the free-page list ----
 //
 // PostgreSQL records recyclable pages in the index's free space map. Here
-// the list is kept in memory on the Index handle, rebuilt by every bulk
-// delete's physical scan (which visits every page and sees which deleted
-// pages have become recyclable): nothing is logged for it, a crash or a new
-// handle just forgets it until the next VACUUM, and the pages it names are
-// re-checked under an exclusive lock before reuse, so a stale entry is
+// the list is kept in memory on the Index handle: a bulk delete adds every
+// recyclable page as its physical scan reaches it (RecordFreeIndexPage), so
+// splits can take it at once, even while the scan goes on; a split takes
+// the lowest block. Nothing is logged for it: a crash or a new handle just
+// forgets it until the next VACUUM, and a page is re-checked under an
+// exclusive lock before reuse, so an entry that is no longer true is
 // harmless.
 
-func (ix *Index) setFree(blks []page.BlockNumber) {
-	slices.SortFunc(blks, func(a, b page.BlockNumber) int { return int(int64(b) - int64(a)) })
-	blks = slices.Compact(blks)
-	ix.freeMu.Lock()
-	ix.free = blks
-	ix.freeN.Store(int32(len(blks)))
-	ix.freeMu.Unlock()
+// freeList is a set of recyclable blocks, lowest first.
+type freeList struct {
+	mu   sync.Mutex
+	heap blockHeap
+	in   map[page.BlockNumber]struct{}
+	n    atomic.Int32 // len(heap), read without mu
 }
 
-func (ix *Index) popFree() (page.BlockNumber, bool) {
-	ix.freeMu.Lock()
-	defer ix.freeMu.Unlock()
-	n := len(ix.free)
-	if n == 0 {
+type blockHeap []page.BlockNumber
+
+func (h blockHeap) Len() int           { return len(h) }
+func (h blockHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h blockHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *blockHeap) Push(x any)        { *h = append(*h, x.(page.BlockNumber)) }
+func (h *blockHeap) Pop() any {
+	old := *h
+	b := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return b
+}
+
+func (f *freeList) add(blk page.BlockNumber) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.in[blk]; ok {
+		return
+	}
+	if f.in == nil {
+		f.in = map[page.BlockNumber]struct{}{}
+	}
+	f.in[blk] = struct{}{}
+	heap.Push(&f.heap, blk)
+	f.n.Store(int32(len(f.heap)))
+}
+
+func (f *freeList) pop() (page.BlockNumber, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.heap) == 0 {
 		return 0, false
 	}
-	blk := ix.free[n-1]
-	ix.free = ix.free[:n-1]
-	ix.freeN.Store(int32(n - 1))
+	blk := heap.Pop(&f.heap).(page.BlockNumber)
+	delete(f.in, blk)
+	f.n.Store(int32(len(f.heap)))
 	return blk, true
 }
 
 // FreePages returns the blocks currently known to be reusable, lowest first.
 func (ix *Index) FreePages() []page.BlockNumber {
-	ix.freeMu.Lock()
-	defer ix.freeMu.Unlock()
-	out := slices.Clone(ix.free)
-	slices.Reverse(out)
+	ix.free.mu.Lock()
+	out := slices.Clone([]page.BlockNumber(ix.free.heap))
+	ix.free.mu.Unlock()
+	slices.Sort(out)
 	return out
 }
 
 // newPage returns a page for a split's new right half, exclusively locked:
 // a recycled one when the free list has one (_bt_allocbuf), else a new
-// block at the end of the relation. When reused is true the caller must
-// call ix.reuseDone() once the split's WAL record is written: until then a
-// bulk delete may not start its scan (it relies on entries moved by splits
-// during its pass landing on blocks it has not reached yet, and a recycled
-// block may lie behind it; PostgreSQL uses vacuum cycle IDs and
-// backtracking instead).
-func (o *op) newPage() (lb lockedBuf, reused bool, err error) {
+// block at the end of the relation. A recycled block may lie behind a
+// running bulk delete's scan: the split stamps both halves with the bulk
+// delete's cycle id, and the bulk delete goes back for them (see
+// BulkDeleteWith).
+func (o *op) newPage() (lockedBuf, error) {
 	ix := o.ix
-	if ix.freeN.Load() > 0 && ix.env.OldestXmin != nil {
-		ix.reusing.Add(1)
-		if ix.vacuuming.Load() == 0 {
-			var horizon uint32
-			haveHorizon := false
-			for {
-				blk, ok := ix.popFree()
-				if !ok {
-					break
-				}
-				if !haveHorizon {
-					horizon, haveHorizon = ix.env.OldestXmin(), true
-				}
-				b, err := ix.pool.Read(o.u, ix.tag(blk), nil)
-				if err != nil {
-					ix.reuseDone()
-					return lockedBuf{}, false, err
-				}
-				// Never wait here (we hold the page being split): a page
-				// someone has locked is not free for us anyway.
-				if !ix.pool.TryLockExclusive(b) {
-					ix.pool.Release(b)
-					continue
-				}
-				if recyclable(ix.pool.Page(b), horizon) {
-					return lockedBuf{buf: b, blk: blk, excl: true}, true, nil
-				}
-				ix.pool.UnlockRelease(b, buffer.Exclusive)
+	if ix.free.n.Load() > 0 && ix.env.OldestXmin != nil {
+		var horizon uint32
+		haveHorizon := false
+		for {
+			blk, ok := ix.free.pop()
+			if !ok {
+				break
 			}
+			if !haveHorizon {
+				horizon, haveHorizon = ix.env.OldestXmin(), true
+			}
+			b, err := ix.pool.Read(o.u, ix.tag(blk), nil)
+			if err != nil {
+				return lockedBuf{}, err
+			}
+			// Never wait here (we hold the page being split): a page
+			// someone has locked is not free for us anyway.
+			if !ix.pool.TryLockExclusive(b) {
+				ix.pool.Release(b)
+				continue
+			}
+			if recyclable(ix.pool.Page(b), horizon) {
+				return lockedBuf{buf: b, blk: blk, excl: true}, nil
+			}
+			ix.pool.UnlockRelease(b, buffer.Exclusive)
 		}
-		ix.reuseDone()
 	}
-	ix.extending.Add(1)
-	b, blk, err := ix.pool.Extend(o.u, ix.rel, smgr.MainFork, nil)
-	ix.extending.Add(-1)
-	if err != nil {
-		return lockedBuf{}, false, err
-	}
-	return lockedBuf{buf: b, blk: blk, excl: true}, false, nil
+	return o.extend()
 }
 
-func (ix *Index) reuseDone() { ix.reusing.Add(-1) }
-
-// extend adds a block at the end of the relation, locked (newRoot,
-// createRoot).
+// extend adds a block at the end of the relation, locked (splits with no
+// free page, newRoot, createRoot).
 func (o *op) extend() (lockedBuf, error) {
 	ix := o.ix
 	ix.extending.Add(1)
@@ -159,20 +171,28 @@ func (o *op) extend() (lockedBuf, error) {
 	return lockedBuf{buf: b, blk: blk, excl: true}, nil
 }
 
-// startVacuum stops page reuse and waits for splits already reusing a page
-// to finish.
-func (ix *Index) startVacuum() {
-	ix.vacuuming.Add(1)
-	for i := 0; ix.reusing.Load() > 0; i++ {
-		if i < 100 {
-			runtime.Gosched()
-		} else {
-			time.Sleep(50 * time.Microsecond)
-		}
+// startVacuum begins a bulk delete (one per index at a time; PostgreSQL:
+// one VACUUM per table) and publishes its vacuum cycle id
+// (_bt_start_vacuum), which splits copy into the pages they split from now
+// on.
+func (ix *Index) startVacuum() uint16 {
+	ix.vacMu.Lock()
+	ix.lastCycle++
+	if ix.lastCycle == 0 {
+		ix.lastCycle = 1
 	}
+	ix.cycle.Store(uint32(ix.lastCycle))
+	return ix.lastCycle
 }
 
-func (ix *Index) endVacuum() { ix.vacuuming.Add(-1) }
+func (ix *Index) endVacuum() {
+	ix.cycle.Store(0)
+	ix.vacMu.Unlock()
+}
+
+// vacuumCycle is the running bulk delete's cycle id, 0 when none
+// (_bt_vacuum_cycleid).
+func (ix *Index) vacuumCycle() uint16 { return uint16(ix.cycle.Load()) }
 
 // ---- deletion ----
 

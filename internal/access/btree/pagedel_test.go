@@ -413,7 +413,6 @@ func TestPageDeletionConcurrent(t *testing.T) {
 		}(s)
 	}
 	var tot BulkDeleteStats
-	var reused int
 	for r := 0; r < rounds; r++ {
 		before := inserted.Load()
 		for inserted.Load() < before+int64(perRound) {
@@ -426,14 +425,10 @@ func TestPageDeletionConcurrent(t *testing.T) {
 			}
 			runtimeGosched()
 		}
-		freeBefore := len(ix.FreePages())
 		st := x.vacuum(t, ix, nil, isTransient)
 		tot.NewlyDeleted += st.NewlyDeleted
 		tot.TuplesRemoved += st.TuplesRemoved
-		if r > 0 {
-			reused += max(0, freeBefore-len(ix.FreePages()))
-		}
-		_ = reused
+		tot.Free += st.Free
 	}
 	close(stop)
 	wg.Wait()
@@ -442,15 +437,30 @@ func TestPageDeletionConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCheck(t, ix)
+	// How far the file grew depends on the schedule (how long each scan
+	// held the horizon back, how many splits came before the pages they
+	// could reuse were deleted); what recycling guarantees does not. Once
+	// no transaction from before a deletion is left, every deleted page is
+	// reusable (by the third VACUUM: the first may still delete empty
+	// leaves, and each VACUUM's own xid holds back the pages deleted just
+	// before it), none is lost, and splits take them all before the file
+	// grows.
+	x.vacuum(t, ix, nil, nil)
+	x.vacuum(t, ix, nil, nil)
 	st := x.vacuum(t, ix, nil, nil)
 	ist, _ := ix.Stats(nil)
-	t.Logf("%d rounds: %d inserted, %d removed, %d pages deleted in all; now %+v; %+v", rounds, inserted.Load(), tot.TuplesRemoved, tot.NewlyDeleted, st, ist)
-	if tot.NewlyDeleted == 0 {
-		t.Fatal("no page was deleted")
+	t.Logf("%d rounds: %d inserted, %d removed, %d pages deleted in all, %d found reusable; now %+v; %+v", rounds, inserted.Load(), tot.TuplesRemoved, tot.NewlyDeleted, tot.Free, st, ist)
+	if tot.NewlyDeleted == 0 || tot.Free == 0 {
+		t.Fatal("no page was deleted, or none became reusable")
 	}
-	if ist.Pages > 2*ist.LeafPages+10 {
-		t.Fatalf("file has %d pages for %d leaves: deleted pages are not recycled", ist.Pages, ist.LeafPages)
+	if st.Free != st.Deleted || st.Deleted != ist.DeletedPages || len(ix.FreePages()) != st.Free ||
+		ist.Pages != 1+ist.LeafPages+ist.InternalPages+ist.DeletedPages+ist.EmptyPages {
+		t.Fatalf("after the run, with no transaction left: %+v, %d in the free list; %+v", st, len(ix.FreePages()), ist)
 	}
+	assertSplitsReuse(t, te, ix, rel, st.Free, func(i int) (int64, page.ItemPointer) {
+		return int64(20000 + i%100), page.ItemPointer{Block: 900000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}
+	})
+	inserted.Add(int64(st.Free * splitReuseEntries))
 	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
 	nstable := 0
 	for _, e := range got {
@@ -467,6 +477,121 @@ func TestPageDeletionConcurrent(t *testing.T) {
 	if nstable != want || int64(len(got)-nstable) != inserted.Load()-tot.TuplesRemoved {
 		t.Fatalf("%d stable entries (want %d), %d transient (want %d)", nstable, want, len(got)-nstable, inserted.Load()-tot.TuplesRemoved)
 	}
+}
+
+// splitReuseEntries is how many entries per free page assertSplitsReuse
+// inserts: a split leaves two pages about half full (183 int4 entries).
+const splitReuseEntries = 400
+
+// assertSplitsReuse inserts free*splitReuseEntries entries (key and TID of
+// the i-th from entry, keys in a narrow range so that they split pages)
+// into ix, which has free reusable pages and no concurrent users: the file
+// must not grow until every free page has been taken by a split.
+func assertSplitsReuse(t *testing.T, te *testEnv, ix *Index, rel smgr.RelFileNumber, free int, entry func(i int) (int64, page.ItemPointer)) {
+	t.Helper()
+	size := nblocks(t, te, rel)
+	live := func() int {
+		st, err := ix.Stats(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.LeafPages + st.InternalPages
+	}
+	live0 := live()
+	for i := 0; i < free*splitReuseEntries; i++ {
+		k, tid := entry(i)
+		if err := ix.Insert(nil, 5, []types.Datum{types.Int(k)}, tid, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 != 0 {
+			continue
+		}
+		newPages := live() - live0
+		if grown := nblocks(t, te, rel) - size; grown != max(0, newPages-free) {
+			t.Fatalf("after %d inserts: %d new pages, %d were free, but the file grew by %d blocks", i+1, newPages, free, grown)
+		}
+	}
+	if live()-live0 < free {
+		t.Fatalf("only %d splits for %d free pages: insert more", live()-live0, free)
+	}
+}
+
+// TestBulkDeleteBacktracks: splits reuse free pages while a bulk delete
+// runs, also blocks its scan has passed; the bulk delete goes back for the
+// dead entries a split moved there (the vacuum cycle id), so none is left.
+func TestBulkDeleteBacktracks(t *testing.T) {
+	te := newTestEnv(t, 1024)
+	x := newXactSim()
+	x.attach(te)
+	rel := smgr.RelFileNumber(75)
+	const n = 20000
+	ix := buildInt4(t, te, rel, n) // key i at tidOf(i), leaves in key order
+	keyOf := func(tid page.ItemPointer) int { return int(tid.Block)*100 + int(tid.Offset) - 1 }
+	orig := func(tid page.ItemPointer) bool { return tid.Block < 1000 }
+	x.vacuum(t, ix, nil, func(tid page.ItemPointer) bool { k := keyOf(tid); return orig(tid) && k >= 2000 && k < 6000 })
+	x.vacuum(t, ix, nil, nil) // its own xid still holds the deleted pages
+	if st := x.vacuum(t, ix, nil, nil); st.Free < 8 || st.Free != st.Deleted {
+		t.Fatalf("setup: %+v", st)
+	}
+	free := ix.FreePages()
+	pauseAt := leafOf(t, ix, 12000)
+	if free[0] >= pauseAt || leafOf(t, ix, 16000) <= pauseAt {
+		t.Fatalf("setup: free pages %v, pause at block %d, splits at block %d", free, pauseAt, leafOf(t, ix, 16000))
+	}
+	dead := func(tid page.ItemPointer) bool {
+		k := keyOf(tid)
+		return orig(tid) && k >= 14000 && k < 18000 && k%2 == 1
+	}
+	size := nblocks(t, te, rel)
+
+	// The bulk delete stops on the leaf holding key 12000 (locked), after
+	// its scan passed the free pages.
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	done := make(chan BulkDeleteStats, 1)
+	go func() {
+		done <- x.vacuum(t, ix, nil, func(tid page.ItemPointer) bool {
+			if orig(tid) && keyOf(tid) >= 12000 {
+				once.Do(func() { close(paused); <-resume })
+			}
+			return dead(tid)
+		})
+	}()
+	<-paused
+	// Split the leaf of key 16000 (not reached yet): its right half, dead
+	// entries included, goes to a free page behind the scan.
+	for i := 0; i < 400; i++ {
+		if err := ix.Insert(nil, 5, []types.Datum{types.Int(int64(16000 + i%50))}, page.ItemPointer{Block: 5000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reused := len(free) - len(ix.FreePages())
+	if grown := nblocks(t, te, rel) - size; grown != 0 || reused == 0 {
+		t.Fatalf("splits during the bulk delete: file grew by %d blocks, %d free pages reused", grown, reused)
+	}
+	close(resume)
+	st := <-done
+	mustCheck(t, ix)
+	left := 0
+	for _, e := range scanAll(t, ix, ix.Scan(nil, nil, nil)) {
+		if dead(e.tid) {
+			left++
+		}
+	}
+	t.Logf("%d free pages reused during the bulk delete; %+v", reused, st)
+	if left != 0 || st.TuplesRemoved != 2000 {
+		t.Fatalf("%d dead entries left, %d removed (want 2000)", left, st.TuplesRemoved)
+	}
+}
+
+// leafOf returns the block of the leaf holding key k.
+func leafOf(t *testing.T, ix *Index, k int64) page.BlockNumber {
+	t.Helper()
+	c := ix.ScanEqual(nil, []types.Datum{types.Int(k)})
+	if _, _, ok, err := c.Next(); !ok || err != nil {
+		t.Fatalf("key %d: %v %v", k, ok, err)
+	}
+	return c.blk
 }
 
 // TestPageDeletionRecovery replays the WAL of page deletions, recycling

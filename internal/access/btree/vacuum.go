@@ -20,7 +20,7 @@ type BulkDeleteStats struct {
 	TuplesRemaining int64 // num_index_tuples
 	NewlyDeleted    int   // pages_newly_deleted: pages this call deleted
 	Deleted         int   // pages_deleted: pages currently deleted (newly deleted included)
-	Free            int   // pages_free: deleted pages now reusable (in the free list)
+	Free            int   // pages_free: deleted pages found reusable (put in the free list)
 
 	PagesDeleted int // = NewlyDeleted (kept for existing callers)
 	PagesFree    int // = Free
@@ -29,9 +29,10 @@ type BulkDeleteStats struct {
 // BulkDelete removes every leaf entry whose heap TID dead reports
 // (btbulkdelete). Leaf pages are visited in physical block order, each
 // changed page with one WAL record (XLOG_BTREE_VACUUM) carrying its delta.
-// Pages added by concurrent splits during the pass are visited too (a
-// split always moves entries to a new, higher-numbered block while a bulk
-// delete runs: page reuse waits). dead may be called from this goroutine
+// Entries that concurrent splits move during the pass are visited too: to
+// a new block at the end, which the scan still reaches, or to a recycled
+// block behind the scan, which it goes back for (the vacuum cycle id, as
+// btvacuumpage's backtracking). dead may be called from this goroutine
 // only; nil removes nothing (a cleanup-only pass, btvacuumcleanup).
 //
 // Leaves left empty are deleted (when Env.NextXid is set), and deleted
@@ -70,153 +71,223 @@ func (ix *Index) NeedsCleanup(u *stats.Usage) (bool, error) {
 // BulkDeleteWith is BulkDelete reading through a buffer access strategy
 // (VACUUM's ring; nil for none).
 func (ix *Index) BulkDeleteWith(u *stats.Usage, xid uint32, dead func(tid page.ItemPointer) bool, s *buffer.Strategy) (BulkDeleteStats, error) {
-	var st BulkDeleteStats
-	o := ix.newOp(u)
-	sm := ix.pool.Smgr()
-	canDelete := ix.env.NextXid != nil
-	if canDelete {
-		// One page-deleting pass per index at a time (PostgreSQL: one
-		// VACUUM per table).
-		ix.delMu.Lock()
-		defer ix.delMu.Unlock()
-	}
-	ix.startVacuum()
+	bd := &bulkDelete{o: ix.newOp(u), ix: ix, u: u, s: s, xid: xid, dead: dead,
+		canDelete: ix.env.NextXid != nil, canRecycle: ix.env.OldestXmin != nil}
+	bd.cycle = ix.startVacuum()
 	defer ix.endVacuum()
-	canRecycle := ix.env.OldestXmin != nil
-	var horizon uint32
-	if canRecycle {
-		horizon = ix.env.OldestXmin()
+	if bd.canRecycle {
+		bd.horizon = ix.env.OldestXmin()
 	}
-	var free []page.BlockNumber
-	type pending struct {
-		blk     page.BlockNumber
-		safexid uint32
-	}
-	var newly []pending
-	var offs []page.OffsetNumber
+	st := &bd.st
+	sm := ix.pool.Smgr()
 	blk := page.BlockNumber(1)
 	for {
+		// Re-read the size: pages added by splits meanwhile are visited too.
 		n, err := sm.NBlocks(ix.rel, smgr.MainFork)
 		if err != nil {
-			return st, err
+			return *st, err
 		}
 		if blk >= n {
 			st.Pages = int(n)
 			break
 		}
 		for ; blk < n; blk++ {
-			b, err := ix.pool.Read(u, ix.tag(blk), s)
-			if err != nil {
-				return st, err
-			}
-			ix.pool.Lock(b, buffer.Exclusive)
-			lb := lockedBuf{buf: b, blk: blk, excl: true}
-			p := ix.pool.Page(b)
-			if p.IsNew() {
-				// Never initialized (left by a crash after extending).
-				// Unless an extension in progress is about to lock it,
-				// it is free.
-				if ix.extending.Load() == 0 {
-					st.Deleted++
-					if canRecycle {
-						st.Free++
-						free = append(free, blk)
-					}
-				}
-				o.release(lb)
-				continue
-			}
-			op := getOpaque(p)
-			switch {
-			case op.flags&FlagDeleted != 0:
-				st.Deleted++
-				if canRecycle && recyclable(p, horizon) {
-					st.Free++
-					free = append(free, blk)
-				}
-				o.release(lb)
-				continue
-			case op.flags&FlagHalfDead != 0:
-				// Left by an interrupted deletion: finish it.
-				if !canDelete || !op.isLeaf() {
-					o.release(lb)
-					continue
-				}
-				safexid, err := o.unlinkHalfDead(lb, xid)
-				ix.pool.Release(b)
-				if err != nil {
-					return st, err
-				}
-				st.NewlyDeleted++
-				st.Deleted++
-				newly = append(newly, pending{blk, safexid})
-				continue
-			case !op.isLeaf():
-				o.release(lb)
-				continue
-			}
-			first, max := op.firstData(), p.MaxOffset()
-			offs = offs[:0]
-			if dead != nil {
-				for off := first; off <= max; off++ {
-					if dead(page.GetItemPointer(itemAt(p, off))) {
-						offs = append(offs, off)
-					}
-				}
-			}
-			if max >= first {
-				st.TuplesRemaining += int64(int(max-first) + 1 - len(offs))
-			}
-			if len(offs) > 0 {
-				var d page.Delta
-				p.DeleteItems(offs, &d)
-				var main [2]byte
-				binary.LittleEndian.PutUint16(main[:], uint16(len(offs)))
-				if err := o.logPages(infoVacuum, xid, main[:], []lockedBuf{lb}, []*page.Delta{&d}); err != nil {
-					o.release(lb)
-					return st, err
-				}
-				st.TuplesRemoved += int64(len(offs))
-			}
-			if !canDelete || !canDeleteLeaf(p) {
-				o.release(lb)
-				continue
-			}
-			// An empty leaf: delete it (_bt_pagedel).
-			deleted, safexid, err := o.pageDel(lb, xid)
-			ix.pool.Release(b)
-			if err != nil {
-				return st, err
-			}
-			if deleted {
-				st.NewlyDeleted++
-				st.Deleted++
-				newly = append(newly, pending{blk, safexid})
+			if err := bd.visit(blk); err != nil {
+				return *st, err
 			}
 		}
 	}
 	// Pages deleted by this pass may be recyclable already
 	// (_bt_pendingfsm_finalize): usually not, since this VACUUM's own
 	// transaction holds the horizon back.
-	if canRecycle && len(newly) > 0 {
+	if bd.canRecycle && len(bd.newly) > 0 {
 		h := ix.env.OldestXmin()
-		for _, pd := range newly {
+		for _, pd := range bd.newly {
 			if xidPrecedes(pd.safexid, h) {
 				st.Free++
-				free = append(free, pd.blk)
+				ix.free.add(pd.blk)
 			}
 		}
 	}
-	if canRecycle {
-		ix.setFree(free)
-	}
 	st.PagesDeleted, st.PagesFree = st.NewlyDeleted, st.Free
 	if st.Pages > 1 {
-		if err := o.setCleanupInfo(uint32(st.Deleted-st.Free), xid); err != nil {
-			return st, err
+		if err := bd.o.setCleanupInfo(uint32(st.Deleted-st.Free), xid); err != nil {
+			return *st, err
 		}
 	}
-	return st, nil
+	return *st, nil
+}
+
+// bulkDelete is one BulkDeleteWith pass (btvacuumscan's BTVacState).
+type bulkDelete struct {
+	o                     *op
+	ix                    *Index
+	u                     *stats.Usage
+	s                     *buffer.Strategy
+	xid                   uint32
+	dead                  func(tid page.ItemPointer) bool
+	cycle                 uint16
+	canDelete, canRecycle bool
+	horizon               uint32
+	st                    BulkDeleteStats
+	newly                 []pendingFree // pages this pass deleted
+	offs                  []page.OffsetNumber
+}
+
+type pendingFree struct {
+	blk     page.BlockNumber
+	safexid uint32
+}
+
+// visit processes block scanBlk of the physical scan, then every page that
+// a split in this cycle moved entries of it to behind the scan (following
+// right links from scanBlk while they point below it).
+func (bd *bulkDelete) visit(scanBlk page.BlockNumber) error {
+	back, err := bd.page(scanBlk, scanBlk)
+	for err == nil && back != PNone {
+		back, err = bd.page(back, scanBlk)
+	}
+	return err
+}
+
+// page processes blk, which is scanBlk itself or, when backtracking, a
+// right sibling below it. It returns the next block to go back for, or
+// PNone.
+func (bd *bulkDelete) page(blk, scanBlk page.BlockNumber) (page.BlockNumber, error) {
+	ix, o := bd.ix, bd.o
+	b, err := ix.pool.Read(bd.u, ix.tag(blk), bd.s)
+	if err != nil {
+		return PNone, err
+	}
+	ix.pool.Lock(b, buffer.Exclusive)
+	lb := lockedBuf{buf: b, blk: blk, excl: true}
+	p := ix.pool.Page(b)
+	if blk != scanBlk {
+		// Backtracking: only a live leaf split in this cycle needs a
+		// visit; the scan dealt with anything else when it passed the
+		// block (btvacuumpage does the same).
+		if p.IsNew() {
+			o.release(lb)
+			return PNone, nil
+		}
+		if op := getOpaque(p); !op.isLeaf() || op.ignore() || op.cycle != bd.cycle {
+			o.release(lb)
+			return PNone, nil
+		}
+		return bd.leaf(lb, p, scanBlk, false)
+	}
+	if p.IsNew() {
+		// Never initialized (left by a crash after extending). Unless an
+		// extension in progress is about to lock it, it is free.
+		if ix.extending.Load() == 0 {
+			bd.st.Deleted++
+			if bd.canRecycle {
+				bd.st.Free++
+				ix.free.add(blk)
+			}
+		}
+		o.release(lb)
+		return PNone, nil
+	}
+	op := getOpaque(p)
+	switch {
+	case op.flags&FlagDeleted != 0:
+		bd.st.Deleted++
+		if bd.canRecycle && recyclable(p, bd.horizon) {
+			bd.st.Free++
+			ix.free.add(blk) // under the lock: no split takes it before
+		}
+		o.release(lb)
+		return PNone, nil
+	case op.flags&FlagHalfDead != 0:
+		// Left by an interrupted deletion: finish it.
+		if !bd.canDelete || !op.isLeaf() {
+			o.release(lb)
+			return PNone, nil
+		}
+		safexid, err := o.unlinkHalfDead(lb, bd.xid)
+		ix.pool.Release(b)
+		if err != nil {
+			return PNone, err
+		}
+		bd.deleted(blk, safexid)
+		return PNone, nil
+	case !op.isLeaf():
+		o.release(lb)
+		return PNone, nil
+	}
+	return bd.leaf(lb, p, scanBlk, bd.canDelete)
+}
+
+// leaf removes the dead entries of the locked live leaf lb, deletes the
+// page if it is left empty and mayDelete, and releases it. It returns the
+// block to go back for: the right sibling, when a split in this cycle
+// moved entries there and it lies below the scan (decided before the page
+// may be deleted).
+func (bd *bulkDelete) leaf(lb lockedBuf, p page.Page, scanBlk page.BlockNumber, mayDelete bool) (page.BlockNumber, error) {
+	o := bd.o
+	op := getOpaque(p)
+	back := PNone
+	if op.cycle == bd.cycle && !op.rightmost() && op.next < scanBlk {
+		back = op.next
+	}
+	if err := bd.removeDead(lb, p, op); err != nil {
+		o.release(lb)
+		return PNone, err
+	}
+	// A page reached by backtracking is not deleted here, even if empty:
+	// the next VACUUM will.
+	if !mayDelete || !canDeleteLeaf(p) {
+		o.release(lb)
+		return back, nil
+	}
+	// An empty leaf: delete it (_bt_pagedel).
+	deleted, safexid, err := o.pageDel(lb, bd.xid)
+	bd.ix.pool.Release(lb.buf)
+	if err != nil {
+		return PNone, err
+	}
+	if deleted {
+		bd.deleted(lb.blk, safexid)
+	}
+	return back, nil
+}
+
+// deleted counts a page this pass deleted.
+func (bd *bulkDelete) deleted(blk page.BlockNumber, safexid uint32) {
+	bd.st.NewlyDeleted++
+	bd.st.Deleted++
+	bd.newly = append(bd.newly, pendingFree{blk, safexid})
+}
+
+// removeDead removes the entries of the locked leaf lb that the callback
+// reports dead, in one VACUUM record.
+func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
+	st := &bd.st
+	first, max := op.firstData(), p.MaxOffset()
+	bd.offs = bd.offs[:0]
+	if bd.dead != nil {
+		for off := first; off <= max; off++ {
+			if bd.dead(page.GetItemPointer(itemAt(p, off))) {
+				bd.offs = append(bd.offs, off)
+			}
+		}
+	}
+	if max >= first {
+		st.TuplesRemaining += int64(int(max-first) + 1 - len(bd.offs))
+	}
+	if len(bd.offs) == 0 {
+		return nil
+	}
+	var d page.Delta
+	p.DeleteItems(bd.offs, &d)
+	var main [2]byte
+	binary.LittleEndian.PutUint16(main[:], uint16(len(bd.offs)))
+	if err := bd.o.logPages(infoVacuum, bd.xid, main[:], []lockedBuf{lb}, []*page.Delta{&d}); err != nil {
+		return err
+	}
+	st.TuplesRemoved += int64(len(bd.offs))
+	return nil
 }
 
 // Stats counts the index's pages and entries (a full pass over the index,
