@@ -12,15 +12,21 @@
 #      (fresh PG15_ROOT, free port, the same settings) -- never the shared reference server;
 #   2. pgbench -i -s $PGB_SCALE on both;
 #   3. for each trial, script and mode: pgbench -c $PGB_CLIENTS -j $PGB_JOBS -T $PGB_TIME
-#      -M mode -b script on both servers, alternating which goes first;
+#      -M mode -b script on both servers, alternating which goes first; a script name
+#      with a file bench/<name>.sql beside this one runs that file instead
+#      (-f bench/<name>.sql -s $PGB_SCALE), e.g. tpcb-savepoint: tpcb-like with each
+#      statement wrapped in SAVEPOINT/RELEASE, as pgjdbc autosave and psql
+#      ON_ERROR_ROLLBACK send;
 #   4. checks after every run on both servers that sum(abalance), sum(bbalance) and
 #      sum(tbalance) grew by sum(delta) of the run's pgbench_history rows (pgbench
 #      truncates the history before it starts), and counts failed transactions;
 #   5. prints a table: script, mode, median TPS of each server, ratio tidal/pg15, every trial.
 #
-# Tunables (env): SCRIPTS="tpcb-like select-only"  MODES="simple extended prepared"
+# Tunables (env): SCRIPTS="tpcb-like select-only" (builtin names or bench/<name>.sql)
+#   MODES="simple extended prepared"
 #   TRIALS=2  PGB_SCALE=10 PGB_CLIENTS=8 PGB_JOBS=2 PGB_TIME=30  PAUSE=2
-#   TIDAL_BIN= (prebuilt binary)  TIDAL_ARGS= (extra args for `tidal serve`, e.g.
+#   TIDAL_REV= (build this git revision via read-only `git archive`, e.g. a baseline
+#   commit, instead of the working tree)  TIDAL_BIN= (prebuilt binary)  TIDAL_ARGS= (extra args for `tidal serve`, e.g.
 #   "-cpuprofile /tmp/t.prof": the profile then covers the whole server lifetime)
 #   BENCH_DIR=/work/shared/bench  PGBIN=/usr/lib/postgresql/15/bin  KEEP_TMP=0
 # Output: bench/results/pgbench-<UTC timestamp>/ (summary.txt, one log per pgbench run).
@@ -37,6 +43,7 @@ TRIALS=${TRIALS:-2}
 PGB_SCALE=${PGB_SCALE:-10} PGB_CLIENTS=${PGB_CLIENTS:-8} PGB_JOBS=${PGB_JOBS:-2} PGB_TIME=${PGB_TIME:-30}
 PAUSE=${PAUSE:-2}
 TIDAL_BIN=${TIDAL_BIN:-}
+TIDAL_REV=${TIDAL_REV:-}
 TIDAL_ARGS=${TIDAL_ARGS:-}
 KEEP_TMP=${KEEP_TMP:-0}
 export PGUSER=postgres PGDATABASE=postgres PGCONNECT_TIMEOUT=10
@@ -80,10 +87,20 @@ wait_ready() {
   return 1
 }
 
+TIDAL_DESC=
 if [ -z "$TIDAL_BIN" ]; then
   TIDAL_BIN=$TMP/tidal
-  log "building tidal"
-  (cd "$REPO" && go build -o "$TIDAL_BIN" ./cmd/tidal) || die "go build failed"
+  SRC=$REPO
+  if [ -n "$TIDAL_REV" ]; then
+    rev=$(git -C "$REPO" rev-parse --verify --short "$TIDAL_REV^{commit}" 2>/dev/null) || die "TIDAL_REV=$TIDAL_REV is not a commit"
+    SRC=$TMP/src; mkdir -p "$SRC"
+    git -C "$REPO" archive --format=tar "$rev" | tar -x -C "$SRC" || die "git archive $rev failed"
+    TIDAL_DESC=$rev
+  fi
+  log "building tidal${TIDAL_DESC:+ $TIDAL_DESC}"
+  (cd "$SRC" && go build -o "$TIDAL_BIN" ./cmd/tidal) || die "go build failed"
+else
+  TIDAL_DESC="binary $TIDAL_BIN"
 fi
 TIDAL_PORT=$(free_port) || die "no free port"
 PG_PORT=$(free_port "$TIDAL_PORT") || die "no free port"
@@ -101,7 +118,11 @@ port_of() { [ "$1" = tidal ] && echo "$TIDAL_PORT" || echo "$PG_PORT"; }
 
 {
   echo "date: $(date -u +%FT%TZ)  cpus: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "tidal: $(git -C "$REPO" rev-parse --short HEAD)$( [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no)" ] && echo ' (+ uncommitted changes)') args: $TIDAL_ARGS"
+  if [ -n "$TIDAL_DESC" ]; then
+    echo "tidal: $TIDAL_DESC args: $TIDAL_ARGS"
+  else
+    echo "tidal: $(git -C "$REPO" rev-parse --short HEAD)$( [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no)" ] && echo ' (+ uncommitted changes)') args: $TIDAL_ARGS"
+  fi
   for s in tidal pg15; do
     printf '%s settings:' "$s"
     for n in shared_buffers fsync synchronous_commit full_page_writes; do
@@ -137,6 +158,9 @@ check_balances() { # check_balances SERVER WHAT BEFORE AFTER
 run=0
 for t in $(seq 1 "$TRIALS"); do
   for sc in $SCRIPTS; do
+    # A builtin script, or bench/$sc.sql (whose :scale pgbench takes from -s:
+    # it detects the scale itself only for builtin scripts).
+    if [ -f "$HERE/$sc.sql" ]; then sargs=(-f "$HERE/$sc.sql" -s "$PGB_SCALE"); else sargs=(-b "$sc"); fi
     for m in $MODES; do
       run=$((run + 1))
       if [ $((run % 2)) = 1 ]; then order="tidal pg15"; else order="pg15 tidal"; fi
@@ -145,7 +169,7 @@ for t in $(seq 1 "$TRIALS"); do
         sync; sleep "$PAUSE"
         before=$(balances "$s")
         log "$s: $sc -M $m (trial $t)"
-        pgbench -h 127.0.0.1 -p "$(port_of $s)" -c "$PGB_CLIENTS" -j "$PGB_JOBS" -T "$PGB_TIME" -M "$m" -b "$sc" >"$f" 2>&1
+        pgbench -h 127.0.0.1 -p "$(port_of $s)" -c "$PGB_CLIENTS" -j "$PGB_JOBS" -T "$PGB_TIME" -M "$m" "${sargs[@]}" >"$f" 2>&1
         tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$f")
         failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$f")
         errs=$(grep -c -i 'error' "$f")
