@@ -8,7 +8,8 @@ package e2e
 //
 //   - pgx: conn.Query(ctx, "ROLLBACK") (extended protocol, statement cache);
 //   - raw pgproto3: Parse/Bind/Describe/Execute/Sync of ROLLBACK;
-//   - lib/pq: tx.Rollback() through database/sql;
+//   - lib/pq: tx.Rollback() through database/sql (a simple query), and a
+//     ROLLBACK prepared in the failed block (a named statement);
 //   - pgjdbc: conn.rollback() (testdata/clients/Rollback.java, run with
 //     java and Debian's libpgjava: /usr/share/java/postgresql.jar);
 //   - psycopg 3: conn.rollback() (testdata/clients/rollback.py, run with
@@ -148,6 +149,47 @@ func TestRollbackAfterUniqueViolation(t *testing.T) {
 		got := ids(t, tbl)
 		fmt.Fprintf(&out, "count %d ids %s\n", strings.Count(got, ",")+1, got)
 		wantClientOutput(t, "lib/pq", out.String())
+	})
+
+	// lib/pq sends tx.Rollback() as a simple query; a ROLLBACK it prepares
+	// goes through the extended protocol with a named statement, parsed in
+	// the failed block.
+	t.Run("libpq-prepared", func(t *testing.T) {
+		tbl := newTable(t, "rb_libpq_prep")
+		ctx := tctx(t)
+		db, err := sql.Open("postgres", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, q := range []string{"BEGIN", "INSERT INTO " + tbl + " VALUES (2)"} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var pe *pq.Error
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+tbl+" VALUES ($1)", 1); !errors.As(err, &pe) || pe.Code != "23505" {
+			t.Fatalf("duplicate: %v", err)
+		}
+		st, err := conn.PrepareContext(ctx, "ROLLBACK")
+		if err != nil {
+			t.Fatalf("Prepare(ROLLBACK) in the failed block: %v", err)
+		}
+		if _, err := st.ExecContext(ctx); err != nil {
+			t.Fatalf("ROLLBACK: %v", err)
+		}
+		st.Close()
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+tbl+" VALUES ($1)", 3); err != nil {
+			t.Fatalf("insert after ROLLBACK: %v", err)
+		}
+		if got := ids(t, tbl); got != "1,3" {
+			t.Fatalf("rows %s, want 1,3", got)
+		}
 	})
 
 	t.Run("pgjdbc", func(t *testing.T) {
