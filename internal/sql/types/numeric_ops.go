@@ -348,21 +348,37 @@ func numPowerSpecial(a, b numVal) (numVal, error) {
 	return numInf(1), nil
 }
 
+// numPowerInt is PostgreSQL 15's power_var_int: the result scale is
+// max(16, dscale(base)); an estimate of the result's decimal weight
+// answers at once for results that certainly overflow (an error) or
+// underflow (zero at that scale), whatever the size of the exponent.
 func numPowerInt(a numVal, exp int) (numVal, error) {
 	rscale := min(max(numMinSigDigits, a.dscale), numMaxDispScale)
-	if exp == 0 {
+	switch exp {
+	case 0:
 		return numVal{coef: pow10(rscale), dscale: rscale}, nil
+	case 1:
+		a.round(rscale)
+		return a, nil
+	case -1:
+		return numDivScaled(numVal{coef: big.NewInt(1)}, a, rscale)
+	case 2:
+		p := numMul(a, a)
+		p.round(rscale)
+		return p, nil
 	}
-	// rough size check before computing a huge power
-	if !a.isZero() {
-		w, f := numWeight(a)
-		lg := float64(exp) * (math.Log10(float64(f)) + float64(w*numDecDigits))
-		if lg > float64(numWeightMax+1)*numDecDigits {
-			return numVal{}, numOverflowErr()
+	if a.isZero() {
+		if exp < 0 {
+			return numVal{}, pgerr.Errorf(pgerr.DivisionByZero, "division by zero")
 		}
-		if lg+1 < -numMaxDispScale {
-			return numVal{coef: new(big.Int), dscale: numMaxDispScale}, nil
-		}
+		return numVal{coef: new(big.Int), dscale: rscale}, nil
+	}
+	lg := float64(exp) * numLog10Abs(a) // decimal weight of the result
+	if lg > 3*math.MaxInt16*numDecDigits || lg > float64(numWeightMax+2)*numDecDigits {
+		return numVal{}, numOverflowErr()
+	}
+	if lg+1 < float64(-rscale) {
+		return numVal{coef: new(big.Int), dscale: rscale}, nil
 	}
 	abs := exp
 	if abs < 0 {
@@ -371,10 +387,6 @@ func numPowerInt(a numVal, exp int) (numVal, error) {
 	if a.coef.BitLen()*abs > 1<<18 {
 		// The exact power would be huge: compute it in floating point
 		// with the precision the result scale needs instead.
-		lg := 0.0
-		if f, err := numToFloat(numAbs(a)); err == nil && f > 0 {
-			lg = float64(exp) * math.Log10(f)
-		}
 		prec := scaleBits(rscale + max(int(lg), 0))
 		x := bigFloatOf(a, prec)
 		r := new(big.Float).SetPrec(prec).SetInt64(1)
@@ -391,17 +403,47 @@ func numPowerInt(a numVal, exp int) (numVal, error) {
 	}
 	p := numVal{coef: new(big.Int).Exp(a.coef, big.NewInt(int64(abs)), nil), dscale: a.dscale * abs, neg: a.neg && abs%2 == 1}
 	if exp < 0 {
-		one := numVal{coef: big.NewInt(1)}
-		r := quotient(one, p, rscale, true)
-		return r, nil
+		return numDivScaled(numVal{coef: big.NewInt(1)}, p, rscale)
 	}
 	p.round(rscale)
 	return p, nil
 }
 
-// numPowerReal computes a^b = exp(b*ln(a)) for a > 0 in binary floating
-// point with enough bits for the decimal result scale.
+// numDivScaled is a / b rounded to scale decimals (div_var with round).
+func numDivScaled(a, b numVal, scale int) (numVal, error) {
+	if b.isZero() {
+		return numVal{}, pgerr.Errorf(pgerr.DivisionByZero, "division by zero")
+	}
+	return quotient(a, b, scale, true), nil
+}
+
+// numLog10Abs is log10|a| for a finite, non-zero a, from its leading 17
+// significant digits (a numeric's range is beyond float64's).
+func numLog10Abs(a numVal) float64 {
+	c := a.coef
+	shift := 0
+	if n := c.BitLen(); n > 60 {
+		shift = n - 60
+		c = new(big.Int).Rsh(c, uint(shift))
+	}
+	f, _ := new(big.Float).SetInt(c).Float64()
+	return math.Log10(f) + float64(shift)*math.Log10(2) - float64(a.dscale)
+}
+
+// numPowerReal computes a^b = exp(b*ln|a|) in binary floating point with
+// enough bits for the decimal result scale (power_var). A negative base
+// comes with an integral exponent too big for numPowerInt: the result's
+// sign is the exponent's parity. A first estimate of b*ln|a| catches
+// results that overflow or underflow, so huge exponents answer at once.
 func numPowerReal(a, b numVal) (numVal, error) {
+	if a.isZero() {
+		return numVal{coef: new(big.Int), dscale: numMinSigDigits}, nil
+	}
+	negative := false
+	if a.neg {
+		negative = new(big.Int).Quo(b.coef, pow10(b.dscale)).Bit(0) == 1
+		a = numAbs(a)
+	}
 	mant := new(big.Float)
 	e2 := bigFloatOf(a, 64).MantExp(mant)
 	m, _ := mant.Float64()
@@ -416,7 +458,10 @@ func numPowerReal(a, b numVal) (numVal, error) {
 	}
 	rscale := numMinSigDigits - int(val*0.434294481903252)
 	rscale = min(max(rscale, a.dscale, b.dscale, 0), numMaxDispScale)
-	prec := uint(float64(rscale+int(math.Abs(val*0.4343))+40) * 3.33)
+	// b*ln|a| must be exact to rscale digits after the result's own:
+	// ln|a| needs as many more digits as b has before the point.
+	bDigits := max(int(numLog10Abs(b)), 0)
+	prec := uint(float64(rscale+int(math.Abs(val*0.4343))+bDigits+40) * 3.33)
 	x := new(big.Float).SetPrec(prec).SetInt(a.coef)
 	x.Quo(x, new(big.Float).SetPrec(prec).SetInt(pow10(a.dscale)))
 	y := new(big.Float).SetPrec(prec).SetInt(b.signed())
@@ -426,7 +471,10 @@ func numPowerReal(a, b numVal) (numVal, error) {
 	r.Mul(r, new(big.Float).SetPrec(prec).SetInt(pow10(rscale)))
 	r.Add(r, big.NewFloat(0.5).SetPrec(prec))
 	c, _ := r.Int(nil)
-	return numVal{coef: c, dscale: rscale}, nil
+	if c == nil {
+		return numVal{}, numOverflowErr()
+	}
+	return numVal{coef: c, dscale: rscale, neg: negative && c.Sign() != 0}, nil
 }
 
 // bigLn is ln(x) for x > 0: halve the exponent into k*ln2, take square
