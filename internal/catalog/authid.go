@@ -71,6 +71,10 @@ func roleFromRow(v []types.Datum, tid page.ItemPointer) Role {
 // public schema since PostgreSQL 15.
 const PgDatabaseOwnerID = 6171
 
+// PgSignalBackendID is the predefined role pg_signal_backend, whose members
+// may cancel and terminate other roles' backends.
+const PgSignalBackendID = 4200
+
 // predefinedRoles are the roles PostgreSQL 15's initdb creates besides the
 // bootstrap superuser, with their fixed OIDs: they cannot log in, and
 // psql's \du leaves them out (its query skips names starting with "pg_").
@@ -79,7 +83,7 @@ var predefinedRoles = []struct {
 	name string
 }{
 	{3373, "pg_monitor"}, {3374, "pg_read_all_settings"}, {3375, "pg_read_all_stats"},
-	{3377, "pg_stat_scan_tables"}, {4200, "pg_signal_backend"}, {4544, "pg_checkpoint"},
+	{3377, "pg_stat_scan_tables"}, {PgSignalBackendID, "pg_signal_backend"}, {4544, "pg_checkpoint"},
 	{4569, "pg_read_server_files"}, {4570, "pg_write_server_files"}, {4571, "pg_execute_server_program"},
 	{PgDatabaseOwnerID, "pg_database_owner"}, {6181, "pg_read_all_data"}, {6182, "pg_write_all_data"},
 }

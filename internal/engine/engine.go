@@ -19,6 +19,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -59,6 +60,9 @@ type Engine struct {
 	Heap    *heap.Env
 	// Stats are the per-table activity counters (pg_stat_user_tables).
 	Stats *stats.Tables
+	// Backends are the sessions by process ID, for pg_cancel_backend and
+	// pg_terminate_backend.
+	Backends interrupt.Registry
 
 	control   *wal.Control
 	ckptMu    sync.Mutex

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -93,7 +94,11 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.cr = newConnReader(nc)
 	c.br = bufio.NewReaderSize(c.cr, 8192)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.key.PID = nextPID.Add(1)
+	if a, ok := s.eng.(PIDAllocator); ok {
+		c.key.PID = a.NewBackendPID()
+	} else {
+		c.key.PID = nextPID.Add(1)
+	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	c.key.Secret = binary.BigEndian.Uint32(b[:])
@@ -422,6 +427,9 @@ func (c *conn) handshake() bool {
 		return false
 	}
 	c.sess = sess
+	if t, ok := sess.(Terminable); ok {
+		t.OnTerminate(c.requestTerminate)
+	}
 	c.reported = map[string]string{}
 	for _, p := range c.srv.eng.ServerParams(sess) {
 		_ = c.send(&pgproto3.ParameterStatus{Name: p[0], Value: p[1]})
@@ -720,12 +728,12 @@ func (c *conn) simpleQuery(body []byte) {
 		_ = c.flush()
 		return
 	}
-	ctx, cancel := context.WithCancel(c.ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
 	// Watch for the client going away while the statement runs (unless it
 	// already pipelined more input, which a one-byte read cannot see past).
 	if c.br.Buffered() == 0 {
-		c.cr.startBackgroundRead(cancel)
+		c.cr.startBackgroundRead(func() { cancel(interrupt.ClientGone) })
 	}
 	err := c.sess.SimpleQuery(ctx, q.String, resultWriter{c})
 	c.cr.abortPendingRead()

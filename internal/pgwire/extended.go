@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -71,14 +72,14 @@ func (c *conn) extended(es ExtendedSession, typ byte, body []byte) error {
 		if maxRows < 0 {
 			maxRows = 0
 		}
-		ctx, cancel := context.WithCancel(c.ctx)
+		ctx, cancel := context.WithCancelCause(c.ctx)
 		if c.br.Buffered() == 0 {
-			c.cr.startBackgroundRead(cancel)
+			c.cr.startBackgroundRead(func() { cancel(interrupt.ClientGone) })
 		}
 		var suspended bool
 		suspended, err = es.Execute(ctx, m.Portal, maxRows, resultWriter{c})
 		c.cr.abortPendingRead()
-		cancel()
+		cancel(nil)
 		if c.rerr != nil {
 			return c.rerr
 		}

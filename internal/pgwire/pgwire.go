@@ -37,6 +37,22 @@ type Engine interface {
 	ServerParams(s Session) [][2]string
 }
 
+// PIDAllocator is implemented by an Engine that numbers its backends
+// itself, so that the process ID a client gets in BackendKeyData is the
+// one SQL reports (pg_backend_pid) and signals (pg_cancel_backend).
+type PIDAllocator interface {
+	NewBackendPID() uint32
+}
+
+// Terminable is implemented by a Session that another backend can end
+// (pg_terminate_backend): pgwire hands it a function that ends the
+// connection as Shutdown does — at once if it is idle, after the current
+// message otherwise (the session interrupts its own statement with FATAL
+// 57P01).
+type Terminable interface {
+	OnTerminate(terminate func())
+}
+
 // CancelKey identifies a backend in BackendKeyData and CancelRequest.
 type CancelKey struct {
 	PID    uint32

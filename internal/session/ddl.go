@@ -664,7 +664,7 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 	o.MaxParallelWorkers = int(s.intSetting("max_parallel_workers"))
 	fma, _ := strconv.ParseUint(s.Setting("vacuum_freeze_min_age"), 10, 32)
 	o.FreezeMinAge = uint32(fma)
-	o.PID = int(s.key.PID)
+	o.PID = int(s.BackendPID())
 
 	var rels []*catalog.Relation
 	p := &exec.Planner{C: c}

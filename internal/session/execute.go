@@ -353,6 +353,7 @@ func (s *Session) analyzeRel(c *exec.Ctx, rel *catalog.Relation) error {
 	if err != nil {
 		return err
 	}
+	sc.Interrupts = c.Interrupts
 	var n int64
 	for {
 		_, _, ok, err := sc.Next()

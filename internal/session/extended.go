@@ -174,26 +174,9 @@ func (s *Session) portalsRunning() bool {
 // cancellable by a CancelRequest. Cancellation errors get PostgreSQL's
 // wording.
 func (s *Session) withStatement(ctx context.Context, f func(ctx context.Context) error) error {
-	timeout := s.intSetting("statement_timeout")
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	s.cancelMu.Lock()
-	s.cancel = cancel
-	s.canceled.Store(false)
-	s.cancelMu.Unlock()
-	err := f(ctx)
-	s.cancelMu.Lock()
-	s.cancel = nil
-	s.cancelMu.Unlock()
-	cancel()
-	if err != nil && ctx.Err() != nil && (pgerr.Code(err) == "" || pgerr.Code(err) == pgerr.QueryCanceled) {
-		err = canceledError(ctx)
-	}
-	return err
+	ctx, end := s.statementContext(ctx)
+	defer end()
+	return s.interruptedError(ctx, f(ctx))
 }
 
 // ---------------------------------------------------------------------------
@@ -680,8 +663,8 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 		var buf []byte
 		sent := 0
 		for maxRows == 0 || sent < maxRows {
-			if err := ctx.Err(); err != nil {
-				return canceledError(ctx)
+			if err := s.sig.state.Check(); err != nil {
+				return err
 			}
 			row, err := exec.Next(p.c, p.node)
 			if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/guc"
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
@@ -72,7 +73,7 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 		s.count.Add(-1)
 		return nil, pgerr.Errorf(pgerr.TooManyConnections, "sorry, too many clients already")
 	}
-	sess := New(s.Eng, s.Conf)
+	sess := newSession(s.Eng, s.Conf, int32(key.PID), role.OID)
 	sess.srv, sess.key = s, key
 	sess.setRole(role)
 	for k, v := range startup {
@@ -110,9 +111,13 @@ func (s *Server) Cancel(key pgwire.CancelKey) {
 	sess := s.sessions[key]
 	s.mu.Unlock()
 	if sess != nil {
-		sess.cancelRunning()
+		sess.signal(interrupt.QueryCancel)
 	}
 }
+
+// NewBackendPID implements pgwire.PIDAllocator: wire sessions and
+// embedded ones draw their process IDs from one registry.
+func (s *Server) NewBackendPID() uint32 { return uint32(s.Eng.Backends.NewPID()) }
 
 // ServerParams implements pgwire.Engine.
 func (s *Server) ServerParams(ps pgwire.Session) [][2]string {
@@ -165,15 +170,18 @@ type Session struct {
 	seqs           sequence.Session
 	temp           tempState // temporary namespace and ON COMMIT actions (temp.go)
 
-	cancelMu sync.Mutex
-	cancel   context.CancelFunc
-	canceled atomic.Bool
-	closed   bool
+	sig    signals // interrupts and how other backends reach this one (interrupts.go)
+	closed bool
 }
 
 // New makes a session (used by the server and by the embedded driver).
 func New(eng *engine.Engine, conf map[string]string) *Session {
+	return newSession(eng, conf, eng.Backends.NewPID(), catalog.BootstrapSuperuserID)
+}
+
+func newSession(eng *engine.Engine, conf map[string]string, pid int32, role uint32) *Session {
 	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf}
+	s.registerBackend(pid, role)
 	return s
 }
 
@@ -304,20 +312,12 @@ func (s *Session) Close() {
 	}
 	s.endTemp()
 	s.eng.Xact.ReleaseProc(s.proc)
+	s.unregisterBackend()
 	if s.srv != nil {
 		s.srv.mu.Lock()
 		delete(s.srv.sessions, s.key)
 		s.srv.mu.Unlock()
 		s.srv.count.Add(-1)
-	}
-}
-
-func (s *Session) cancelRunning() {
-	s.cancelMu.Lock()
-	defer s.cancelMu.Unlock()
-	if s.cancel != nil {
-		s.canceled.Store(true)
-		s.cancel()
 	}
 }
 
@@ -534,29 +534,10 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	if needsSnapshot(stmt) {
 		s.statementSnapshot()
 	}
-	timeout := s.intSetting("statement_timeout")
-	var cancel context.CancelFunc
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(timeout)*time.Millisecond)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	s.cancelMu.Lock()
-	s.cancel = cancel
-	s.canceled.Store(false)
-	s.cancelMu.Unlock()
-	err := s.execute(ctx, stmt, text, w)
-	s.cancelMu.Lock()
-	s.cancel = nil
-	s.cancelMu.Unlock()
-	cancel()
-	if err != nil && ctx.Err() != nil && pgerr.Code(err) == "" {
-		err = canceledError(ctx)
-	}
+	ctx, end := s.statementContext(ctx)
+	err := s.interruptedError(ctx, s.execute(ctx, stmt, text, w))
+	end()
 	if err != nil {
-		if pgerr.Code(err) == pgerr.QueryCanceled || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			err = canceledError(ctx)
-		}
 		s.statementFailed(keepOpen)
 		return err
 	}
@@ -619,13 +600,6 @@ func needsSnapshot(n *pg.Node) bool {
 	return n.GetVariableSetStmt() == nil && n.GetVariableShowStmt() == nil && n.GetCheckPointStmt() == nil
 }
 
-func canceledError(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to statement timeout")
-	}
-	return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
-}
-
 func (s *Session) intSetting(name string) int64 {
 	v, _ := strconv.ParseInt(s.Setting(name), 10, 64)
 	return v
@@ -652,6 +626,9 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		Notice:  func(n *pgerr.Error) { w.Notice(n) },
 		Setting: s.Setting,
 		Seqs:    &s.seqs,
+
+		Interrupts: &s.sig.state,
+		BackendPID: s.BackendPID(),
 		LockRel: func(oid uint32, mode int) error {
 			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)
 		},

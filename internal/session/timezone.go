@@ -14,9 +14,9 @@ import (
 func (s *Session) typeSettings() *types.Settings {
 	z, err := types.LookupZone(s.Setting("TimeZone"))
 	if err != nil {
-		return nil // a zone from tidal.conf that does not resolve: UTC
+		z = nil // a zone from tidal.conf that does not resolve: UTC
 	}
-	return &types.Settings{Zone: z}
+	return &types.Settings{Zone: z, Interrupts: &s.sig.state}
 }
 
 // canonicalTimeZone checks a TimeZone value and returns it as SHOW

@@ -21,7 +21,7 @@ import (
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/tidstore"
 	"github.com/tidal-db/tidal/internal/catalog"
-	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -249,6 +249,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		prog.SetPhase(PhaseVacuumHeap)
 		var verr error
 		store.Iterate(func(blk page.BlockNumber, offs []page.OffsetNumber) bool {
+			if verr = interrupt.Err(ctx); verr != nil {
+				return false
+			}
 			b, err := pool.Read(u, h.Tag(blk), ring)
 			if err != nil {
 				verr = err
@@ -312,8 +315,8 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		}
 	}
 	for blk := page.BlockNumber(0); blk < nblocks; blk++ {
-		if err := ctx.Err(); err != nil {
-			return nil, pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
+		if err := interrupt.Err(ctx); err != nil {
+			return nil, err
 		}
 		if vmBits != nil && vmBits[blk]&heap.VMAllVisible != 0 {
 			end := blk

@@ -2,8 +2,11 @@ package xact
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -141,6 +144,7 @@ func (st *lockState) conflictsWithOthers(p *Proc, mode LockMode) bool {
 
 // Lock acquires a heavyweight lock for p's transaction, waiting if needed.
 // Waiting ends with the lock, with ctx's error (cancel, statement_timeout),
+// with 55P03 after the lock_timeout ctx carries (interrupt.LockTimeout),
 // or with 40P01 when waiting would close a cycle of waiters.
 func (m *Manager) Lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode, nowait bool) error {
 	return m.lock(ctx, p, tag, mode, nowait, -1)
@@ -183,28 +187,52 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 	st.waiters = append(st.waiters, w)
 	m.mu.Unlock()
 
+	var timedOut <-chan time.Time
+	if d := interrupt.LockTimeout(ctx); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timedOut = t.C
+	}
 	select {
 	case err := <-w.done:
 		return err
 	case <-ctx.Done():
-		m.mu.Lock()
-		select {
-		case err := <-w.done:
-			// Granted just as we gave up: keep it; the end of its
-			// owner (transaction, subtransaction or session) releases it.
-			m.mu.Unlock()
-			if err == nil {
-				return ctx.Err()
-			}
+		if err := m.abandonWait(st, w); err != nil && err != errGrantedMeanwhile {
 			return err
-		default:
 		}
-		lm.removeWaiter(st, w)
-		p.waiting = nil
-		lm.wake(tag, st)
-		m.mu.Unlock()
 		return ctx.Err()
+	case <-timedOut:
+		err := m.abandonWait(st, w)
+		if err == errGrantedMeanwhile {
+			return nil
+		}
+		return interrupt.LockTimeoutError()
 	}
+}
+
+// errGrantedMeanwhile: abandonWait found the lock granted after all.
+var errGrantedMeanwhile = errors.New("lock granted while giving up")
+
+// abandonWait takes w out of the queue after its wait was interrupted. If
+// the lock was granted (or the wait failed) just as the waiter gave up,
+// the lock stays held until its owner ends and it returns
+// errGrantedMeanwhile (or the wait's error); else nil.
+func (m *Manager) abandonWait(st *lockState, w *lockWaiter) error {
+	lm := m.locks
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	select {
+	case err := <-w.done:
+		if err == nil {
+			return errGrantedMeanwhile
+		}
+		return err
+	default:
+	}
+	lm.removeWaiter(st, w)
+	w.proc.waiting = nil
+	lm.wake(w.tag, st)
+	return nil
 }
 
 // queuedConflict: a newcomer must not jump ahead of a waiter it conflicts

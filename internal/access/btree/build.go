@@ -3,8 +3,8 @@ package btree
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -28,6 +28,9 @@ type Builder struct {
 	ix   *Index // layout and comparison helpers (not usable until Finish)
 	keys []types.Datum
 	ents []buildEntry
+	// Interrupts, if set, is checked while Finish sorts and writes, so a
+	// cancel stops a long CREATE INDEX.
+	Interrupts *interrupt.State
 }
 
 type buildEntry struct {
@@ -82,12 +85,15 @@ func (b *Builder) cmpKeys(x, y *buildEntry) int {
 // labels the WAL records; u is charged with them.
 func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	ix := b.ix
-	slices.SortFunc(b.ents, func(x, y buildEntry) int {
+	err := interrupt.SortFunc(b.ents, func(x, y buildEntry) int {
 		if c := b.cmpKeys(&x, &y); c != 0 {
 			return c
 		}
 		return x.tid.Compare(y.tid)
-	})
+	}, b.Interrupts.Check)
+	if err != nil {
+		return nil, err
+	}
 	if ix.opt.Unique {
 		if err := b.checkUnique(); err != nil {
 			return nil, err
@@ -107,6 +113,11 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]types.Datum, 2*ix.nkeys)}
 	var leaf *levelState
 	for i := range b.ents {
+		if i%4096 == 0 {
+			if err := b.Interrupts.Check(); err != nil {
+				return nil, err
+			}
+		}
 		e := &b.ents[i]
 		tup := ix.formTuple(b.keys[e.key:int(e.key)+ix.nkeys], e.tid)
 		if err := ix.checkTupleSize(tup); err != nil {

@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -29,6 +30,9 @@ type Scan struct {
 	Filter    func(t Tuple) (bool, error)
 	Filtered  int64
 	filterErr error
+	// Interrupts, if set, is checked before each page: a scan over
+	// pages with nothing visible must still honour a cancel.
+	Interrupts *interrupt.State
 }
 
 type scanTuple struct {
@@ -57,6 +61,9 @@ func (s *Scan) Next() (Tuple, page.ItemPointer, bool, error) {
 	for s.i >= len(s.tups) {
 		if s.blk >= s.nblocks {
 			return nil, page.ItemPointer{}, false, nil
+		}
+		if err := s.Interrupts.Check(); err != nil {
+			return nil, page.ItemPointer{}, false, err
 		}
 		if err := s.loadPage(s.blk); err != nil {
 			return nil, page.ItemPointer{}, false, err

@@ -11,6 +11,7 @@ import (
 	"github.com/tidal-db/tidal/internal/access/sequence"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -48,23 +49,20 @@ type Ctx struct {
 	LockRel func(oid uint32, mode int) error
 	// Seqs is the session's sequence state (currval, lastval, caches).
 	Seqs *sequence.Session
+	// Interrupts is the session's pending interrupt, which every loop
+	// that can run long checks (checkCancel).
+	Interrupts *interrupt.State
+	// BackendPID is the session's process ID (pg_backend_pid).
+	BackendPID int32
 }
 
 // U is the backend's usage counters.
 func (c *Ctx) U() *stats.Usage { return c.Tx.U }
 
-// checkCancel reports a cancelled statement.
-func (c *Ctx) checkCancel() error {
-	select {
-	case <-c.Context.Done():
-		if c.Context.Err() == context.DeadlineExceeded {
-			return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to statement timeout")
-		}
-		return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
-	default:
-		return nil
-	}
-}
+// checkCancel is CHECK_FOR_INTERRUPTS: the error the statement must end
+// with if it was interrupted (statement_timeout, a cancel, a terminate,
+// the client gone), else nil. It costs one atomic load.
+func (c *Ctx) checkCancel() error { return c.Interrupts.Check() }
 
 // Node is a plan node.
 type Node interface {
@@ -139,6 +137,9 @@ func Open(c *Ctx, n Node) error {
 }
 
 func Next(c *Ctx, n Node) (Row, error) {
+	if err := c.checkCancel(); err != nil {
+		return nil, err
+	}
 	in := &n.base().instr
 	in.start(c)
 	r, err := n.Next(c)

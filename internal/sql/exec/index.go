@@ -157,6 +157,9 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		return nil, nil
 	}
 	for {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		tid, _, ok, err := s.cur.Next()
 		if err != nil || !ok {
 			return nil, err
@@ -197,6 +200,7 @@ func (s *IndexScan) Close(c *Ctx) {
 // transaction (CREATE INDEX): a bulk, sorted, bottom-up build.
 func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	b := btree.NewBuilder(c.Eng.Catalog.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), catalog.IndexOptions(rel, ir))
+	b.Interrupts = c.Interrupts
 	scan := &SeqScan{Rel: rel}
 	if err := scan.Open(c); err != nil {
 		return err

@@ -85,6 +85,9 @@ func (n *NestLoop) withLeft(c *Ctx, f func() error) error {
 
 func (n *NestLoop) Next(c *Ctx) (Row, error) {
 	for {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		if n.tail >= 0 {
 			return nextUnmatched(n.inner, n.matched, &n.tail, n.lw, n.rw), nil
 		}
@@ -252,6 +255,9 @@ func (h *HashJoin) Open(c *Ctx) error {
 
 func (h *HashJoin) Next(c *Ctx) (Row, error) {
 	for {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		if h.tail >= 0 {
 			return nextUnmatched(h.rows, h.matched, &h.tail, h.lw, h.rw), nil
 		}
@@ -404,6 +410,9 @@ func (s *CTEScan) Open(c *Ctx) error {
 }
 func (s *CTEScan) Next(c *Ctx) (Row, error) {
 	for s.i < len(s.def.mat.rows) {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		r := s.def.mat.rows[s.i]
 		s.i++
 		if s.Qual != nil {

@@ -58,6 +58,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 	if err != nil {
 		return err
 	}
+	s.scan.Interrupts = c.Interrupts
 	s.def = s.Rel.NewDeformer()
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
@@ -73,6 +74,9 @@ func (s *SeqScan) Open(c *Ctx) error {
 			s.pushed = true
 			env := c.Env
 			s.scan.Filter = func(t heap.Tuple) (bool, error) {
+				if err := c.checkCancel(); err != nil {
+					return false, err
+				}
 				if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
 					return false, err
 				}
@@ -85,6 +89,9 @@ func (s *SeqScan) Open(c *Ctx) error {
 
 func (s *SeqScan) Next(c *Ctx) (Row, error) {
 	for {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		t, tid, ok, err := s.scan.Next()
 		if s.pushed {
 			s.instr.Filtered = s.scan.Filtered
@@ -280,6 +287,9 @@ func (f *FunctionScan) Open(c *Ctx) error {
 }
 func (f *FunctionScan) Next(c *Ctx) (Row, error) {
 	for {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		var row Row
 		if f.rowIter != nil {
 			vals, ok, err := f.rowIter()

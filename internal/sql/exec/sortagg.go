@@ -2,9 +2,9 @@ package exec
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -57,32 +57,42 @@ func (s *Sort) Open(c *Ctx) error {
 		s.rows = append(s.rows, r)
 		s.bytes += int64(24 * len(r))
 	}
-	// Evaluate keys once per row.
-	keys := make([][]types.Datum, len(s.rows))
-	for i, r := range s.rows {
-		k := make([]types.Datum, len(s.Keys))
-		for j, sk := range s.Keys {
-			d, err := sk.Expr.Eval(c.Env, r)
-			if err != nil {
-				return err
-			}
-			k[j] = d
-		}
-		keys[i] = k
+	idx, err := c.sortOrder(s.rows, s.Keys)
+	if err != nil {
+		return err
 	}
-	idx := make([]int, len(s.rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		return compareKeys(s.Keys, keys[idx[a]], keys[idx[b]]) < 0
-	})
 	sorted := make([]Row, len(s.rows))
 	for i, j := range idx {
 		sorted[i] = s.rows[j]
 	}
 	s.rows = sorted
 	return nil
+}
+
+// sortOrder returns the order of rows sorted stably by keys (each key
+// evaluated once per row), checking for interrupts as it goes.
+func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
+	vals := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
+		k := make([]types.Datum, len(keys))
+		for j, sk := range keys {
+			d, err := sk.Expr.Eval(c.Env, r)
+			if err != nil {
+				return nil, err
+			}
+			k[j] = d
+		}
+		vals[i] = k
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	err := interrupt.SortFunc(idx, func(a, b int) int { return compareKeys(keys, vals[a], vals[b]) }, c.Interrupts.Check)
+	return idx, err
 }
 
 func compareKeys(ks []SortKey, a, b []types.Datum) int {
@@ -346,26 +356,10 @@ func (a *AggCall) inputOrder() []SortKey {
 
 // replaySorted sorts the buffered rows and accumulates them in order.
 func (a *AggCall) replaySorted(c *Ctx, st *aggState) error {
-	order := a.inputOrder()
-	keys := make([][]types.Datum, len(st.buffered))
-	for i, r := range st.buffered {
-		k := make([]types.Datum, len(order))
-		for j, sk := range order {
-			d, err := sk.Expr.Eval(c.Env, r)
-			if err != nil {
-				return err
-			}
-			k[j] = d
-		}
-		keys[i] = k
+	idx, err := c.sortOrder(st.buffered, a.inputOrder())
+	if err != nil {
+		return err
 	}
-	idx := make([]int, len(st.buffered))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(x, y int) bool {
-		return compareKeys(order, keys[idx[x]], keys[idx[y]]) < 0
-	})
 	rows := st.buffered
 	st.buffered = nil
 	for _, i := range idx {

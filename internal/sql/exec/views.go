@@ -97,6 +97,9 @@ func (v *ViewScan) Open(c *Ctx) error {
 }
 func (v *ViewScan) Next(c *Ctx) (Row, error) {
 	for v.i < len(v.rows) {
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
 		r := v.rows[v.i]
 		v.i++
 		if v.Qual != nil {

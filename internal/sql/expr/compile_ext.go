@@ -303,6 +303,13 @@ var catalogCalls = map[string]struct {
 	"pg_advisory_unlock":               {advisoryKey, 1, types.Boolean},
 	"pg_advisory_unlock_shared":        {advisoryKey, 1, types.Boolean},
 	"pg_advisory_unlock_all":           {nil, 0, types.Void},
+	// The backend functions: they need the session and its registry.
+	"pg_backend_pid":       {nil, 0, types.Int4},
+	"pg_cancel_backend":    {[]types.Type{types.Int4}, 1, types.Boolean},
+	"pg_terminate_backend": {[]types.Type{types.Int4, types.Int8}, 1, types.Boolean},
+	"pg_sleep":             {[]types.Type{types.Float8}, 1, types.Void},
+	"pg_sleep_for":         {[]types.Type{types.Interval}, 1, types.Void},
+	"pg_sleep_until":       {[]types.Type{types.Timestamptz}, 1, types.Void},
 }
 
 // advisoryKey: (bigint) or (integer, integer); the first argument of the

@@ -231,6 +231,11 @@ func timestampPlusInterval(ts int64, iv IntervalValue) (int64, error) {
 	return r, nil
 }
 
+// TimestamptzPlusInterval is timestamptz + interval in the session's zone.
+func TimestamptzPlusInterval(st *Settings, ts int64, iv Datum) (int64, error) {
+	return timestamptzPlusInterval(st, ts, IntervalOf(iv))
+}
+
 // timestamptzPlusInterval adds months and days in the session's zone (so
 // '1 day' across a DST change keeps the wall-clock time) and the time part
 // in UTC, as timestamptz_pl_interval.

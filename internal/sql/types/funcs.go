@@ -16,6 +16,7 @@ const (
 	errInvalidArgumentForPower = "2201F"
 	errSubstring               = "22011"
 	maxAllocLen                = 1<<30 - 1 // PostgreSQL's MaxAllocSize
+	varHeader                  = 4         // VARHDRSZ
 )
 
 func fn(name string, args []Type, ret Type, f func([]Datum) (Datum, error)) {
@@ -202,11 +203,13 @@ func tooLarge() error {
 	return pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested length too large")
 }
 
-func pad(s string, n int64, fill string, left bool) (Datum, error) {
+func pad(st *Settings, s string, n int64, fill string, left bool) (Datum, error) {
 	if n < 0 {
 		n = 0
 	}
-	if n > maxAllocLen {
+	// PostgreSQL sizes the result for the encoding's longest character
+	// (4 bytes in UTF8) and a varlena header before filling it.
+	if n*utf8.UTFMax > maxAllocLen-varHeader {
 		return Datum{}, tooLarge()
 	}
 	slen := int64(charLen(s))
@@ -223,15 +226,11 @@ func pad(s string, n int64, fill string, left bool) (Datum, error) {
 		b.WriteString(s)
 	}
 	fl := charLen(fill)
-	for need > 0 {
-		if need >= fl {
-			b.WriteString(fill)
-			need -= fl
-		} else {
-			b.WriteString(fill[:byteOffset(fill, need)])
-			need = 0
-		}
+	b.Grow(len(s) + need/fl*len(fill) + len(fill))
+	if err := appendRepeated(st, &b, fill, need/fl); err != nil {
+		return Datum{}, err
 	}
+	b.WriteString(fill[:byteOffset(fill, need%fl)])
 	if left {
 		b.WriteString(s)
 	}
@@ -413,15 +412,20 @@ func init() {
 		fn(name, []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].s, a[1].i, 0, false) })
 		fn(name, []Type{Text, Int4, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].s, a[1].i, a[2].i, true) })
 	}
-	fn("repeat", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) {
+	fnLong("repeat", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) {
 		n := a[1].i
 		if n <= 0 || a[0].s == "" {
 			return Str(""), nil
 		}
-		if n*int64(len(a[0].s)) > maxAllocLen {
+		if n*int64(len(a[0].s)) > maxAllocLen-varHeader {
 			return Datum{}, tooLarge()
 		}
-		return Str(strings.Repeat(a[0].s, int(n))), nil
+		var b strings.Builder
+		b.Grow(int(n) * len(a[0].s))
+		if err := appendRepeated(st, &b, a[0].s, int(n)); err != nil {
+			return Datum{}, err
+		}
+		return Str(b.String()), nil
 	})
 	fn("left", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) {
 		s, n := a[0].s, a[1].i
@@ -464,11 +468,12 @@ func init() {
 			return Str(trimSet(a[0].s, a[1].s, tr.left, tr.right)), nil
 		})
 	}
-	fn("replace", []Type{Text, Text, Text}, Text, func(a []Datum) (Datum, error) {
+	fnLong("replace", []Type{Text, Text, Text}, Text, func(st *Settings, a []Datum) (Datum, error) {
 		if a[1].s == "" {
 			return a[0], nil
 		}
-		return Str(strings.ReplaceAll(a[0].s, a[1].s, a[2].s)), nil
+		r, err := replaceAll(st, a[0].s, a[1].s, a[2].s)
+		return Str(r), err
 	})
 	for _, name := range []string{"strpos", "position"} {
 		fn(name, []Type{Text, Text}, Int4, func(a []Datum) (Datum, error) {
@@ -492,10 +497,10 @@ func init() {
 		}
 		return Str(string(b)), nil
 	})
-	fn("lpad", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) { return pad(a[0].s, a[1].i, " ", true) })
-	fn("lpad", []Type{Text, Int4, Text}, Text, func(a []Datum) (Datum, error) { return pad(a[0].s, a[1].i, a[2].s, true) })
-	fn("rpad", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) { return pad(a[0].s, a[1].i, " ", false) })
-	fn("rpad", []Type{Text, Int4, Text}, Text, func(a []Datum) (Datum, error) { return pad(a[0].s, a[1].i, a[2].s, false) })
+	fnLong("lpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, " ", true) })
+	fnLong("lpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, a[2].s, true) })
+	fnLong("rpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, " ", false) })
+	fnLong("rpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, a[2].s, false) })
 	fn("split_part", []Type{Text, Text, Int4}, Text, func(a []Datum) (Datum, error) {
 		s, sep, n := a[0].s, a[1].s, a[2].i
 		if n == 0 {
@@ -519,10 +524,15 @@ func init() {
 		}
 		return Str(parts[n-1]), nil
 	})
-	fn("translate", []Type{Text, Text, Text}, Text, func(a []Datum) (Datum, error) {
+	fnLong("translate", []Type{Text, Text, Text}, Text, func(st *Settings, a []Datum) (Datum, error) {
 		from, to := []rune(a[1].s), []rune(a[2].s)
 		var b strings.Builder
-		for _, r := range a[0].s {
+		for i, r := range a[0].s {
+			if i&(checkEveryBytes-1) < utf8.UTFMax {
+				if err := st.checkInterrupts(); err != nil {
+					return Datum{}, err
+				}
+			}
 			k := -1
 			for i, f := range from {
 				if f == r {

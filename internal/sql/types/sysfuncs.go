@@ -90,7 +90,6 @@ func init() {
 	fn("pg_get_expr", []Type{Text, Oid}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
 	fn("pg_get_expr", []Type{Text, Oid, Boolean}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
 	fn("quote_ident", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(QuoteIdent(a[0].s)), nil })
-	fn("pg_backend_pid", nil, Int4, func([]Datum) (Datum, error) { return Int(1), nil })
 	fn("pg_postmaster_start_time", nil, Timestamptz, func([]Datum) (Datum, error) { return TimestampMicros(0), nil })
 	fn("inet_server_port", nil, Int4, func([]Datum) (Datum, error) { return Datum{}, nil })
 	fn("pg_tablespace_location", []Type{Oid}, Text, func([]Datum) (Datum, error) { return Str(""), nil })

@@ -7,6 +7,7 @@ import (
 	"time"
 	_ "time/tzdata" // zone rules on machines without /usr/share/zoneinfo
 
+	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -16,6 +17,9 @@ import (
 type Settings struct {
 	// Zone is the TimeZone setting; nil means UTC.
 	Zone *Zone
+	// Interrupts is the session's pending interrupt, which functions that
+	// can run long on big arguments check (repeat, lpad, replace …).
+	Interrupts *interrupt.State
 }
 
 func (st *Settings) zone() *Zone {

@@ -1,0 +1,81 @@
+package interrupt
+
+import "sync"
+
+// Backend is one session as other sessions see it: what PostgreSQL's
+// BackendPidGetProc finds and the signal pg_cancel_backend and
+// pg_terminate_backend send.
+type Backend struct {
+	PID int32
+	// Role is the OID of the role the session logged in as (PGPROC's
+	// roleId), which decides who may signal it.
+	Role   uint32
+	signal func(Reason)
+	gone   chan struct{}
+}
+
+// Signal asks the backend to stop its statement (QueryCancel) or to end
+// (Terminate). It does not wait.
+func (b *Backend) Signal(r Reason) { b.signal(r) }
+
+// Gone is closed once the backend has ended.
+func (b *Backend) Gone() <-chan struct{} { return b.gone }
+
+// Registry is an engine's backends by process ID (one per engine, never
+// shared between engines). The zero value is ready.
+type Registry struct {
+	mu    sync.Mutex
+	byPID map[int32]*Backend
+	last  int32
+}
+
+// firstPID is where process IDs start, so they look like PostgreSQL's.
+const firstPID = 10000
+
+// NewPID returns a process ID no registered backend has.
+func (r *Registry) NewPID() int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		r.last++
+		if r.last < firstPID {
+			r.last = firstPID
+		}
+		if r.byPID[r.last] == nil {
+			return r.last
+		}
+	}
+}
+
+// Register makes a backend reachable under pid; signal is how it is
+// interrupted. A pid registered twice keeps the newer backend.
+func (r *Registry) Register(pid int32, role uint32, signal func(Reason)) *Backend {
+	b := &Backend{PID: pid, Role: role, signal: signal, gone: make(chan struct{})}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byPID == nil {
+		r.byPID = map[int32]*Backend{}
+	}
+	r.byPID[pid] = b
+	return b
+}
+
+// Unregister removes b (its session ended) and wakes those waiting for it.
+func (r *Registry) Unregister(b *Backend) {
+	if b == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.byPID[b.PID] == b {
+		delete(r.byPID, b.PID)
+	}
+	r.mu.Unlock()
+	close(b.gone)
+}
+
+// Lookup returns the backend with process ID pid, or nil.
+func (r *Registry) Lookup(pid int32) *Backend {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byPID[pid]
+}
