@@ -62,3 +62,56 @@ func TestEmbeddedStatementTimeoutAndCancel(t *testing.T) {
 		t.Fatalf("n = %d, %v", n, err)
 	}
 }
+
+// Embedded sessions have process IDs of their own, and one can cancel
+// another's statement with pg_cancel_backend, as over the wire.
+func TestEmbeddedPgCancelBackend(t *testing.T) {
+	db := open(t, filepath.Join(t.TempDir(), "data"))
+	defer db.Close()
+	ctx := context.Background()
+	victim, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Close()
+	admin, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var pid, adminPID int
+	if err := victim.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&adminPID); err != nil {
+		t.Fatal(err)
+	}
+	if pid == adminPID || pid < 10000 {
+		t.Fatalf("process IDs %d and %d", pid, adminPID)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := victim.ExecContext(ctx, "SELECT pg_sleep(3600)")
+		done <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var ok bool
+		if err := admin.QueryRowContext(ctx, "SELECT pg_cancel_backend($1)", pid).Scan(&ok); err != nil || !ok {
+			t.Fatalf("pg_cancel_backend: %v %v", ok, err)
+		}
+		select {
+		case err := <-done:
+			var pe *tidal.Error
+			if !errors.As(err, &pe) || pe.Code != "57014" || pe.Message != "canceling statement due to user request" {
+				t.Fatalf("canceled sleep: %v", err)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+			// The cancel came before the sleep started: send another.
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("pg_sleep was not canceled")
+		}
+	}
+}

@@ -214,8 +214,9 @@ func TestSSLRequestRefused(t *testing.T) {
 
 // rawSession is a started-up protocol connection read message by message.
 type rawSession struct {
-	nc net.Conn
-	fe *pgproto3.Frontend
+	nc     net.Conn
+	fe     *pgproto3.Frontend
+	keyPID uint32 // the process ID in BackendKeyData
 }
 
 func rawStartup(t *testing.T, addr string) *rawSession {
@@ -231,13 +232,17 @@ func rawStartup(t *testing.T, addr string) *rawSession {
 	if err := fe.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	var pid uint32
 	for {
 		m, err := fe.Receive()
 		if err != nil {
 			t.Fatalf("startup: %v", err)
 		}
-		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
-			return &rawSession{nc: nc, fe: fe}
+		switch m := m.(type) {
+		case *pgproto3.BackendKeyData:
+			pid = m.ProcessID
+		case *pgproto3.ReadyForQuery:
+			return &rawSession{nc: nc, fe: fe, keyPID: pid}
 		}
 	}
 }

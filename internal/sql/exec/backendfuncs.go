@@ -27,7 +27,7 @@ func (f *catalogFuncs) backendCall(name string, args []types.Datum) (types.Datum
 		ok, err := f.terminateBackend(int32(args[0].Int()), timeout)
 		return types.Bool(ok), err
 	case "pg_sleep":
-		return types.Null(), f.sleep(args[0].Float())
+		return voidValue, f.sleep(args[0].Float())
 	case "pg_sleep_for":
 		// PostgreSQL: pg_sleep(extract(epoch from clock_timestamp() + $1)
 		// - extract(epoch from clock_timestamp())).
@@ -36,12 +36,16 @@ func (f *catalogFuncs) backendCall(name string, args []types.Datum) (types.Datum
 		if err != nil {
 			return types.Null(), err
 		}
-		return types.Null(), f.sleep(float64(end-now) / 1e6)
+		return voidValue, f.sleep(float64(end-now) / 1e6)
 	case "pg_sleep_until":
-		return types.Null(), f.sleep(float64(args[0].Micros()-types.NowMicros()) / 1e6)
+		return voidValue, f.sleep(float64(args[0].Micros()-types.NowMicros()) / 1e6)
 	}
 	return types.Null(), pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
 }
+
+// voidValue is what a function returning void returns: a value, not NULL
+// (pg_sleep(1) IS NULL is false), that prints as nothing.
+var voidValue = types.Str("")
 
 // maxSleepStep bounds one wait of pg_sleep, so an infinite sleep is a
 // loop of finite ones (PostgreSQL waits at most 10 minutes at a time).
