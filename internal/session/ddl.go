@@ -260,6 +260,9 @@ func defInt(de *pg.DefElem) int {
 }
 
 func constraintIndex(con *pg.Constraint) (indexSpec, error) {
+	if con.Indexname != "" {
+		return indexSpec{}, existingIndexInCreateTable(con)
+	}
 	var cols []string
 	for _, k := range con.Keys {
 		cols = append(cols, k.GetString_().Sval)
@@ -544,6 +547,12 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 					return err
 				}
 				continue
+			}
+			if con.Indexname != "" {
+				if err := s.addConstraintUsingIndex(c, rel, con); err != nil {
+					return err
+				}
+				break
 			}
 			spec, err := constraintIndex(con)
 			if err != nil {
