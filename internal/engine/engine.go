@@ -506,6 +506,10 @@ func (e *Engine) Close() error {
 	return err
 }
 
+// Panic stops the server after an error that leaves shared state in doubt
+// (PostgreSQL's PANIC: every backend ends, and the next start recovers).
+func (e *Engine) Panic(err error) { e.panic(err) }
+
 // panic stops the process after an error that leaves durability in doubt.
 func (e *Engine) panic(err error) {
 	e.log.Printf("PANIC:  %v", err)

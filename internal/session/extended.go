@@ -176,7 +176,7 @@ func (s *Session) portalsRunning() bool {
 func (s *Session) withStatement(ctx context.Context, f func(ctx context.Context) error) error {
 	ctx, end := s.statementContext(ctx)
 	defer end()
-	return s.interruptedError(ctx, f(ctx))
+	return s.interruptedError(ctx, s.recovering(func() error { return f(ctx) }))
 }
 
 // ---------------------------------------------------------------------------

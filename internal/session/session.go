@@ -41,6 +41,8 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[pgwire.CancelKey]*Session
 	count    atomic.Int32
+
+	beforeStatement atomic.Pointer[func(text string)] // tests (panics.go)
 }
 
 // NewServer makes a session factory for eng.
@@ -535,7 +537,10 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		s.statementSnapshot()
 	}
 	ctx, end := s.statementContext(ctx)
-	err := s.interruptedError(ctx, s.execute(ctx, stmt, text, w))
+	err := s.interruptedError(ctx, s.recovering(func() error {
+		s.runBeforeStatement(text)
+		return s.execute(ctx, stmt, text, w)
+	}))
 	end()
 	if err != nil {
 		s.statementFailed(keepOpen)

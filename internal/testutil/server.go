@@ -29,10 +29,12 @@ type Server struct {
 	Addr   string
 	Port   int
 	Engine *engine.Engine
-	srv    *pgwire.Server
-	cancel context.CancelFunc
-	done   chan struct{}
-	closed bool
+	// Sessions is the session factory (tests install hooks on it).
+	Sessions *session.Server
+	srv      *pgwire.Server
+	cancel   context.CancelFunc
+	done     chan struct{}
+	closed   bool
 }
 
 // Options tune a test server.
@@ -41,6 +43,8 @@ type Options struct {
 	SharedBuffers int    // bytes; default 32 MiB
 	Conf          map[string]string
 	Logger        *log.Logger
+	// OnPanic replaces the process exit of a server PANIC.
+	OnPanic func(error)
 }
 
 // Start runs a server for the duration of the test.
@@ -66,6 +70,7 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 		cfg.SharedBuffers = opt.SharedBuffers
 	}
 	cfg.Logger = opt.Logger
+	cfg.OnPanic = opt.OnPanic
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
 	}
@@ -83,7 +88,7 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	_, port, _ := net.SplitHostPort(addr)
 	p, _ := strconv.Atoi(port)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{Dir: dir, Addr: addr, Port: p, Engine: eng, srv: srv, cancel: cancel, done: make(chan struct{})}
+	s := &Server{Dir: dir, Addr: addr, Port: p, Engine: eng, Sessions: sessions, srv: srv, cancel: cancel, done: make(chan struct{})}
 	go func() { srv.Serve(ctx); close(s.done) }()
 	return s, nil
 }

@@ -145,7 +145,16 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 		return err
 	}
 	var extra lockedBuf
-	defer func() { o.release(extra) }()
+	defer func() {
+		o.release(extra)
+		if r := recover(); r != nil {
+			// check is the executor's code: a panic in it must not leave
+			// the leaf locked (the caller never regains control to
+			// release it; crit.Recoverable relies on this).
+			o.release(lb)
+			panic(r)
+		}
+	}()
 	plus := &o.bufs().sks[2]
 	*plus = scanKey{keys: keys, tail: tailPlus}
 	for {

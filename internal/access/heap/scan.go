@@ -85,50 +85,62 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 	if err != nil {
 		return err
 	}
+	// The pin and the share lock are released by defers: the filter is
+	// the executor's code, and a panic in it must not leave the page
+	// locked (crit.Recoverable relies on it).
+	defer pool.Release(b)
 	r.PruneOpt(s.u, b, blk)
-	pool.Lock(b, buffer.Share)
-	p := pool.Page(b)
-	if !p.IsNew() {
-		allVisible := p.Flags()&page.FlagAllVisible != 0
-		max := p.MaxOffset()
-		for off := page.OffsetNumber(1); off <= max; off++ {
-			it := p.Item(off)
-			if it.Flags != page.LPNormal {
-				continue
-			}
-			t := Tuple(p[it.Off : it.Off+it.Len])
-			vis := allVisible
-			if !vis {
-				var bits uint16
-				vis, bits = VisibleHints(r.env.Xact, t, s.tx)
-				s.hints.Add(off, it.Off, t, bits)
-			}
-			if vis && s.Filter != nil {
-				keep, err := s.Filter(t)
-				if err != nil {
-					s.filterErr = err
-					break
-				}
-				if !keep {
-					s.Filtered++
-					continue
-				}
-			}
-			if vis {
-				from := len(s.arena)
-				s.arena = append(s.arena, t...)
-				s.tups = append(s.tups, scanTuple{tid: page.ItemPointer{Block: blk, Offset: off}, from: from, to: len(s.arena)})
-			}
-		}
-	}
-	pool.Unlock(b, buffer.Share)
+	s.collect(b, blk)
 	s.hints.Apply(pool, s.u, b)
-	pool.Release(b)
 	if err := s.filterErr; err != nil {
 		s.filterErr = nil
 		return err
 	}
 	return nil
+}
+
+// collect copies out the page's visible tuples that pass the filter,
+// under the page's share lock.
+func (s *Scan) collect(b buffer.Buffer, blk page.BlockNumber) {
+	r := s.rel
+	pool := r.env.Pool
+	pool.Lock(b, buffer.Share)
+	defer pool.Unlock(b, buffer.Share)
+	p := pool.Page(b)
+	if p.IsNew() {
+		return
+	}
+	allVisible := p.Flags()&page.FlagAllVisible != 0
+	max := p.MaxOffset()
+	for off := page.OffsetNumber(1); off <= max; off++ {
+		it := p.Item(off)
+		if it.Flags != page.LPNormal {
+			continue
+		}
+		t := Tuple(p[it.Off : it.Off+it.Len])
+		vis := allVisible
+		if !vis {
+			var bits uint16
+			vis, bits = VisibleHints(r.env.Xact, t, s.tx)
+			s.hints.Add(off, it.Off, t, bits)
+		}
+		if vis && s.Filter != nil {
+			keep, err := s.Filter(t)
+			if err != nil {
+				s.filterErr = err
+				return
+			}
+			if !keep {
+				s.Filtered++
+				continue
+			}
+		}
+		if vis {
+			from := len(s.arena)
+			s.arena = append(s.arena, t...)
+			s.tups = append(s.tups, scanTuple{tid: page.ItemPointer{Block: blk, Offset: off}, from: from, to: len(s.arena)})
+		}
+	}
 }
 
 // Fetch returns a copy of the version of the row at tid visible to the
