@@ -197,13 +197,29 @@ func nodeExprs(n Node) []expr.Expr {
 // sections prints the subqueries and CTEs a node runs, as PostgreSQL's
 // "SubPlan n", "InitPlan n" and "CTE name" sections.
 func (e *explainer) sections(n Node, d int, extra []expr.Expr) {
-	var subs []*expr.SubPlan
+	type sub struct {
+		plan  *expr.SubqueryPlan
+		title string
+	}
+	var subs []sub
 	seen := map[int]bool{}
 	for _, x := range append(nodeExprs(n), extra...) {
 		expr.Walk(x, func(y expr.Expr) bool {
-			if sp, ok := y.(*expr.SubPlan); ok && !seen[sp.Plan.ID] {
+			switch sp := y.(type) {
+			case *expr.SubPlan:
+				if !seen[sp.Plan.ID] {
+					title := fmt.Sprintf("SubPlan %d", sp.Plan.ID)
+					if !sp.Plan.Correlated {
+						title = fmt.Sprintf("InitPlan %d", sp.Plan.ID)
+					}
+					subs = append(subs, sub{sp.Plan, title})
+				}
 				seen[sp.Plan.ID] = true
-				subs = append(subs, sp)
+			case *expr.HashedExists:
+				if !seen[sp.Plan.ID] {
+					subs = append(subs, sub{sp.Plan, fmt.Sprintf("SubPlan %d", sp.Plan.ID)})
+				}
+				seen[sp.Plan.ID] = true
 			}
 			return true
 		})
@@ -226,14 +242,8 @@ func (e *explainer) sections(n Node, d int, extra []expr.Expr) {
 		}
 	}
 	for _, sp := range subs {
-		node, ok := sp.Plan.Node.(Node)
-		if !ok {
-			continue
+		if node, ok := sp.plan.Node.(Node); ok {
+			section(sp.title, node)
 		}
-		title := fmt.Sprintf("SubPlan %d", sp.Plan.ID)
-		if !sp.Plan.Correlated {
-			title = fmt.Sprintf("InitPlan %d", sp.Plan.ID)
-		}
-		section(title, node)
 	}
 }

@@ -149,7 +149,7 @@ func (p *Planner) subLink(sub *pg.Node, outer expr.Scope) (*expr.SubqueryPlan, e
 		return nil, err
 	}
 	p.q.nextSub++
-	sp := &expr.SubqueryPlan{ID: p.q.nextSub, Correlated: qs.correlated(), Node: node, Run: p.runner(node)}
+	sp := &expr.SubqueryPlan{ID: p.q.nextSub, Correlated: qs.correlated(), Levels: qs.refs, Node: node, Run: p.runner(node)}
 	for _, c := range cols {
 		sp.Types = append(sp.Types, c.Type)
 	}

@@ -40,7 +40,7 @@ func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
 	if p.C != nil && p.C.Env != nil {
 		st = p.C.Env.Settings
 	}
-	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink}, Settings: st}
+	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists}, Settings: st}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }

@@ -34,6 +34,10 @@ type Hooks struct {
 	// SubLink plans a subquery found in an expression compiled in scope
 	// outer (the subquery may refer to outer's columns).
 	SubLink func(sub *pg.Node, outer Scope) (*SubqueryPlan, error)
+	// Exists, when set, is offered every EXISTS subquery first (the
+	// planner turns those it can into hashed semi joins);
+	// handled=false plans it as a SubPlan.
+	Exists func(sub *pg.Node, outer Scope) (e Expr, handled bool, err error)
 }
 
 // Compiler turns parse nodes into expressions.

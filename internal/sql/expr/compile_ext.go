@@ -62,6 +62,11 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 			left = append(left, e)
 		}
 	}
+	if sl.SubLinkType == pg.SubLinkType_EXISTS_SUBLINK && c.Hooks.Exists != nil {
+		if e, handled, err := c.Hooks.Exists(sl.Subselect, c.Scope); handled || err != nil {
+			return e, err
+		}
+	}
 	plan, err := c.Hooks.SubLink(sl.Subselect, c.Scope)
 	if err != nil {
 		return nil, err

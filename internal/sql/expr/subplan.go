@@ -58,6 +58,9 @@ type SubqueryPlan struct {
 	Run func(env *Env, fn func(row []types.Datum) (bool, error)) error
 	// Node is the plan, for EXPLAIN.
 	Node any
+	// Levels are the query levels below its own the subquery refers to
+	// (with Correlated).
+	Levels map[int]bool
 }
 
 // SubPlan is EXISTS (…), (SELECT …), x IN (SELECT …), x op ANY/ALL
@@ -340,6 +343,8 @@ func Children(e Expr) (kids []Expr, ok bool) {
 		return x.Args, true
 	case *SubPlan:
 		return x.Left, true
+	case *HashedExists:
+		return x.Keys, true
 	case *ArrayExpr:
 		return x.Elems, true
 	case *ScalarArrayOp:
@@ -442,6 +447,9 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		}
 		left, ok := mapAll(x.Left)
 		return &SubPlan{Kind: x.Kind, Plan: x.Plan, Left: left, Test: x.Test, T: x.T}, ok
+	case *HashedExists:
+		keys, ok := mapAll(x.Keys)
+		return &HashedExists{Plan: x.Plan, Keys: keys, Test: x.Test, table: x.table}, ok
 	case *ArrayExpr:
 		el, ok := mapAll(x.Elems)
 		return &ArrayExpr{Elems: el, T: x.T}, ok

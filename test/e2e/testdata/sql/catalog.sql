@@ -103,10 +103,9 @@ query
 EXPLAIN (COSTS OFF) SELECT id FROM ea WHERE EXISTS (SELECT 1 FROM eb WHERE eb.aid = ea.id)
 ----
 Seq Scan on ea
-  Filter: (EXISTS (SubPlan 1))
+  Filter: (hashed SubPlan 1)
   SubPlan 1
     ->  Seq Scan on eb
-          Filter: (aid = id)
 
 query
 EXPLAIN (COSTS OFF) WITH w AS (SELECT aid FROM eb) SELECT * FROM w UNION ALL SELECT id FROM ea
