@@ -20,6 +20,7 @@ import (
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/interrupt"
+	"github.com/tidal-db/tidal/internal/notify"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -63,6 +64,8 @@ type Engine struct {
 	// Backends are the sessions by process ID, for pg_cancel_backend and
 	// pg_terminate_backend.
 	Backends interrupt.Registry
+	// Notify routes LISTEN/NOTIFY notifications between sessions.
+	Notify *notify.Hub
 
 	control   *wal.Control
 	ckptMu    sync.Mutex
@@ -81,7 +84,7 @@ func Open(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(os.Stderr, "", log.LstdFlags)
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables()}
+	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub()}
 	dir := cfg.DataDir
 	fresh, err := isFresh(dir)
 	if err != nil {

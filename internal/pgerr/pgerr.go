@@ -101,6 +101,12 @@ type Error struct {
 	Hint     string
 	Position int32  // 1-based character position in the query, 0 if unknown
 	Where    string // context, e.g. `COPY t, line 2, column a: "x"` (psql's CONTEXT:)
+	// The object the error is about, where PostgreSQL names it (fields.go).
+	SchemaName     string
+	TableName      string
+	ColumnName     string
+	DataTypeName   string
+	ConstraintName string
 }
 
 func (e *Error) Error() string {

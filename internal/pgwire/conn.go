@@ -83,6 +83,14 @@ type conn struct {
 	state     connState
 	terminate bool // Shutdown asked this connection to end
 
+	// wmu is held by the message loop while it handles a message (and
+	// whenever it writes after the handshake), and by the notification
+	// goroutine while it writes (notify.go). Output state (wbuf, werr,
+	// lastStatus, inBatch) is touched only with it held.
+	wmu        sync.Mutex
+	lastStatus byte // of the last ReadyForQuery
+	inBatch    bool // an extended-protocol message came after it
+
 	// reported holds the ParameterStatus values the client has seen, so
 	// that a SET of a reported parameter (TimeZone, application_name, …)
 	// is announced before the next ReadyForQuery, as PostgreSQL does.
@@ -127,7 +135,9 @@ func (c *conn) serve() {
 				(*h)(r)
 			}
 			c.logf("LOG", "server process (PID %d) panicked: %v\n%s", c.key.PID, r, debug.Stack())
+			c.wmu.Lock()
 			c.sendFatal(pgerr.Errorf(pgerr.InternalError, "internal error: %v", r))
+			c.wmu.Unlock()
 		}
 		c.close()
 	}()
@@ -138,6 +148,9 @@ func (c *conn) serve() {
 	}
 	if !c.handshake() {
 		return
+	}
+	if n, ok := c.sess.(Notifier); ok {
+		go c.watchNotifications(n.NotificationWake())
 	}
 	c.loop()
 }
@@ -249,6 +262,11 @@ func errorResponse(e *pgerr.Error) *pgproto3.ErrorResponse {
 		Hint:                e.Hint,
 		Position:            e.Position,
 		Where:               e.Where,
+		SchemaName:          e.SchemaName,
+		TableName:           e.TableName,
+		ColumnName:          e.ColumnName,
+		DataTypeName:        e.DataTypeName,
+		ConstraintName:      e.ConstraintName,
 	}
 }
 
@@ -288,7 +306,11 @@ func (c *conn) readyForQuery() {
 	if c.sess != nil {
 		st = c.sess.TxStatus()
 		c.reportChangedParams()
+		if st == 'I' {
+			c.sendNotifications()
+		}
 	}
+	c.lastStatus, c.inBatch = st, false
 	_ = c.send(&pgproto3.ReadyForQuery{TxStatus: st})
 }
 
@@ -603,13 +625,13 @@ func eofUnexpected(err error) error {
 func (c *conn) loop() {
 	for {
 		if !c.setState(stateIdle) {
-			c.sendFatal(adminShutdownError())
+			c.sendFatalLocked(adminShutdownError())
 			return
 		}
 		idle := c.armIdleTimeout()
 		typ, n, err := c.readHeader()
 		if idle && c.disarmIdleTimeout(err) {
-			c.sendFatal(idleInTransactionError())
+			c.sendFatalLocked(idleInTransactionError())
 			return
 		}
 		if err == nil {
@@ -619,10 +641,9 @@ func (c *conn) loop() {
 			return
 		}
 		if err != nil {
+			c.wmu.Lock()
 			c.readFailed(err)
-			return
-		}
-		if c.werr != nil {
+			c.wmu.Unlock()
 			return
 		}
 	}
@@ -651,7 +672,7 @@ func (c *conn) readFailed(err error) {
 }
 
 // dispatch handles one message whose header has been read.
-func (c *conn) dispatch(typ byte, n int) error {
+func (c *conn) dispatch(typ byte, n int) (err error) {
 	// After an extended-protocol error everything up to Sync is skipped;
 	// CopyData/CopyDone/CopyFail outside COPY are ignored, as PostgreSQL
 	// does (a failed COPY leaves the client still sending them).
@@ -666,9 +687,23 @@ func (c *conn) dispatch(typ byte, n int) error {
 	if err != nil {
 		return err
 	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if !c.setState(stateBusy) {
 		c.sendFatal(adminShutdownError())
 		return errTerminate
+	}
+	// Back to idle before c.wmu is released, so that the notification
+	// goroutine, once it has the lock, sees the state the loop waits in.
+	defer c.setState(stateIdle)
+	defer func() {
+		if err == nil && c.werr != nil {
+			err = errTerminate // the connection is broken or ended with FATAL
+		}
+	}()
+	switch typ {
+	case 'P', 'B', 'D', 'E', 'C', 'H':
+		c.inBatch = true
 	}
 	es, ext := c.sess.(ExtendedSession)
 	switch typ {
@@ -718,6 +753,13 @@ func (c *conn) dispatch(typ byte, n int) error {
 		c.rbuf = nil
 	}
 	return nil
+}
+
+// sendFatalLocked is sendFatal from the message loop between messages.
+func (c *conn) sendFatalLocked(e *pgerr.Error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.sendFatal(e)
 }
 
 func (c *conn) simpleQuery(body []byte) {
@@ -807,6 +849,11 @@ func (w resultWriter) Notice(n *pgerr.Error) error {
 		Detail:              n.Detail,
 		Hint:                n.Hint,
 		Position:            n.Position,
+		SchemaName:          n.SchemaName,
+		TableName:           n.TableName,
+		ColumnName:          n.ColumnName,
+		DataTypeName:        n.DataTypeName,
+		ConstraintName:      n.ConstraintName,
 	}
 	if err := w.c.send(&msg); err != nil {
 		return err

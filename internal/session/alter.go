@@ -160,7 +160,8 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 			return err
 		}
 		if !empty {
-			return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", a.Name, rel.Name)
+			return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", a.Name, rel.Name).
+				WithColumn(s.nspName(rel.Namespace), rel.Name, a.Name)
 		}
 	}
 	if rewrite {

@@ -143,7 +143,8 @@ func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstra
 			return err
 		}
 		if bad {
-			return pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", name, rel.Name)
+			return pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", name, rel.Name).
+				WithConstraint(s.nspName(rel.Namespace), rel.Name, name)
 		}
 	}
 	return s.eng.Catalog.AddConstraint(c.Tx, &catalog.Constraint{
@@ -612,7 +613,8 @@ func (s *Session) validateConstraint(c *exec.Ctx, rel *catalog.Relation, name st
 		check = func(r exec.Row) error {
 			v, err := e.Eval(c.Env, r)
 			if err == nil && !v.IsNull() && !v.Bool() {
-				err = pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", k.Name, rel.Name)
+				err = pgerr.Errorf(pgerr.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", k.Name, rel.Name).
+					WithConstraint(s.nspName(rel.Namespace), rel.Name, k.Name)
 			}
 			return err
 		}

@@ -377,7 +377,8 @@ func (s *Session) checkNoNulls(c *exec.Ctx, rel *catalog.Relation, col int) erro
 		return err
 	}
 	if found {
-		return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", rel.Attrs[col].Name, rel.Name)
+		return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", rel.Attrs[col].Name, rel.Name).
+			WithColumn(s.nspName(rel.Namespace), rel.Name, rel.Attrs[col].Name)
 	}
 	return nil
 }

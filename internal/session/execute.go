@@ -103,6 +103,14 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.discard(c, stmt.GetDiscardStmt(), w)
 	case stmt.GetPrepareStmt() != nil, stmt.GetExecuteStmt() != nil, stmt.GetDeallocateStmt() != nil:
 		return s.prepareStmt(ctx, c, stmt, w)
+	case stmt.GetDeclareCursorStmt() != nil:
+		return s.declareCursor(ctx, stmt.GetDeclareCursorStmt(), w)
+	case stmt.GetFetchStmt() != nil:
+		return s.fetchStmt(ctx, stmt.GetFetchStmt(), w)
+	case stmt.GetClosePortalStmt() != nil:
+		return s.closeCursorStmt(stmt.GetClosePortalStmt(), w)
+	case stmt.GetListenStmt() != nil, stmt.GetUnlistenStmt() != nil, stmt.GetNotifyStmt() != nil:
+		return s.listenStmt(stmt, w)
 	}
 	return pgerr.Errorf(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtKind(stmt))
 }
@@ -210,6 +218,9 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 	var node exec.Node
 	var err error
 	q := es.Query
+	if dc := q.GetDeclareCursorStmt(); dc != nil {
+		q = dc.Query // EXPLAIN DECLARE explains the cursor's query
+	}
 	switch {
 	case q.GetSelectStmt() != nil:
 		node, _, err = p.PlanSelect(q.GetSelectStmt())

@@ -83,6 +83,7 @@ type portal struct {
 	// so it cannot run again (portallife.go).
 	createLevel int
 	failed      bool
+	created     int64 // µs since 2000-01-01 (pg_cursors)
 
 	started bool
 	done    bool
@@ -346,6 +347,8 @@ func (s *Session) utilityCols(stmt *pg.Node) ([]exec.Column, error) {
 		return []exec.Column{text(strings.ToLower(name))}, nil
 	case stmt.GetExplainStmt() != nil:
 		return []exec.Column{text("QUERY PLAN")}, nil
+	case stmt.GetFetchStmt() != nil && !stmt.GetFetchStmt().Ismove:
+		return s.cursorColumns(stmt.GetFetchStmt().Portalname), nil
 	case stmt.GetExecuteStmt() != nil:
 		ps := s.ext().stmts[stmt.GetExecuteStmt().Name]
 		if ps == nil {
@@ -387,10 +390,9 @@ func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params
 	if s.failed && (ps.stmt == nil || !isTransactionExit(ps.stmt)) {
 		return abortedError()
 	}
-	if portalName != "" {
-		if _, dup := st.portals[portalName]; dup {
-			return pgerr.Errorf(codeDuplicateCursor, "portal \"%s\" already exists", portalName)
-		}
+	if portalName != "" && s.nameTaken(portalName) {
+		// Portals and cursors share one namespace.
+		return pgerr.Errorf(codeDuplicateCursor, "cursor \"%s\" already exists", portalName)
 	}
 	vals := make([]types.Datum, len(params))
 	for i, b := range params {
@@ -451,7 +453,8 @@ func (s *Session) bind(portalName, stmtName string, paramFormats []int16, params
 		old.close()
 	}
 	level := s.proc.SubLevel()
-	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart, createLevel: level}
+	st.portals[portalName] = &portal{name: portalName, ps: ps, params: vals, formats: formats, txStart: s.txStart, createLevel: level,
+		created: types.TimestampFromTime(time.Now().UTC())}
 	return nil
 }
 
@@ -501,6 +504,9 @@ func (s *Session) DescribeStatement(name string) ([]uint32, []pgwire.FieldDesc, 
 func (s *Session) DescribePortal(name string) ([]pgwire.FieldDesc, error) {
 	s.gcPortals()
 	p := s.ext().portals[name]
+	if cur := s.cursors.get(name); p == nil && cur != nil && !s.failed {
+		return fieldDescs(cur.cols, make([]int16, len(cur.cols))), nil
+	}
 	if p == nil {
 		s.extFail()
 		return nil, pgerr.Errorf(codeInvalidCursorName, "portal \"%s\" does not exist", name)
@@ -527,6 +533,9 @@ func (s *Session) ClosePortal(name string) error {
 	if p := st.portals[name]; p != nil {
 		p.close()
 		delete(st.portals, name)
+	} else if cur := s.cursors.get(name); cur != nil {
+		s.cursors.drop(cur)
+		s.keepCursorSnapshots()
 	}
 	return nil
 }
@@ -549,6 +558,17 @@ func (s *Session) Sync() error {
 func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwire.ResultWriter) (bool, error) {
 	s.gcPortals()
 	p := s.ext().portals[name]
+	if cur := s.cursors.get(name); p == nil && cur != nil {
+		if s.failed {
+			s.extFail()
+			return false, abortedError()
+		}
+		suspended, err := s.executeCursor(ctx, cur, maxRows, w)
+		if err != nil {
+			s.extFail()
+		}
+		return suspended, err
+	}
 	if p == nil {
 		s.extFail()
 		return false, pgerr.Errorf(codeInvalidCursorName, "portal \"%s\" does not exist", name)
@@ -727,6 +747,7 @@ func (s *Session) runUtility(ctx context.Context, p *portal, maxRows int, w pgwi
 	if !p.started {
 		p.started = true
 		cw := &captureWriter{w: w, p: p}
+		s.queryString = p.ps.text
 		err := s.runStatement(ctx, p.ps.stmt, p.ps.text, cw, true)
 		if err != nil {
 			return false, err

@@ -84,6 +84,7 @@ func (s *Session) releaseSavepoint(name string, w pgwire.ResultWriter) error {
 		s.eng.Xact.ReleaseSubXact(s.proc)
 		s.gucReleaseLevel()
 		s.savepoints = s.savepoints[:len(s.savepoints)-1]
+		s.atSubCommit(s.subxactLevel())
 	}
 	s.syncXid()
 	return w.CommandComplete("RELEASE")
@@ -119,6 +120,7 @@ func (s *Session) abortSubXact(sp *savepoint) {
 	s.portalsAtSubAbort(s.proc.SubLevel())
 	s.eng.Xact.RollbackSubXact(s.proc)
 	s.gucAbortLevel()
+	s.atSubAbort(len(s.savepoints)) // sp is the innermost: the level below it goes on
 	// Relation files the subtransaction created go; drops it scheduled
 	// are forgotten (the relations live on).
 	created := s.ctx.Created[sp.created:]

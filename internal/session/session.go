@@ -170,7 +170,11 @@ type Session struct {
 	multiStatement bool
 	stmts          *stmtCache // parse trees and analyses to reuse (stmtcache.go)
 	seqs           sequence.Session
-	temp           tempState // temporary namespace and ON COMMIT actions (temp.go)
+	temp           tempState   // temporary namespace and ON COMMIT actions (temp.go)
+	cursors        cursorSet   // DECLAREd cursors (cursor.go)
+	notifies       notifyState // LISTEN/NOTIFY (notify.go)
+	queryString    string      // the query string being run (pg_cursors.statement)
+	xminFloor      xact.XID    // the oldest snapshot xmin an open cursor reads with
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool
@@ -312,6 +316,7 @@ func (s *Session) Close() {
 	if s.inTx {
 		s.abort()
 	}
+	s.atClose()
 	s.endTemp()
 	s.eng.Xact.ReleaseProc(s.proc)
 	s.unregisterBackend()
@@ -344,6 +349,10 @@ func (s *Session) commit() error {
 	if !s.inTx {
 		return nil
 	}
+	if err := s.atPreCommit(); err != nil {
+		s.abort()
+		return err
+	}
 	if err := s.preCommitTemp(context.Background()); err != nil {
 		s.abort()
 		return err
@@ -360,12 +369,14 @@ func (s *Session) commit() error {
 	if err != nil {
 		s.cleanupStorage(false)
 		s.gucEnd(false)
+		s.atAbort()
 		s.endTx()
 		return err
 	}
 	s.cleanupStorage(true)
 	s.gucEnd(true)
 	s.endTx()
+	s.atCommit()
 	return nil
 }
 
@@ -379,6 +390,7 @@ func (s *Session) abort() {
 		s.cleanupStorage(false)
 	}
 	s.gucEnd(false)
+	s.atAbort()
 	s.endTx()
 }
 
@@ -434,6 +446,8 @@ func (s *Session) statementSnapshot() {
 
 // SimpleQuery implements pgwire.Session.
 func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWriter) error {
+	s.queryString = sql
+	s.dropUnnamedPortal()
 	handled, shape, scanned, err := s.simpleCached(ctx, sql, w)
 	if handled {
 		return err
@@ -594,6 +608,7 @@ func (s *Session) failBlock() {
 	s.eng.Xact.Abort(s.proc)
 	s.cleanupStorage(false)
 	s.txAborted = true
+	s.atAbort()
 }
 
 // needsSnapshot reports whether a statement reads or writes data and so
@@ -602,7 +617,8 @@ func (s *Session) failBlock() {
 // REPEATABLE READ transaction's snapshot, which the transaction's first
 // query takes (BEGIN; SET TRANSACTION ISOLATION LEVEL …; SHOW …; SELECT).
 func needsSnapshot(n *pg.Node) bool {
-	return n.GetVariableSetStmt() == nil && n.GetVariableShowStmt() == nil && n.GetCheckPointStmt() == nil
+	return n.GetVariableSetStmt() == nil && n.GetVariableShowStmt() == nil && n.GetCheckPointStmt() == nil &&
+		n.GetFetchStmt() == nil && n.GetListenStmt() == nil && n.GetUnlistenStmt() == nil && n.GetNotifyStmt() == nil
 }
 
 func (s *Session) intSetting(name string) int64 {
@@ -637,6 +653,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		LockRel: func(oid uint32, mode int) error {
 			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)
 		},
+		Session: s,
 	}
 	c.Env.Catalog = c.CatalogFuncs()
 	return c

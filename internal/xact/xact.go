@@ -77,6 +77,9 @@ type Proc struct {
 	xid atomic.Uint32
 	// xmin is the oldest snapshot xmin this backend may still use, or 0.
 	xmin atomic.Uint32
+	// xminFloor, when not 0, is the xmin of an older snapshot the backend
+	// keeps (an open cursor's): xmin never advances past it (xminfloor.go).
+	xminFloor atomic.Uint32
 
 	mgr *Manager
 
@@ -252,9 +255,13 @@ func (m *Manager) grantXactLock(p *Proc, x XID, level int) {
 func (m *Manager) GetSnapshot(p *Proc) *Snapshot {
 	m.mu.Lock()
 	s := m.buildSnapshot(p)
-	if p.xmin.Load() == 0 || Follows(p.xmin.Load(), s.Xmin) || p.xid.Load() == 0 {
+	xmin := s.Xmin
+	if f := p.xminFloor.Load(); f != 0 && Precedes(f, xmin) {
+		xmin = f
+	}
+	if p.xmin.Load() == 0 || Follows(p.xmin.Load(), xmin) || p.xid.Load() == 0 {
 		// Read committed refreshes its xmin with every snapshot.
-		p.xmin.Store(s.Xmin)
+		p.xmin.Store(xmin)
 	}
 	m.mu.Unlock()
 	sortXids(s.Xip)
@@ -298,7 +305,7 @@ func sortXids(x []XID) {
 // ResetXmin clears the backend's snapshot horizon (no snapshot in use).
 func (m *Manager) ResetXmin(p *Proc) {
 	if p.xid.Load() == InvalidXid {
-		p.xmin.Store(0)
+		p.xmin.Store(p.xminFloor.Load())
 	}
 }
 

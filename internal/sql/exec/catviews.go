@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
@@ -269,6 +270,13 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		}
 		return types.Str("CREATE " + u + "INDEX " + types.QuoteIdent(ix.Name) + " ON " + nspName(cat, table.Namespace) + "." +
 			types.QuoteIdent(table.Name) + " USING btree (" + strings.Join(keys, ", ") + ")"), nil
+	}
+	if expr.IsSessionCall(name) {
+		sess, err := f.c.session()
+		if err != nil {
+			return types.Null(), err
+		}
+		return sess.Call(name, args)
 	}
 	return types.Null(), pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
 }

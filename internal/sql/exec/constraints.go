@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"hash/fnv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -153,7 +154,8 @@ func (m *ModifyTable) checkRow(c *Ctx, row Row) error {
 		}
 		if !v.IsNull() && !v.Bool() {
 			return pgerr.Errorf(pgerr.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", m.Rel.Name, k.name).
-				WithDetail("Failing row contains %s.", formatRow(m.Rel, row))
+				WithDetail("Failing row contains %s.", formatRow(m.Rel, row)).
+				WithConstraint(nspName(c.Eng.Catalog, m.Rel.Namespace), m.Rel.Name, k.name)
 		}
 	}
 	return nil
@@ -240,7 +242,8 @@ func CheckReferencedKeyExists(c *Ctx, rel *catalog.Relation, k *catalog.Constrai
 		}
 		if k.FMatch == catalog.FKMatchFull && !allNull {
 			return pgerr.Errorf(pgerr.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", rel.Name, k.Name).
-				WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
+				WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.").
+				WithConstraint(nspName(c.Eng.Catalog, rel.Namespace), rel.Name, k.Name)
 		}
 		return nil
 	}
@@ -259,7 +262,8 @@ func CheckReferencedKeyExists(c *Ctx, rel *catalog.Relation, k *catalog.Constrai
 		return err
 	}
 	return pgerr.Errorf(pgerr.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", rel.Name, k.Name).
-		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(rel, k.Keys), formatKey(rel, k.Keys, key), parent.Name)
+		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", colNames(rel, k.Keys), formatKey(rel, k.Keys, key), parent.Name).
+		WithConstraint(nspName(c.Eng.Catalog, rel.Namespace), rel.Name, k.Name)
 }
 
 func parentTypes(parent *catalog.Relation, k *catalog.Constraint) []types.Type {
@@ -364,15 +368,16 @@ func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
 				return err
 			}
 		default:
-			return stillReferenced(m.Rel, child, k, key)
+			return stillReferenced(c, m.Rel, child, k, key)
 		}
 	}
 	return nil
 }
 
-func stillReferenced(parent, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) error {
+func stillReferenced(c *Ctx, parent, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) error {
 	return pgerr.Errorf(pgerr.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, k.Name, child.Name).
-		WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(parent, k.FKeys), formatKey(parent, k.FKeys, key), child.Name)
+		WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", colNames(parent, k.FKeys), formatKey(parent, k.FKeys, key), child.Name).
+		WithConstraint(nspName(c.Eng.Catalog, child.Namespace), child.Name, k.Name)
 }
 
 // deferredRefCheck is a NO ACTION check of a removed referenced key.
@@ -411,7 +416,7 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 			return err
 		}
 		if len(refs) > 0 {
-			return stillReferenced(d.parent, d.child, d.k, d.key)
+			return stillReferenced(c, d.parent, d.child, d.k, d.key)
 		}
 	}
 	return nil
@@ -566,4 +571,15 @@ func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constr
 		}
 	}
 	return nil
+}
+
+// constraintError names the table and constraint in a unique violation
+// from index ix of rel (PostgreSQL's errtableconstraint): the index layer
+// knows neither the table nor its schema.
+func constraintError(c *Ctx, err error, rel *catalog.Relation, ix string) error {
+	var pe *pgerr.Error
+	if errors.As(err, &pe) && pe.Code == pgerr.UniqueViolation && pe.TableName == "" {
+		pe.WithConstraint(nspName(c.Eng.Catalog, rel.Namespace), rel.Name, ix)
+	}
+	return err
 }

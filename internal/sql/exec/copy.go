@@ -73,7 +73,7 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 			}
 			row[i] = v
 		}
-		if err := ci.mt.checkNotNull(row); err != nil {
+		if err := ci.mt.checkNotNull(c, row); err != nil {
 			return err
 		}
 		if err := ci.mt.checkRow(c, row); err != nil {

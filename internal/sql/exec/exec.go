@@ -54,6 +54,9 @@ type Ctx struct {
 	Interrupts *interrupt.State
 	// BackendPID is the session's process ID (pg_backend_pid).
 	BackendPID int32
+	// Session answers questions about the session (cursors, settings);
+	// nil outside one.
+	Session SessionHooks
 }
 
 // U is the backend's usage counters.

@@ -73,6 +73,8 @@ func labelMore(n Node) string {
 		return s
 	case *Append:
 		return "Append"
+	case *CurrentOfScan:
+		return x.explainLabel()
 	case *SetOp:
 		s := "HashSetOp Intersect"
 		if x.Except {
@@ -119,6 +121,8 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 		}
 	}
 	switch x := n.(type) {
+	case *CurrentOfScan:
+		add(x.explainCond())
 	case *ModifyTable:
 		if x.Conflict != nil {
 			for _, l := range x.Conflict.explainLines() {

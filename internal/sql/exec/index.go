@@ -77,7 +77,7 @@ func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid pa
 				return true, nil
 			}
 			if err != nil {
-				return false, err
+				return false, constraintError(c, err, rel, ir.Name)
 			}
 			break
 		}
@@ -99,9 +99,10 @@ type IndexScan struct {
 	Sys     []sysAttr // system columns after the table's (syscols.go)
 	WithTID bool
 
-	cur   *btree.Cursor
-	def   *heap.Deformer
-	natts int
+	cur     *btree.Cursor
+	def     *heap.Deformer
+	natts   int
+	lastTID page.ItemPointer // of the row returned last (WHERE CURRENT OF)
 }
 
 func (s *IndexScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
@@ -124,6 +125,7 @@ func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 func (s *IndexScan) Open(c *Ctx) error {
 	s.def = s.Rel.NewDeformer()
 	s.natts = len(s.Rel.Attrs)
+	s.lastTID = page.ItemPointer{}
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)
 	var lo, hi *btree.Bound
 	if s.Lower != nil {
@@ -185,6 +187,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 				continue
 			}
 		}
+		s.lastTID = vtid
 		return row, nil
 	}
 }
@@ -240,7 +243,7 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	}
 	ix, err := b.Finish(c.U(), c.Tx.Heap.Xid)
 	if err != nil {
-		return err
+		return constraintError(c, err, rel, ir.Name)
 	}
 	c.Eng.Catalog.SetIndexHandle(ir.RelFileNode, ix)
 	return nil

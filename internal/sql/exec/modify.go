@@ -108,7 +108,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 		switch m.Kind {
 		case "Insert":
 			row := in[:natts]
-			if err := m.checkNotNull(row); err != nil {
+			if err := m.checkNotNull(c, row); err != nil {
 				return err
 			}
 			if err := m.checkRow(c, row); err != nil {
@@ -171,11 +171,12 @@ func (m *ModifyTable) run(c *Ctx) error {
 	}
 }
 
-func (m *ModifyTable) checkNotNull(row Row) error {
+func (m *ModifyTable) checkNotNull(c *Ctx, row Row) error {
 	for i, a := range m.Rel.Attrs {
 		if a.NotNull && row[i].IsNull() {
 			return pgerr.Errorf(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", a.Name, m.Rel.Name).
-				WithDetail("Failing row contains %s.", formatRow(m.Rel, row))
+				WithDetail("Failing row contains %s.", formatRow(m.Rel, row)).
+				WithColumn(nspName(c.Eng.Catalog, m.Rel.Namespace), m.Rel.Name, a.Name)
 		}
 	}
 	return nil
@@ -244,7 +245,7 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error
 			}
 			newRow[i] = d
 		}
-		if err := m.checkNotNull(newRow); err != nil {
+		if err := m.checkNotNull(c, newRow); err != nil {
 			return nil, tid, false, err
 		}
 		if err := m.checkRow(c, newRow); err != nil {

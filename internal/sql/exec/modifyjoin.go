@@ -44,6 +44,13 @@ func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.No
 	cols := append(fi.cols, scopeCol{rel: fi.alias, t: types.Int8, hidden: true, dropped: true})
 	fi.withTID = true
 	t := p.addLeaf(sc, fi, cols)
+	if co := where.GetCurrentOfExpr(); co != nil {
+		if len(from) > 0 {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WHERE CURRENT OF with FROM or USING is not supported yet")
+		}
+		node := &CurrentOfScan{Rel: fi.rel, Alias: fi.alias, Cursor: co.CursorName, Sys: fi.sys}
+		return &modifyInput{fi: fi, sc: sc, node: node, width: len(cols)}, nil
+	}
 	for _, n := range from {
 		if rv := n.GetRangeVar(); rv != nil {
 			if ref, _ := aliasOf(rv.Alias, rv.Relname); ref == fi.alias {

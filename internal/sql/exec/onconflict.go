@@ -349,7 +349,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 			return nil, false, false, err
 		}
 	}
-	if err := m.checkNotNull(newRow); err != nil {
+	if err := m.checkNotNull(c, newRow); err != nil {
 		return nil, false, false, err
 	}
 	if err := m.checkRow(c, newRow); err != nil {

@@ -19,8 +19,8 @@ func TestReusableNodeFields(t *testing.T) {
 		fields string
 	}{
 		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot upserted checks deferred done retRows retI deformer"},
-		{IndexScan{}, "nodeBase Rel Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur def natts"},
-		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID scan def row natts qualAttrs scratch pushed"},
+		{IndexScan{}, "nodeBase Rel Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur def natts lastTID"},
+		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID scan def row natts qualAttrs scratch pushed lastTID"},
 		{Project{}, "nodeBase Input Exprs Cols"},
 		{Filter{}, "nodeBase Input Qual"},
 		{Limit{}, "nodeBase Input Count Offset n off seen hasCount"},

@@ -47,7 +47,8 @@ type SeqScan struct {
 	natts     int
 	qualAttrs int // leading columns the qual reads
 	scratch   Row
-	pushed    bool // the qual runs inside the heap scan
+	pushed    bool             // the qual runs inside the heap scan
+	lastTID   page.ItemPointer // of the row returned last (WHERE CURRENT OF)
 }
 
 func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
@@ -63,6 +64,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
 	s.pushed = false
+	s.lastTID = page.ItemPointer{}
 	if s.Qual != nil {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
 			s.qualAttrs = n
@@ -131,6 +133,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 				continue
 			}
 		}
+		s.lastTID = tid
 		return row, nil
 	}
 }
@@ -277,9 +280,12 @@ func (f *FunctionScan) Open(c *Ctx) error {
 	}
 	var it func() (types.Datum, bool, error)
 	var err error
-	if f.SRF.FnWith != nil {
+	switch {
+	case f.SRF.FnSession != nil:
+		it, err = f.SRF.FnSession(c.Session, args)
+	case f.SRF.FnWith != nil:
 		it, err = f.SRF.FnWith(c.Env.Settings, args)
-	} else {
+	default:
 		it, err = f.SRF.Fn(args)
 	}
 	f.iter = it

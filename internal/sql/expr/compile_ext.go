@@ -246,7 +246,7 @@ func (f *CatalogCall) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		if err != nil {
 			return d, err
 		}
-		if d.IsNull() {
+		if d.IsNull() && !nonStrictCalls[f.Name] {
 			return types.Null(), nil
 		}
 		vals[i] = d

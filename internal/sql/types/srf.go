@@ -24,6 +24,14 @@ type SRF struct {
 	// FnWith and Ret are unused.
 	Cols   []SRFColumn
 	FnRows func(args []Datum) (func() ([]Datum, bool, error), error)
+	// FnSession, when set, is Fn given the session the statement runs in
+	// (the executor's SessionHooks), for functions of session state.
+	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
+}
+
+// RegisterSRF adds a set-returning function defined outside this package.
+func RegisterSRF(f *SRF) {
+	srfs[strings.ToLower(f.Name)] = append(srfs[strings.ToLower(f.Name)], f)
 }
 
 // SRFColumn is one output column of a multi-column set-returning function.
