@@ -252,3 +252,31 @@ func TestPsqlFetchCount(t *testing.T) {
 		t.Fatalf("FETCH_COUNT=2 with an error after 4 rows:\n%q\nwant\n%q", out, want)
 	}
 }
+
+// TestCursorSnapshotSurvivesVacuum: an open cursor reads with the snapshot
+// of its DECLARE across later statements of its (xid-less) transaction;
+// VACUUM in another session must leave the rows that snapshot sees.
+func TestCursorSnapshotSurvivesVacuum(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	a := connect(t, s.DSN())
+	b := connect(t, s.DSN())
+	exec(t, b, "CREATE TABLE cv (a int)")
+	exec(t, b, "INSERT INTO cv SELECT generate_series(1, 500)")
+	exec(t, a, "BEGIN")
+	exec(t, a, "DECLARE c CURSOR FOR SELECT a FROM cv")
+	exec(t, b, "DELETE FROM cv")
+	exec(t, a, "SELECT 1") // a later statement, with a snapshot that sees the DELETE
+	exec(t, b, "VACUUM cv")
+	res, err := a.PgConn().Exec(tctx(t), "FETCH ALL FROM c").ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(res[0].Rows); n != 500 {
+		t.Fatalf("cursor after VACUUM: %d rows, want 500", n)
+	}
+	exec(t, a, "COMMIT")
+	exec(t, b, "VACUUM cv")
+	if got := query(t, b, "SELECT count(*) FROM cv"); got != "0" {
+		t.Fatalf("after the cursor's transaction: %s rows", got)
+	}
+}

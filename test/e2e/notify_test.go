@@ -66,6 +66,14 @@ func TestNotifyIdleListener(t *testing.T) {
 			t.Fatalf("payloads %q, want x, y, \"\"", got)
 		}
 	}
+	// A rolled-back savepoint's NOTIFY is dropped, a released one's kept.
+	for _, q := range []string{"BEGIN", "SAVEPOINT s", "NOTIFY jobs, 'rolled back sub'", "ROLLBACK TO s",
+		"SAVEPOINT t", "NOTIFY jobs, 'released sub'", "RELEASE t", "COMMIT"} {
+		exec(t, snd, q)
+	}
+	if n := waitNote(t, l); n.Payload != "released sub" {
+		t.Fatalf("after savepoints: %q, want released sub", n.Payload)
+	}
 	exec(t, snd, "NOTIFY jobs, 'last'")
 	if n := waitNote(t, l); n.Payload != "last" {
 		t.Fatalf("after the folded ones: %q, want last", n.Payload)
