@@ -92,8 +92,11 @@ type cursorRows struct {
 	ctx  *stmtContext
 	sink *noticeSink
 	node exec.Node // nil once the plan is closed
-	snap *xact.Snapshot
-	cid  uint32
+	// opened: the plan was started, at the first read (as PostgreSQL runs
+	// a Sort or an aggregate at the first FETCH, not at DECLARE)
+	opened bool
+	snap   *xact.Snapshot
+	cid    uint32
 	// scanRel and tidOf: the table and TID of each row, for WHERE CURRENT
 	// OF (nil when the plan is not a simply updatable scan)
 	scanRel *catalog.Relation
@@ -242,10 +245,6 @@ func (s *Session) declareCursor(ctx context.Context, ds *pg.DeclareCursorStmt, w
 	}
 	if s.nameTaken(ds.Portalname) {
 		return pgerr.Errorf(codeDuplicateCursor, "cursor \"%s\" already exists", ds.Portalname)
-	}
-	if err := exec.Open(c, node); err != nil {
-		exec.Close(c, node)
-		return err
 	}
 	scroll := opts&cursorOptScroll != 0
 	if opts&(cursorOptScroll|cursorOptNoScroll) == 0 {
@@ -405,10 +404,6 @@ func (s *Session) executeCursor(ctx context.Context, cur *cursor, maxRows int, w
 // returns the number of rows fetched or skipped (DoPortalRunFetch); emit
 // receives the rows a FETCH returns (nil for MOVE).
 func (s *Session) cursorFetch(ctx context.Context, cur *cursor, dir pg.FetchDirection, count int64, move bool, emit func(exec.Row) error) (int64, error) {
-	skip := func(forward bool, n int64) error {
-		_, err := s.runSelect(ctx, cur, forward, n, nil)
-		return err
-	}
 	switch dir {
 	case pg.FetchDirection_FETCH_FORWARD:
 		if count < 0 {
@@ -419,70 +414,12 @@ func (s *Session) cursorFetch(ctx context.Context, cur *cursor, dir pg.FetchDire
 			dir, count = pg.FetchDirection_FETCH_FORWARD, -count
 		}
 	case pg.FetchDirection_FETCH_ABSOLUTE:
-		switch {
-		case count > 0:
-			// Rewind and skip count-1 rows, or get there from the current
-			// position when that is nearer.
-			if cur.pos == math.MaxInt64 || count-1 < cur.pos/2 {
-				if err := cur.rewind(); err != nil {
-					return 0, err
-				}
-				if count > 1 {
-					if err := skip(true, count-1); err != nil {
-						return 0, err
-					}
-				}
-			} else {
-				pos := cur.pos
-				if cur.atEnd {
-					pos++ // one more step to get back from past the end
-				}
-				if count <= pos {
-					if err := skip(false, pos-count+1); err != nil {
-						return 0, err
-					}
-				} else if count > pos+1 {
-					if err := skip(true, count-pos-1); err != nil {
-						return 0, err
-					}
-				}
-			}
-			return s.runSelect(ctx, cur, true, 1, emit)
-		case count < 0:
-			// To the end, back abs(count)-1 rows, and the row before.
-			if err := skip(true, fetchAll); err != nil {
-				return 0, err
-			}
-			if count < -1 {
-				if err := skip(false, -count-1); err != nil {
-					return 0, err
-				}
-			}
-			return s.runSelect(ctx, cur, false, 1, emit)
-		default:
-			if err := cur.rewind(); err != nil {
-				return 0, err
-			}
-			return s.runSelect(ctx, cur, true, 0, emit)
-		}
+		return s.fetchAbsolute(ctx, cur, count, emit)
 	case pg.FetchDirection_FETCH_RELATIVE:
-		switch {
-		case count > 0:
-			if count > 1 {
-				if err := skip(true, count-1); err != nil {
-					return 0, err
-				}
-			}
-			return s.runSelect(ctx, cur, true, 1, emit)
-		case count < 0:
-			if count < -1 {
-				if err := skip(false, -count-1); err != nil {
-					return 0, err
-				}
-			}
-			return s.runSelect(ctx, cur, false, 1, emit)
+		if count != 0 {
+			return s.fetchRelative(ctx, cur, count, emit)
 		}
-		dir = pg.FetchDirection_FETCH_FORWARD
+		dir = pg.FetchDirection_FETCH_FORWARD // RELATIVE 0 is FORWARD 0
 	}
 	forward := dir == pg.FetchDirection_FETCH_FORWARD
 	if count == 0 {
@@ -495,7 +432,7 @@ func (s *Session) cursorFetch(ctx context.Context, cur *cursor, dir pg.FetchDire
 			return 0, nil
 		}
 		if onRow {
-			if err := skip(false, 1); err != nil {
+			if _, err := s.runSelect(ctx, cur, false, 1, nil); err != nil {
 				return 0, err
 			}
 			count, forward = 1, true
@@ -510,6 +447,74 @@ func (s *Session) cursorFetch(ctx context.Context, cur *cursor, dir pg.FetchDire
 		return n, cur.rewind()
 	}
 	return s.runSelect(ctx, cur, forward, count, emit)
+}
+
+// fetchAbsolute is FETCH ABSOLUTE count.
+func (s *Session) fetchAbsolute(ctx context.Context, cur *cursor, count int64, emit func(exec.Row) error) (int64, error) {
+	skip := func(forward bool, n int64) error {
+		_, err := s.runSelect(ctx, cur, forward, n, nil)
+		return err
+	}
+	switch {
+	case count > 0:
+		// Rewind and skip count-1 rows, or get there from the current
+		// position when that is nearer.
+		if cur.pos == math.MaxInt64 || count-1 < cur.pos/2 {
+			if err := cur.rewind(); err != nil {
+				return 0, err
+			}
+			if count > 1 {
+				if err := skip(true, count-1); err != nil {
+					return 0, err
+				}
+			}
+		} else {
+			pos := cur.pos
+			if cur.atEnd {
+				pos++ // one more step to get back from past the end
+			}
+			if count <= pos {
+				if err := skip(false, pos-count+1); err != nil {
+					return 0, err
+				}
+			} else if count > pos+1 {
+				if err := skip(true, count-pos-1); err != nil {
+					return 0, err
+				}
+			}
+		}
+		return s.runSelect(ctx, cur, true, 1, emit)
+	case count < 0:
+		// To the end, back abs(count)-1 rows, and the row before.
+		if err := skip(true, fetchAll); err != nil {
+			return 0, err
+		}
+		if count < -1 {
+			if err := skip(false, -count-1); err != nil {
+				return 0, err
+			}
+		}
+		return s.runSelect(ctx, cur, false, 1, emit)
+	}
+	if err := cur.rewind(); err != nil {
+		return 0, err
+	}
+	return s.runSelect(ctx, cur, true, 0, emit)
+}
+
+// fetchRelative is FETCH RELATIVE count, count != 0: skip abs(count)-1
+// rows in its direction and return the next.
+func (s *Session) fetchRelative(ctx context.Context, cur *cursor, count int64, emit func(exec.Row) error) (int64, error) {
+	forward := count > 0
+	if !forward {
+		count = -count
+	}
+	if count > 1 {
+		if _, err := s.runSelect(ctx, cur, forward, count-1, nil); err != nil {
+			return 0, err
+		}
+	}
+	return s.runSelect(ctx, cur, forward, 1, emit)
 }
 
 // rewind goes back before the first row (DoPortalRewind).
@@ -622,7 +627,15 @@ func (s *Session) cursorPull(ctx context.Context, cur *cursor) (exec.Row, error)
 	saveSnap, saveCid := s.htx.Snap, s.htx.Cid
 	s.htx.Snap, s.htx.Cid = r.snap, r.cid
 	r.ctx.Context = ctx
-	row, err := exec.Next(r.c, r.node)
+	var err error
+	if !r.opened {
+		r.opened = true
+		err = exec.Open(r.c, r.node)
+	}
+	var row exec.Row
+	if err == nil {
+		row, err = exec.Next(r.c, r.node)
+	}
 	s.htx.Snap, s.htx.Cid = saveSnap, saveCid
 	if err != nil {
 		return nil, err
@@ -649,7 +662,9 @@ func (r *cursorRows) closePlan() {
 	if r.node == nil {
 		return
 	}
-	exec.Close(r.c, r.node)
+	if r.opened {
+		exec.Close(r.c, r.node)
+	}
 	r.node, r.c = nil, nil
 }
 

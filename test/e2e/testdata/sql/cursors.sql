@@ -473,3 +473,19 @@ DECLARE x SCROLL NO SCROLL CURSOR FOR SELECT 1
 
 statement ok
 ROLLBACK
+
+# A cursor's query runs at FETCH, not at DECLARE.
+statement ok
+BEGIN
+
+statement ok
+DECLARE z CURSOR FOR SELECT 1 / (g - 3) FROM generate_series(1, 5) g ORDER BY 1
+
+statement ok
+DECLARE y CURSOR FOR SELECT sum(1 / (g - 3)) FROM generate_series(1, 5) g
+
+error 22012
+FETCH z
+
+statement ok
+ROLLBACK
