@@ -111,6 +111,14 @@ type cursorRows struct {
 	at    int64
 }
 
+// boundParams are the parameters an Execute of a utility statement was
+// bound with: a DECLARE through the extended protocol passes them to its
+// query (psycopg's server-side cursors send DECLARE … $1).
+type boundParams struct {
+	vals  []types.Datum
+	types []types.Type
+}
+
 // stmtContext is the context a cursor's plan runs under: the current
 // statement's (FETCH, COMMIT), swapped in before each use, so that its
 // statement_timeout and cancellation apply to the plan and its lock waits.
@@ -233,7 +241,8 @@ func (s *Session) declareCursor(ctx context.Context, ds *pg.DeclareCursorStmt, w
 	sink := &noticeSink{w: w}
 	c := s.newCtx(dc, sink)
 	c.Env.Exec = c
-	node, cols, err := (&exec.Planner{C: c}).PlanSelect(sel)
+	c.Env.Params = s.boundParams.vals
+	node, cols, err := (&exec.Planner{C: c, ParamTypes: s.boundParams.types}).PlanSelect(sel)
 	if err != nil {
 		return err
 	}

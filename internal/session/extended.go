@@ -267,9 +267,14 @@ func (s *Session) analyze(ctx context.Context, ps *prepared, declared []types.Ty
 	}
 	switch {
 	case ps.stmt == nil:
-	case isPlannable(ps.stmt):
+	case isPlannable(ps.stmt), ps.stmt.GetDeclareCursorStmt() != nil:
 		plan := func(ctx context.Context) error {
 			c := s.newCtx(ctx, discardWriter{})
+			if dc := ps.stmt.GetDeclareCursorStmt(); dc != nil {
+				// DECLARE's parameters are its query's (it returns no rows).
+				_, _, _, err := s.planStmt(c, dc.Query, pts)
+				return err
+			}
 			_, cols, _, err := s.planStmt(c, ps.stmt, pts)
 			ps.cols = cols
 			return err
@@ -748,7 +753,9 @@ func (s *Session) runUtility(ctx context.Context, p *portal, maxRows int, w pgwi
 		p.started = true
 		cw := &captureWriter{w: w, p: p}
 		s.queryString = p.ps.text
+		s.boundParams = boundParams{vals: p.params, types: p.ps.paramTypes}
 		err := s.runStatement(ctx, p.ps.stmt, p.ps.text, cw, true)
+		s.boundParams = boundParams{}
 		if err != nil {
 			return false, err
 		}

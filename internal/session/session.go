@@ -175,6 +175,7 @@ type Session struct {
 	notifies       notifyState // LISTEN/NOTIFY (notify.go)
 	queryString    string      // the query string being run (pg_cursors.statement)
 	xminFloor      xact.XID    // the oldest snapshot xmin an open cursor reads with
+	boundParams    boundParams // a utility statement's Bind parameters (DECLARE)
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool

@@ -122,6 +122,25 @@ func TestCursorFetchLoop(t *testing.T) {
 	if next != 2501 || batches != 3 {
 		t.Fatalf("read up to %d in %d batches, want 2500 in 3", next-1, batches)
 	}
+	// DECLARE with a parameter, as psycopg's server-side cursors send it.
+	if _, err := c.Exec(ctx, "DECLARE p CURSOR FOR SELECT a FROM big WHERE a > $1 ORDER BY a", 2497); err != nil {
+		t.Fatal(err)
+	}
+	var got []int32
+	rows, err := c.Query(ctx, "FETCH ALL FROM p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var a int32
+		if err := rows.Scan(&a); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a)
+	}
+	if rows.Err() != nil || fmt.Sprint(got) != "[2498 2499 2500]" {
+		t.Fatalf("cursor with a parameter: %v %v", got, rows.Err())
+	}
 	for _, q := range []string{`CLOSE "named_cursor"`, "COMMIT"} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -278,5 +297,28 @@ func TestCursorSnapshotSurvivesVacuum(t *testing.T) {
 	exec(t, b, "VACUUM cv")
 	if got := query(t, b, "SELECT count(*) FROM cv"); got != "0" {
 		t.Fatalf("after the cursor's transaction: %s rows", got)
+	}
+}
+
+// TestPsycopg runs testdata/psycopg/cursors_notify.py with psycopg 3
+// (Debian's python3-psycopg; skipped when it is not installed): named
+// server-side cursors with a parameter and scrolling, e.diag of a unique
+// violation, and a notification. The expected output is the script's
+// output against PostgreSQL 15.
+func TestPsycopg(t *testing.T) {
+	const python = "/usr/bin/python3"
+	if err := osexec.Command(python, "-c", "import psycopg").Run(); err != nil {
+		t.Skip("python3-psycopg not installed")
+	}
+	s := testutil.Start(t, testutil.Options{})
+	dsn := fmt.Sprintf("host=127.0.0.1 port=%d user=postgres dbname=postgres", s.Port)
+	out, err := osexec.Command(python, "testdata/psycopg/cursors_notify.py", dsn).CombinedOutput()
+	if err != nil {
+		t.Fatalf("psycopg script: %v\n%s", err, out)
+	}
+	want := "server cursor sum 761985\nfetchmany [1, 2, 3]\nafter scroll (2,)\nabsolute (11,)\n" +
+		"diag 23505 public psy_t psy_t_pkey None\nnotify psy hello True\n"
+	if string(out) != want {
+		t.Fatalf("psycopg output:\n%s\nwant (PostgreSQL 15's):\n%s", out, want)
 	}
 }
