@@ -66,6 +66,9 @@ func (s *Session) TakeNotifications() []pgwire.Notification {
 		return nil
 	}
 	ns := s.notifies.listener.Take()
+	if len(ns) == 0 {
+		return nil
+	}
 	out := make([]pgwire.Notification, len(ns))
 	for i, n := range ns {
 		out[i] = pgwire.Notification{PID: n.PID, Channel: n.Channel, Payload: n.Payload}
@@ -120,6 +123,9 @@ func (s *Session) queueListen(op listenOp, channel string) {
 // actions and publishes its notifications.
 func (s *Session) notifyAtCommit() {
 	st := &s.notifies
+	if len(st.actions) == 0 && len(st.pending) == 0 {
+		return
+	}
 	for _, a := range st.actions {
 		switch a.op {
 		case opListen:
