@@ -17,8 +17,9 @@ import (
 // TestCursorCommandTags checks the tags of DECLARE, FETCH, MOVE and CLOSE
 // (PostgreSQL 15's), which carry the row counts of FETCH and MOVE.
 func TestCursorCommandTags(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
+	exec(t, c, "DROP TABLE IF EXISTS ct")
 	exec(t, c, "CREATE TABLE ct (a int)")
 	exec(t, c, "INSERT INTO ct SELECT generate_series(1, 10)")
 	exec(t, c, "BEGIN")
@@ -49,8 +50,8 @@ func TestCursorCommandTags(t *testing.T) {
 // simple protocol, as exec_simple_query does; the extended protocol keeps
 // the formats of its Bind.
 func TestBinaryCursor(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
 	ctx := tctx(t)
 	exec(t, c, "BEGIN")
 	exec(t, c, "DECLARE b BINARY CURSOR FOR SELECT 258::int4, 'x'::text")
@@ -67,7 +68,7 @@ func TestBinaryCursor(t *testing.T) {
 	}
 	exec(t, c, "COMMIT")
 
-	ext := connectExt(t, s.DSN())
+	ext := connectExt(t, dsn)
 	if _, err := ext.Exec(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,10 +84,10 @@ func TestBinaryCursor(t *testing.T) {
 // TestCursorFetchLoop is what psycopg2's named cursors send: DECLARE, then
 // FETCH FORWARD n until no rows come back, through pgx's extended protocol.
 func TestCursorFetchLoop(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connectExt(t, s.DSN())
+	dsn := target(t)
+	c := connectExt(t, dsn)
 	ctx := tctx(t)
-	for _, q := range []string{"CREATE TABLE big (a int, b text)", "INSERT INTO big SELECT i, md5(i::text) FROM generate_series(1, 2500) i", "BEGIN",
+	for _, q := range []string{"DROP TABLE IF EXISTS big", "CREATE TABLE big (a int, b text)", "INSERT INTO big SELECT i, md5(i::text) FROM generate_series(1, 2500) i", "BEGIN",
 		`DECLARE "named_cursor" CURSOR WITHOUT HOLD FOR SELECT a, b FROM big ORDER BY a`} {
 		if _, err := c.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -152,8 +153,8 @@ func TestCursorFetchLoop(t *testing.T) {
 // as in PostgreSQL: Execute, Describe and Close reach a cursor; Bind may
 // not reuse a cursor's name; DECLARE may not reuse a portal's.
 func TestCursorPortalNamespace(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
 	ctx := tctx(t)
 	exec(t, c, "BEGIN")
 	exec(t, c, "DECLARE c CURSOR FOR SELECT g FROM generate_series(1, 5) g")
@@ -276,9 +277,10 @@ func TestPsqlFetchCount(t *testing.T) {
 // of its DECLARE across later statements of its (xid-less) transaction;
 // VACUUM in another session must leave the rows that snapshot sees.
 func TestCursorSnapshotSurvivesVacuum(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	a := connect(t, s.DSN())
-	b := connect(t, s.DSN())
+	dsn := target(t)
+	a := connect(t, dsn)
+	b := connect(t, dsn)
+	exec(t, b, "DROP TABLE IF EXISTS cv")
 	exec(t, b, "CREATE TABLE cv (a int)")
 	exec(t, b, "INSERT INTO cv SELECT generate_series(1, 500)")
 	exec(t, a, "BEGIN")

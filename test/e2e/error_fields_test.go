@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // TestErrorObjectFields: integrity violations name their schema, table,
@@ -14,9 +12,10 @@ import (
 // expected fields are PostgreSQL's), so pgx's PgError, psycopg2's diag and
 // node-postgres' err.constraint can use them.
 func TestErrorObjectFields(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
 	for _, q := range []string{
+		"DROP TABLE IF EXISTS ef_c, ef_p, ef_u, ef_d",
 		"CREATE TABLE ef_p (id int PRIMARY KEY)",
 		"CREATE TABLE ef_c (id int, pid int CONSTRAINT ef_fk REFERENCES ef_p, n int NOT NULL, v int CONSTRAINT ef_chk CHECK (v > 0))",
 		"CREATE TABLE ef_u (a int, CONSTRAINT ef_u_uq UNIQUE (a))",

@@ -12,8 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/lib/pq"
-
-	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // waitNote waits for the next notification on an idle connection.
@@ -33,9 +31,9 @@ func waitNote(t *testing.T, c *pgx.Conn) *pgconn.Notification {
 // rolled-back NOTIFY is never delivered, and identical notifications of
 // one transaction arrive once, in order.
 func TestNotifyIdleListener(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	l := connect(t, s.DSN())
-	snd := connect(t, s.DSN())
+	dsn := target(t)
+	l := connect(t, dsn)
+	snd := connect(t, dsn)
 	exec(t, l, "LISTEN jobs")
 	if got, want := query(t, l, "SELECT pg_backend_pid()"), strconv.Itoa(int(l.PgConn().PID())); got != want {
 		t.Fatalf("pg_backend_pid() %s, BackendKeyData %s", got, want)
@@ -84,10 +82,10 @@ func TestNotifyIdleListener(t *testing.T) {
 // notifications when the block ends, before COMMIT's ReadyForQuery; a
 // session hears its own NOTIFY after the command.
 func TestNotifyBusyListener(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
+	dsn := target(t)
 	var mu sync.Mutex
 	var heard []string
-	cfg, err := pgx.ParseConfig(s.DSN())
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +99,7 @@ func TestNotifyBusyListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(context.Background())
-	snd := connect(t, s.DSN())
+	snd := connect(t, dsn)
 	heardNow := func() string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -132,8 +130,8 @@ func TestNotifyBusyListener(t *testing.T) {
 // TestListenTransactional: LISTEN and UNLISTEN take effect at commit;
 // pg_listening_channels lists the channels listened on.
 func TestListenTransactional(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
 	exec(t, c, "LISTEN b")
 	exec(t, c, "LISTEN a")
 	exec(t, c, "LISTEN a")
@@ -162,8 +160,8 @@ func TestListenTransactional(t *testing.T) {
 
 // TestNotifyBadInput: PostgreSQL's limits and errors; the session goes on.
 func TestNotifyBadInput(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
+	dsn := target(t)
+	c := connect(t, dsn)
 	exec(t, c, "NOTIFY ch, '"+strings.Repeat("x", 7999)+"'")
 	for _, q := range []string{
 		"NOTIFY ch, '" + strings.Repeat("x", 8000) + "'",
@@ -184,8 +182,7 @@ func TestNotifyBadInput(t *testing.T) {
 // TestNotifyLibpqListener: lib/pq's Listener (its own connection, idle,
 // simple protocol) receives notifications sent through database/sql.
 func TestNotifyLibpqListener(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	dsn := s.DSN()
+	dsn := target(t)
 	l := pq.NewListener(dsn, 10*time.Millisecond, time.Second, nil)
 	defer l.Close()
 	if err := l.Listen("pqchan"); err != nil {

@@ -2,16 +2,14 @@ package e2e
 
 import (
 	"testing"
-
-	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // TestXactStatus: pg_xact_status and txid_status of transactions that are
 // running (seen from another session), committed and rolled back.
 func TestXactStatus(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	a := connect(t, s.DSN())
-	b := connect(t, s.DSN())
+	dsn := target(t)
+	a := connect(t, dsn)
+	b := connect(t, dsn)
 	status := func(xid string) string { return query(t, b, "SELECT pg_xact_status('"+xid+"'), txid_status("+xid+")") }
 
 	exec(t, a, "BEGIN")
