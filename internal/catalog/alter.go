@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
@@ -28,6 +30,7 @@ var (
 	aTypmod     = PgAttribute.ColumnIndex("atttypmod")
 	aAlign      = PgAttribute.ColumnIndex("attalign")
 	aStorage    = PgAttribute.ColumnIndex("attstorage")
+	aCompress   = PgAttribute.ColumnIndex("attcompression")
 	aNotNull    = PgAttribute.ColumnIndex("attnotnull")
 	aHasDef     = PgAttribute.ColumnIndex("atthasdef")
 	aIdentity   = PgAttribute.ColumnIndex("attidentity")
@@ -54,6 +57,10 @@ func attrFromRow(v []types.Datum) (Attr, error) {
 	}
 	t.Typmod = int32(v[aTypmod].Int())
 	a.Type = t
+	if s := byte(v[aStorage].Int()); s != t.Layout().Storage {
+		a.Storage = s
+	}
+	a.Compression = byte(v[aCompress].Int())
 	if v[aHasMissing].Bool() && !v[aMissingVal].IsNull() {
 		m, err := decodeMissing(t, v[aMissingVal].Str())
 		if err != nil {
@@ -136,8 +143,19 @@ func decodeMissing(t types.Type, s string) (types.Datum, error) {
 
 // NewDeformer prepares the decoding of the table's tuples, old ones with
 // fewer attributes included.
-func (r *Relation) NewDeformer() *heap.Deformer {
-	d := heap.NewDeformer(r.Types())
+func (r *Relation) NewDeformer() *heap.Deformer { return r.NewDeformerFor(nil, nil) }
+
+// NewDeformerFor is NewDeformer whose reads of TOAST values can be
+// cancelled through ctx and are counted in u.
+func (r *Relation) NewDeformerFor(ctx context.Context, u *stats.Usage) *heap.Deformer {
+	l := r.layout
+	if l == nil {
+		l = r.storageLayout()
+	}
+	d := heap.NewDeformerFrom(l)
+	if r.Toast != nil {
+		d = d.WithDetoaster(toast.Reader{Rel: r.Toast, Ctx: ctx, U: u})
+	}
 	var missing []types.Datum
 	for i, a := range r.Attrs {
 		if !a.Missing.IsNull() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -47,6 +48,11 @@ type Attr struct {
 	// An identity column's Default is nextval of IdentitySeq.
 	Identity    byte
 	IdentitySeq uint32
+	// Storage is attstorage ('p', 'm', 'x', 'e'; 0 = the type's) and
+	// Compression attcompression ('p' pglz, 'l' lz4, 0 = the session's
+	// default_toast_compression).
+	Storage     byte
+	Compression byte
 }
 
 // IndexInfo describes an index relation.
@@ -81,6 +87,14 @@ type Relation struct {
 	tid          page.ItemPointer // of its pg_class row
 
 	Heap *heap.Relation // storage handle (tables)
+
+	// ToastRelID is reltoastrelid; ToastRel the TOAST table (with its
+	// index) and Toast its storage handle, nil when the table has none.
+	ToastRelID uint32
+	ToastRel   *Relation
+	Toast      *toast.Relation
+	toaster    *toast.Toaster
+	layout     *types.Deformer // attribute layout with each column's storage
 }
 
 // FillFactor is the table's fillfactor option (default 100 for tables).
@@ -474,10 +488,12 @@ var (
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 	var r *Relation
+	var toastOID uint32
 	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[cOid].Int()) != oid {
 			return true, nil
 		}
+		toastOID = uint32(v[cReltoastrelid].Int())
 		r = &Relation{
 			OID: oid, Name: v[cRelname].Str(), Namespace: uint32(v[cRelnsp].Int()),
 			Kind: byte(v[cRelkind].Int()), RelFileNode: uint32(v[cRelfilenode].Int()),
@@ -569,8 +585,17 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			return nil, err
 		}
 	}
-	if r.Kind == KindTable {
+	if r.Kind == KindTable || r.Kind == KindToast {
 		r.Heap = c.HeapFor(r.RelFileNode, r.Name, r.Types(), r.FillFactor())
+	}
+	if r.Kind == KindTable {
+		if toid := toastOID; toid != 0 {
+			if err := c.loadToast(tx, r, toid); err != nil {
+				return nil, err
+			}
+		}
+		r.layout = r.storageLayout()
+		r.toaster = r.newToaster()
 	}
 	return r, nil
 }

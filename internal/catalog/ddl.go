@@ -76,7 +76,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 	return []types.Datum{
 		ov(rel), types.Str(a.Name), ov(a.Type.OID), iv(int64(l.Len)),
 		iv(int64(a.Num)), iv(-1), iv(int64(a.Type.Typmod)), iv(0),
-		bv(l.ByVal), cv(align), cv(l.Storage), cv(0),
+		bv(l.ByVal), cv(align), cv(a.storage()), cv(a.Compression),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
 		cv(0), bv(false), bv(true), iv(0),
 		ov(0), types.Null(),
@@ -104,6 +104,13 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
 	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	row[cRelpersist] = cv(c.Persistence(nsp))
+	if needsToastTable(attrs) {
+		toid, err := c.createToastTable(tx, oid, nsp)
+		if err != nil {
+			return 0, err
+		}
+		row[cReltoastrelid] = ov(toid)
+	}
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}
@@ -150,14 +157,7 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 			return 0, err
 		}
 	}
-	row := []types.Datum{
-		ov(oid), ov(table.OID), iv(int64(len(keys))), iv(int64(len(keys))),
-		bv(unique), bv(false), bv(primary), bv(false),
-		bv(true), bv(false), bv(true), bv(false),
-		bv(true), bv(true), bv(false), types.Int2Vector(keys),
-		types.Null(), types.Null(),
-	}
-	if _, err := c.insert(tx, PgIndex, row); err != nil {
+	if _, err := c.insert(tx, PgIndex, indexRow(oid, table.OID, keys, unique, primary)); err != nil {
 		return 0, err
 	}
 	if !table.HasIndex {
@@ -177,9 +177,26 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 	return oid, c.createRelStorage(tx, oid, table.Namespace)
 }
 
-// DropRelation removes a relation, its columns and (for a table) its
-// indexes from the catalogs; the files go when the transaction commits.
+// indexRow is an index's pg_index row.
+func indexRow(oid, table uint32, keys []int16, unique, primary bool) []types.Datum {
+	return []types.Datum{
+		ov(oid), ov(table), iv(int64(len(keys))), iv(int64(len(keys))),
+		bv(unique), bv(false), bv(primary), bv(false),
+		bv(true), bv(false), bv(true), bv(false),
+		bv(true), bv(true), bv(false), types.Int2Vector(keys),
+		types.Null(), types.Null(),
+	}
+}
+
+// DropRelation removes a relation, its columns, (for a table) its
+// indexes and TOAST table from the catalogs; the files go when the
+// transaction commits.
 func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
+	if r.ToastRel != nil {
+		if err := c.DropRelation(tx, r.ToastRel); err != nil {
+			return err
+		}
+	}
 	if r.Kind == KindTable {
 		if err := c.dropConstraintsOf(tx, r.OID); err != nil {
 			return err

@@ -7,11 +7,12 @@ import (
 
 // IndexOptions describes index ir of table rel for the btree.
 func IndexOptions(rel, ir *Relation) btree.Options {
-	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor()}
+	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor(), TableName: rel.Name}
 	for _, k := range ir.Index.Keys {
 		a := rel.Attrs[k-1]
 		opt.KeyTypes = append(opt.KeyTypes, a.Type)
 		opt.ColumnNames = append(opt.ColumnNames, a.Name)
+		opt.KeyCompression = append(opt.KeyCompression, a.Compression)
 	}
 	return opt
 }

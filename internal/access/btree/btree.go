@@ -145,6 +145,11 @@ type Options struct {
 	// FormatKey renders key values for "Key (...)=(...)" details; nil uses a
 	// simple built-in formatter.
 	FormatKey func([]types.Datum) string
+	// TableName is the indexed table's name, for error details.
+	TableName string
+	// KeyCompression is each key column's attcompression ('p', 'l'; 0
+	// = pglz), for values compressed inline.
+	KeyCompression []byte
 }
 
 // Index is an open B-tree index. It is safe for concurrent use by any number

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand"
-	"strings"
 	"testing"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -177,6 +176,18 @@ func TestSequentialInsertFill(t *testing.T) {
 
 // TestDeepTree uses wide keys so that a few thousand inserts build a tree
 // of several levels, in random and descending order.
+// letters is the first n characters of a fixed random string of lowercase
+// letters chosen by seed: long keys with shared prefixes that inline
+// compression cannot shrink (a run of one letter would compress).
+func letters(seed int64, n int) string {
+	r := rand.New(rand.NewSource(seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 'a' + byte(r.Intn(26))
+	}
+	return string(b)
+}
+
 func TestDeepTree(t *testing.T) {
 	te := newTestEnv(t, 256)
 	opt := Options{Name: "deep", KeyTypes: []types.Type{types.Text}}
@@ -187,9 +198,9 @@ func TestDeepTree(t *testing.T) {
 	for i := 0; i < n; i++ {
 		var k string
 		if i%2 == 0 {
-			k = strings.Repeat("x", 600) + string(rune('a'+rng.Intn(26))) + strings.Repeat("y", rng.Intn(400))
+			k = letters(1, 600) + string(rune('a'+rng.Intn(26))) + letters(2, rng.Intn(400))
 		} else {
-			k = string(rune('a'+i%26)) + strings.Repeat("z", 500+(n-i)%700)
+			k = string(rune('a'+i%26)) + letters(3, 500+(n-i)%700)
 		}
 		tid := tidOf(i)
 		if err := ix.Insert(nil, 2, []types.Datum{types.Str(k)}, tid, nil); err != nil {

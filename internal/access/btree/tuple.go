@@ -101,11 +101,14 @@ type layout struct {
 	ints  []bool    // column i compares as a plain int64
 	cols  []colDesc // in-place comparison descriptors (compare.go)
 	fast  int       // columns [0, fast) can be compared in place
+	// compressible[i]: column i's large values are stored compressed.
+	compressible []bool
 }
 
 func newLayout(ts []types.Type) layout {
-	l := layout{types: append([]types.Type(nil), ts...), def: types.NewDeformer(ts), ints: make([]bool, len(ts)), cols: make([]colDesc, len(ts))}
+	l := layout{types: append([]types.Type(nil), ts...), def: types.NewDeformer(ts), ints: make([]bool, len(ts)), cols: make([]colDesc, len(ts)), compressible: make([]bool, len(ts))}
 	for i, t := range ts {
+		l.compressible[i] = types.Toastable(t)
 		switch t.OID {
 		case types.Int2OID, types.Int4OID, types.Int8OID, types.OidOID, types.TimestampOID, types.TimestamptzOID, types.BoolOID:
 			l.ints[i] = true
@@ -126,6 +129,7 @@ func (ix *Index) formTuple(keys []types.Datum, tid page.ItemPointer) []byte {
 // formTupleInto is formTuple building into dst's storage when it is large
 // enough.
 func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPointer) []byte {
+	keys = ix.compressKeys(keys)
 	n := len(keys)
 	hasNulls := false
 	for i := range keys {
@@ -401,11 +405,14 @@ func (ix *Index) columnList() string {
 }
 
 func (ix *Index) checkTupleSize(t []byte) error {
+	if len(t) > infoSizeMask {
+		return pgerr.Errorf(pgerr.ProgramLimitExceeded, "index row requires %d bytes, maximum size is %d", len(t), infoSizeMask)
+	}
 	if len(t) > MaxItemSize {
 		return pgerr.Errorf(pgerr.ProgramLimitExceeded,
-			"index row size %d exceeds btree version %d maximum %d for index %q", len(t), Version, MaxItemSize, ix.opt.Name).
-			WithDetail("Index row references tuple (%d,%d) in relation.", page.GetItemPointer(t).Block, page.GetItemPointer(t).Offset).
-			WithHint("Values larger than 1/3 of a buffer page cannot be indexed.")
+			"index row size %d exceeds btree version %d maximum %d for index \"%s\"", len(t), Version, MaxItemSize, ix.opt.Name).
+			WithDetail("Index row references tuple (%d,%d) in relation \"%s\".", page.GetItemPointer(t).Block, page.GetItemPointer(t).Offset, ix.opt.TableName).
+			WithHint("Values larger than 1/3 of a buffer page cannot be indexed.\nConsider a function index of an MD5 hash of the value, or use full text indexing.")
 	}
 	return nil
 }

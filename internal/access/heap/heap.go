@@ -277,6 +277,19 @@ type Outcome struct {
 	Ctid   page.ItemPointer // for Updated: the next version
 	Xmax   xact.XID         // for BeingModified: whom to wait for
 	Cmax   uint32           // for SelfModified
+	// Old is, for an Ok UPDATE or DELETE of a tuple holding TOAST
+	// pointers, a copy of that old version, so the caller can delete the
+	// TOAST values no longer referenced (nil otherwise).
+	Old Tuple
+}
+
+// externalCopy is the old version a successful change reports in
+// Outcome.Old.
+func externalCopy(t Tuple) Tuple {
+	if !t.HasExternalValues() {
+		return nil
+	}
+	return append(Tuple(nil), t...)
 }
 
 var errRetry = errors.New("heap: retry")
@@ -417,6 +430,7 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 		return oc, err
 	}
 	p := pool.Page(b)
+	old := externalCopy(t)
 	var d page.Delta
 	setXmax(p, tid.Offset, t, tx, false, true, &d)
 	flags := uint8(0)
@@ -445,7 +459,7 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 		vmp.finish(lsn)
 	}
 	pool.UnlockRelease(b, buffer.Exclusive)
-	return Outcome{Result: Ok}, err
+	return Outcome{Result: Ok, Old: old}, err
 }
 
 // Update replaces the tuple at tid with newTup (heap_update). hotAllowed
@@ -464,12 +478,13 @@ func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 		return page.ItemPointer{}, false, oc, err
 	}
 	op := pool.Page(ob)
+	oldExt := externalCopy(old)
 	need := page.MaxAlignUp(len(newTup))
 	if pageFree(op) >= need {
 		// Same page: HOT if allowed.
 		ntid, hot, err := r.updateSamePage(u, tx, ob, tid, old, newTup, hotAllowed)
 		pool.UnlockRelease(ob, buffer.Exclusive)
-		return ntid, hot, Outcome{Result: Ok}, err
+		return ntid, hot, Outcome{Result: Ok, Old: oldExt}, err
 	}
 	// The new version goes elsewhere. Lock the old tuple first (a
 	// LOCK record) so nobody else can update it while the old page is
@@ -498,7 +513,7 @@ func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 	ntid, err := r.updateOtherPage(u, tx, ob, tid, nb, nblk, isNew, newTup)
 	pool.UnlockRelease(nb, buffer.Exclusive)
 	pool.UnlockRelease(ob, buffer.Exclusive)
-	return ntid, false, Outcome{Result: Ok}, err
+	return ntid, false, Outcome{Result: Ok, Old: oldExt}, err
 }
 
 func lockMain(off page.OffsetNumber, xid xact.XID) []byte {

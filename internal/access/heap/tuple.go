@@ -24,6 +24,7 @@ const (
 const (
 	HasNull        = 0x0001
 	HasVarWidth    = 0x0002
+	HasExternal    = 0x0004 // an attribute is a TOAST pointer
 	XmaxKeyShrLock = 0x0010
 	ComboCid       = 0x0020
 	XmaxExclLock   = 0x0040
@@ -105,13 +106,43 @@ func (d *Deformer) fillMissing(out []types.Datum, from, upTo int) {
 // NewDeformer prepares a row type.
 func NewDeformer(ts []types.Type) *Deformer { return &Deformer{td: types.NewDeformer(ts), n: len(ts)} }
 
+// NewDeformerFrom wraps an attribute layout (for descriptors whose
+// storage differs from their types', as NewDeformerStorage builds).
+func NewDeformerFrom(td *types.Deformer) *Deformer {
+	return &Deformer{td: td, n: len(td.Types())}
+}
+
+// WithDetoaster returns a Deformer like d that fetches external (TOAST)
+// values through dt.
+func (d *Deformer) WithDetoaster(dt types.Detoaster) *Deformer {
+	c := *d
+	c.td = d.td.WithDetoaster(dt)
+	return &c
+}
+
+// HasExternalValues reports a tuple holding a TOAST pointer.
+func (t Tuple) HasExternalValues() bool { return t.Infomask()&HasExternal != 0 }
+
+// Deformer returns the attribute layout (to find TOAST pointers in a
+// tuple's data).
+func (d *Deformer) Layout() *types.Deformer { return d.td }
+
+// Data returns the tuple's null bitmap (nil without NULLs) and data area.
+func (t Tuple) Data() (bitmap, data []byte) {
+	if t.Infomask()&HasNull != 0 {
+		bitmap = t[HeaderSize:t.Hoff()]
+	}
+	return bitmap, t[t.Hoff():]
+}
+
 // Form builds a tuple for vals.
 func (d *Deformer) Form(vals []types.Datum) Tuple {
-	hasNull := false
+	hasNull, hasExternal := false, false
 	for i := range vals {
 		if vals[i].IsNull() {
 			hasNull = true
-			break
+		} else if vals[i].IsExternalStored() {
+			hasExternal = true
 		}
 	}
 	hoff := HeaderSize
@@ -129,6 +160,9 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 	}
 	if varw {
 		mask |= HasVarWidth
+	}
+	if hasExternal {
+		mask |= HasExternal
 	}
 	mask |= XmaxInvalid
 	binary.LittleEndian.PutUint16(t[offInfomask:], mask)

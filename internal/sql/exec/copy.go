@@ -42,7 +42,7 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 		}
 		ci.defaults[i] = e
 	}
-	ci.deformer = rel.NewDeformer()
+	ci.deformer = rel.NewDeformerFor(c.Context, c.U())
 	ci.ring = c.Eng.Pool.NewStrategy(buffer.BulkWrite, 16<<20)
 	ci.mt.Rel = rel
 	if err := ci.mt.prepareConstraints(c); err != nil {
@@ -79,7 +79,11 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 		if err := ci.mt.checkRow(c, row); err != nil {
 			return err
 		}
-		tid, err := ci.Rel.Heap.Insert(c.U(), c.Tx.Heap, ci.deformer.Form(row), ci.ring)
+		sr, err := formRow(c, ci.Rel, ci.deformer, row, nil)
+		if err != nil {
+			return err
+		}
+		tid, err := ci.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, ci.ring)
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 }
 
 func (s *IndexScan) Open(c *Ctx) error {
-	s.def = s.Rel.NewDeformer()
+	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.lastTID = page.ItemPointer{}
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)

@@ -54,7 +54,7 @@ func (m *ModifyTable) Columns() []Column { return m.RetCols }
 func (m *ModifyTable) Open(c *Ctx) error {
 	m.done, m.Count, m.hot, m.retRows, m.retI, m.upserted = false, 0, 0, nil, 0, 0
 	m.deferred = nil
-	m.deformer = m.Rel.NewDeformer()
+	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
 	if err := m.prepareConstraints(c); err != nil {
 		return err
 	}
@@ -125,7 +125,11 @@ func (m *ModifyTable) run(c *Ctx) error {
 				out = res
 				break
 			}
-			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, m.deformer.Form(row), nil)
+			sr, err := formRow(c, m.Rel, m.deformer, row, nil)
+			if err != nil {
+				return err
+			}
+			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
 			if err != nil {
 				return err
 			}
@@ -304,8 +308,18 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 			}
 		}
 	}
-	ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, m.deformer.Form(newRow), hotOK)
-	if err != nil || oc.Result != heap.Ok {
+	sr, err := formRow(c, m.Rel, m.deformer, newRow, old)
+	if err != nil {
+		return heap.Outcome{}, page.ItemPointer{}, err
+	}
+	ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, sr.tup, hotOK)
+	if err != nil {
+		return oc, ntid, err
+	}
+	if oc.Result != heap.Ok {
+		return oc, ntid, sr.discard(c, m.Rel)
+	}
+	if err := sr.afterUpdate(c, m.Rel, oc); err != nil {
 		return oc, ntid, err
 	}
 	if hot {
@@ -329,6 +343,9 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 		}
 		switch oc.Result {
 		case heap.Ok:
+			if err := afterDelete(c, m.Rel, oc); err != nil {
+				return nil, false, err
+			}
 			if err := m.checkReferencedBy(c, old, nil); err != nil {
 				return nil, false, err
 			}

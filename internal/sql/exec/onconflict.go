@@ -198,7 +198,11 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 			}
 			return out, ok, err
 		}
-		newTid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, m.deformer.Form(row), nil)
+		sr, err := formRow(c, m.Rel, m.deformer, row, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		newTid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -217,6 +221,9 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 		}
 		if res.Result != heap.Ok {
 			return nil, false, pgerr.Errorf(pgerr.InternalError, "could not withdraw speculatively inserted row %s", newTid)
+		}
+		if err := afterDelete(c, m.Rel, res); err != nil {
+			return nil, false, err
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 		return err
 	}
 	s.scan.Interrupts = c.Interrupts
-	s.def = s.Rel.NewDeformer()
+	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
 	s.pushed = false

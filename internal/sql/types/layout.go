@@ -5,6 +5,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -125,6 +126,14 @@ func payloadLen(a *attr, d *Datum) int {
 // addAttrSize advances off past one non-NULL attribute (as
 // heap_compute_data_size).
 func addAttrSize(off int, a *attr, d *Datum) int {
+	if d.k == kStored {
+		// A TOAST pointer is unaligned; a compressed value has a
+		// 4-byte header, aligned.
+		if d.s[0] == 0x01 {
+			return off + len(d.s)
+		}
+		return alignOff(off, a.align) + len(d.s)
+	}
 	switch {
 	case a.len > 0:
 		return alignOff(off, a.align) + int(a.len)
@@ -156,6 +165,14 @@ func DataSize(types []Type, vals []Datum) int {
 // fillAttr writes one non-NULL attribute at off (zeroing alignment padding)
 // and returns the new offset.
 func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
+	if d.k == kStored {
+		if d.s[0] != 0x01 {
+			al := alignOff(off, a.align)
+			clear(dst[off:al])
+			off = al
+		}
+		return off + copy(dst[off:], d.s)
+	}
 	if a.len != -1 || !a.packable || payloadLen(a, d)+1 > 127 {
 		if a.len != -2 {
 			al := alignOff(off, a.align)
@@ -274,16 +291,36 @@ type Deformer struct {
 	attrs    []attr
 	cacheOff []int32 // fixed offset of attribute i, or -1
 	nfixed   int     // attributes [0, nfixed) have cached offsets
+	// dt fetches external values; nil where there is no TOAST relation
+	// (index tuples, catalogs), so a TOAST pointer there is an error.
+	dt Detoaster
+}
+
+// WithDetoaster returns a Deformer like d that fetches external values
+// through dt.
+func (d *Deformer) WithDetoaster(dt Detoaster) *Deformer {
+	c := *d
+	c.dt = dt
+	return &c
 }
 
 // NewDeformer prepares a Deformer for a tuple descriptor.
-func NewDeformer(types []Type) *Deformer {
+func NewDeformer(types []Type) *Deformer { return NewDeformerStorage(types, nil) }
+
+// NewDeformerStorage is NewDeformer for columns whose storage
+// (pg_attribute.attstorage: 'p', 'm', 'x' or 'e') may differ from their
+// type's: storage[i] 0 keeps the type's. A column with storage 'p' never
+// gets a 1-byte header (PostgreSQL's TOAST tables store their chunks so).
+func NewDeformerStorage(types []Type, storage []byte) *Deformer {
 	d := &Deformer{types: append([]Type(nil), types...), attrs: make([]attr, len(types)), cacheOff: make([]int32, len(types))}
 	off := 0
 	cacheable := true
 	for i, t := range types {
 		d.attrs[i] = attrOf(t)
 		a := &d.attrs[i]
+		if i < len(storage) && storage[i] != 0 && a.len == -1 {
+			a.packable = storage[i] != 'p'
+		}
 		if cacheable && a.len > 0 {
 			off = alignOff(off, a.align)
 			d.cacheOff[i] = int32(off)
@@ -310,7 +347,7 @@ func (d *Deformer) DeformSkipping(src []byte, bitmap []byte, out []Datum, upTo i
 	if upTo > len(d.attrs) {
 		upTo = len(d.attrs)
 	}
-	return deformSkip(src, bitmap, d.attrs[:upTo], out[:upTo], 0, 0, skip)
+	return deformSkip(src, bitmap, d.attrs[:upTo], out[:upTo], 0, 0, skip, d.dt)
 }
 
 // DataSize is DataSize for this descriptor.
@@ -375,7 +412,7 @@ func (d *Deformer) Deform(src []byte, bitmap []byte, out []Datum, upTo int) erro
 	if i == upTo {
 		return nil
 	}
-	return deform(src, bitmap, d.attrs[:upTo], out[:upTo], i, off)
+	return deformSkip(src, bitmap, d.attrs[:upTo], out[:upTo], i, off, 0, d.dt)
 }
 
 // DeformData decodes len(out) leading attributes of the data area src (see
@@ -395,7 +432,7 @@ func DeformData(src []byte, types []Type, bitmap []byte, out []Datum) error {
 	for i := range attrs {
 		attrs[i] = attrOf(types[i])
 	}
-	return deform(src, bitmap, attrs, out, 0, 0)
+	return deformSkip(src, bitmap, attrs, out, 0, 0, 0, nil)
 }
 
 func decodeFixed(p []byte, a *attr) Datum {
@@ -425,13 +462,11 @@ type span struct {
 	start, end int32
 }
 
-func deform(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int) error {
-	return deformSkip(src, bitmap, attrs, out, i, off, 0)
-}
-
-// deformSkip is deform that steps over (does not decode) the attributes
-// whose bit is set in skip; they come back as NULL.
-func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int, skip uint64) error {
+// deformSkip decodes attributes [i, len(attrs)) starting at data offset
+// off, stepping over (not decoding) the attributes whose bit is set in
+// skip; they come back as NULL. Compressed and external values are
+// detoasted (external ones through dt).
+func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int, skip uint64, dt Detoaster) error {
 	var spanBuf [16]span
 	spans := spanBuf[:0]
 	total := 0
@@ -469,16 +504,32 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 				}
 			}
 			b0 := src[off]
-			if b0&1 == 1 {
-				if b0 == 1 {
-					return pgerr.Errorf(pgerr.FeatureNotSupported, "TOAST pointers are not supported (attribute %d)", i+1)
+			if b0 == 1 || b0&3 == 2 {
+				if i < 64 && skip&(1<<uint(i)) != 0 {
+					// Step over without fetching or decompressing.
+					n := varatt.PointerSize
+					if b0 != 1 {
+						if off+4 > len(src) {
+							return corrupt("tuple data too short for attribute %d", i+1)
+						}
+						n = int(binary.LittleEndian.Uint32(src[off:]) >> 2)
+					}
+					out[i] = Datum{}
+					off += n
+					continue
 				}
+				d, next, err := decodeToasted(src, off, a, dt, i+1)
+				if err != nil {
+					return err
+				}
+				out[i] = d
+				off = next
+				continue
+			}
+			if b0&1 == 1 {
 				n := int(b0 >> 1)
 				start, end = off+1, off+n
 			} else {
-				if b0&3 == 2 {
-					return pgerr.Errorf(pgerr.FeatureNotSupported, "compressed values are not supported (attribute %d)", i+1)
-				}
 				if off+4 > len(src) {
 					return corrupt("tuple data too short for attribute %d", i+1)
 				}

@@ -1,0 +1,42 @@
+package btree
+
+import (
+	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// Index tuples hold no TOAST pointers (values reach the index detoasted),
+// but, as PostgreSQL's index_form_tuple, a key value of a compressible
+// type (storage extended or main) whose varlena exceeds TOAST_INDEX_TARGET
+// is stored inline compressed when that makes it shorter. Decoding a tuple
+// decompresses it again, so comparisons and returned keys see plain values.
+
+// compressKeys returns keys with large values in compressed form (keys
+// itself when none is).
+func (ix *Index) compressKeys(keys []types.Datum) []types.Datum {
+	var out []types.Datum
+	for i := range keys {
+		d := keys[i]
+		if d.IsNull() || d.IsStored() || !ix.lay.compressible[i] || types.VarlenaSize(d) <= varatt.IndexTarget {
+			continue
+		}
+		m := varatt.PGLZ
+		if i < len(ix.opt.KeyCompression) {
+			if cm, ok := varatt.MethodByAttCode(ix.opt.KeyCompression[i]); ok {
+				m = cm
+			}
+		}
+		cv := varatt.Compress(m, types.Payload(d))
+		if cv == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]types.Datum(nil), keys...)
+		}
+		out[i] = types.StoredVarlena(cv)
+	}
+	if out == nil {
+		return keys
+	}
+	return out
+}

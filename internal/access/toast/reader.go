@@ -1,0 +1,32 @@
+package toast
+
+import (
+	"context"
+
+	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
+)
+
+// Reader fetches external values of one table for the tuple decoder
+// (types.Detoaster): chunks are read through the TOAST index, then the
+// value is decompressed if it was stored compressed.
+type Reader struct {
+	Rel *Relation
+	Ctx context.Context // may be nil: not interruptible
+	U   *stats.Usage    // may be nil: not counted
+}
+
+var _ types.Detoaster = Reader{}
+
+// Detoast returns value p's payload.
+func (r Reader) Detoast(p varatt.External) ([]byte, error) {
+	stored, err := r.Rel.Fetch(r.Ctx, r.U, p)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Compressed() {
+		return stored, nil
+	}
+	return types.Decompress(stored)
+}
