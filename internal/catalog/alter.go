@@ -270,7 +270,14 @@ func (c *Catalog) AddColumn(tx *Txn, rel *Relation, a Attr, missing types.Datum)
 			return err
 		}
 	}
-	return c.updateClassRow(tx, rel.OID, map[int]types.Datum{cRelnatts: iv(int64(a.Num))})
+	if err := c.updateClassRow(tx, rel.OID, map[int]types.Datum{cRelnatts: iv(int64(a.Num))}); err != nil {
+		return err
+	}
+	cur, err := c.ByOID(tx, rel.OID)
+	if err != nil || cur == nil {
+		return err
+	}
+	return c.EnsureToastTable(tx, cur)
 }
 
 // DropColumn marks column num of rel dropped, as PostgreSQL does: the

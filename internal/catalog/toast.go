@@ -258,3 +258,27 @@ func (r *Relation) newToaster() *toast.Toaster {
 // Toaster is the table's toaster (every table has one: values are
 // compressed even without a TOAST table).
 func (r *Relation) Toaster() *toast.Toaster { return r.toaster }
+
+// SetColumnStorage is ALTER COLUMN … SET STORAGE: it changes how future
+// rows store the column; stored values stay as they are.
+func (c *Catalog) SetColumnStorage(tx *Txn, rel *Relation, num int16, storage byte) error {
+	if err := c.updateAttr(tx, rel.OID, num, func(v []types.Datum) { v[aStorage] = cv(storage) }); err != nil {
+		return err
+	}
+	cur, err := c.ByOID(tx, rel.OID)
+	if err != nil || cur == nil {
+		return err
+	}
+	return c.EnsureToastTable(tx, cur)
+}
+
+// SetColumnCompression is ALTER COLUMN … SET COMPRESSION (0 = the
+// default); values already compressed keep their method.
+func (c *Catalog) SetColumnCompression(tx *Txn, rel *Relation, num int16, method byte) error {
+	return c.updateAttr(tx, rel.OID, num, func(v []types.Datum) { v[aCompress] = cv(method) })
+}
+
+// SetRelOptions replaces a table's reloptions (ALTER TABLE … SET/RESET).
+func (c *Catalog) SetRelOptions(tx *Txn, rel *Relation, opts map[string]string) error {
+	return c.updateClassRow(tx, rel.OID, map[int]types.Datum{cReloptions: formatOptions(opts)})
+}

@@ -35,8 +35,20 @@ func (p *Problems) addf(format string, args ...any) {
 	}
 }
 
-// Table checks rel and all its indexes.
+// Table checks rel and all its indexes, and its TOAST table and index.
 func Table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problems, error) {
+	probs, err := table(cat, u, rel)
+	if err != nil || rel.ToastRel == nil {
+		return probs, err
+	}
+	tp, err := table(cat, u, rel.ToastRel)
+	for _, p := range tp {
+		probs.addf("TOAST table %s: %s", rel.ToastRel.Name, p)
+	}
+	return probs, err
+}
+
+func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problems, error) {
 	var probs Problems
 	env := cat.Env()
 	pool := env.Pool
@@ -93,11 +105,16 @@ func Table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 						probs.addf("tuple %s is on an all-visible page but is not visible to everyone", tid)
 					}
 				}
-				info.vals = make([]types.Datum, len(rel.Attrs))
-				if err := def.Deform(t, info.vals); err != nil {
-					probs.addf("tuple %s cannot be decoded: %v", tid, err)
-				}
 				info.live = st != heap.TupleDead
+				// A dead version's TOAST values may already be gone
+				// (VACUUM of the TOAST table); every other version must
+				// decode, its TOAST values included.
+				if info.live {
+					info.vals = make([]types.Datum, len(rel.Attrs))
+					if err := def.Deform(t, info.vals); err != nil {
+						probs.addf("tuple %s cannot be decoded: %v", tid, err)
+					}
+				}
 			case page.LPDead:
 				if vm&heap.VMAllVisible != 0 {
 					probs.addf("block %d is all-visible but has dead line pointer %d", blk, off)
@@ -169,6 +186,9 @@ func Table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 				if info.heapOnly {
 					probs.addf("index %q: entry points to heap-only tuple %s", ir.Name, tid)
 					continue
+				}
+				if info.vals == nil {
+					continue // a dead version: its key is not checked
 				}
 				keys, err = ix.Keys(tup, keys)
 				if err != nil {

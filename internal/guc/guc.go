@@ -97,6 +97,7 @@ func init() {
 	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32})
 	def(Def{Name: "autovacuum", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "default_table_access_method", Kind: String, Default: "heap", Context: User})
+	def(Def{Name: "default_toast_compression", Kind: Enum, Default: "pglz", Context: User, Enum: []string{"pglz", "lz4"}, Desc: "Sets the default compression method for compressible values."})
 	def(Def{Name: "client_min_messages", Kind: Enum, Default: "notice", Context: User, Enum: []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}})
 	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
 	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})

@@ -125,6 +125,9 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 		return err
 	}
 	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+	if err := columnToastOptions(cd, &a); err != nil {
+		return err
+	}
 	var idx []indexSpec
 	var cons []pendingConstraint
 	for _, cn := range cd.Constraints {
@@ -228,11 +231,20 @@ func (s *Session) rewriteTable(c *exec.Ctx, old *catalog.Relation, transform fun
 			return err
 		}
 	}
+	if err := cat.NewToastFiles(c.Tx, cur); err != nil {
+		return err
+	}
 	if err := cat.ClearMissing(c.Tx, cur); err != nil {
 		return err
 	}
 	nr, err := cat.ByOID(c.Tx, old.OID)
 	if err != nil {
+		return err
+	}
+	if err := cat.EnsureToastTable(c.Tx, nr); err != nil {
+		return err
+	}
+	if nr, err = cat.ByOID(c.Tx, old.OID); err != nil {
 		return err
 	}
 	for _, ix := range nr.Indexes {

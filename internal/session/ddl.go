@@ -134,6 +134,9 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				}
 			}
 			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			if err := columnToastOptions(cd, &a); err != nil {
+				return err
+			}
 			var identity *pg.Constraint
 			for _, cn := range cd.Constraints {
 				con := cn.GetConstraint()
@@ -183,18 +186,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	opts := map[string]string{}
 	for _, o := range cs.Options {
 		de := o.GetDefElem()
-		switch de.Defname {
-		case "fillfactor":
-			v := defInt(de)
-			if v < 10 || v > 100 {
-				return pgerr.Errorf(pgerr.InvalidParameterValue, "value %d out of bounds for option \"fillfactor\"", v).WithDetail("Valid values are between \"10\" and \"100\".")
-			}
-			opts["fillfactor"] = fmt.Sprint(v)
-		case "autovacuum_enabled", "toast.autovacuum_enabled":
-			opts[de.Defname] = "true"
-		default:
-			return pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", de.Defname)
+		v, err := relOption(de)
+		if err != nil {
+			return err
 		}
+		opts[de.Defname] = v
 	}
 	if cs.AccessMethod != "" && cs.AccessMethod != "heap" {
 		return pgerr.Errorf(pgerr.UndefinedObject, "access method \"%s\" does not exist", cs.AccessMethod)
@@ -583,6 +579,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			if err == nil && !handled {
 				handled, err = s.alterColumnCmd(c, rel, ac)
 			}
+			if err == nil && !handled {
+				handled, err = s.alterToastCmd(c, rel, ac)
+			}
 			if err != nil {
 				return err
 			}
@@ -601,6 +600,7 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 // vacuum handles VACUUM and ANALYZE.
 func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) error {
 	analyze := !vs.IsVacuumcmd
+	processToast := true
 	o := vacuum.Options{IndexCleanup: "auto", Truncate: true, Parallel: -1}
 	ringSet := false
 	for _, opt := range vs.Options {
@@ -620,6 +620,8 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 				o.Freeze = b
 			case "truncate":
 				o.Truncate = b
+			case "process_toast":
+				processToast = b
 			}
 		case "full":
 			if b, _ := defBool(de); b {
@@ -709,23 +711,15 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 	}
 	for _, rel := range rels {
 		if vs.IsVacuumcmd {
-			if o.Verbose {
-				w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "vacuuming \"postgres.%s.%s\"", s.nspName(rel.Namespace), rel.Name))
-			}
-			rep, err := vacuum.Vacuum(c.Context, s.eng.Catalog, c.Tx, rel, o)
-			if err != nil {
+			if err := s.vacuumRel(c, rel, o, w); err != nil {
 				return err
 			}
-			s.eng.Stats.Vacuumed(rel.OID, rep.TuplesRemain, time.Now())
-			if o.Verbose {
-				if rep.WorkersPlanned > 0 {
-					w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "launched %d parallel vacuum worker%s for index vacuuming (planned: %d)", rep.WorkersLaunched, plural(rep.WorkersLaunched), rep.WorkersPlanned))
+			// A table's TOAST table is vacuumed with it (PROCESS_TOAST).
+			if rel.ToastRel != nil && processToast {
+				if err := s.vacuumRel(c, rel.ToastRel, o, w); err != nil {
+					return err
 				}
-				w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "%s", rep.Verbose("postgres", s.nspName(rel.Namespace))))
 			}
-			// VACUUM's catalog updates are in place; later statements must
-			// not use stale relpages.
-			s.eng.Catalog.Invalidate()
 		}
 		if analyze {
 			if o.Verbose {
@@ -743,6 +737,28 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 		return w.CommandComplete("VACUUM")
 	}
 	return w.CommandComplete("ANALYZE")
+}
+
+// vacuumRel vacuums one table (or TOAST table), reporting as VERBOSE asks.
+func (s *Session) vacuumRel(c *exec.Ctx, rel *catalog.Relation, o vacuum.Options, w pgwire.ResultWriter) error {
+	if o.Verbose {
+		w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "vacuuming \"postgres.%s.%s\"", s.nspName(rel.Namespace), rel.Name))
+	}
+	rep, err := vacuum.Vacuum(c.Context, s.eng.Catalog, c.Tx, rel, o)
+	if err != nil {
+		return err
+	}
+	s.eng.Stats.Vacuumed(rel.OID, rep.TuplesRemain, time.Now())
+	if o.Verbose {
+		if rep.WorkersPlanned > 0 {
+			w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "launched %d parallel vacuum worker%s for index vacuuming (planned: %d)", rep.WorkersLaunched, plural(rep.WorkersLaunched), rep.WorkersPlanned))
+		}
+		w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "%s", rep.Verbose("postgres", s.nspName(rel.Namespace))))
+	}
+	// VACUUM's catalog updates are in place; later statements must not
+	// use stale relpages.
+	s.eng.Catalog.Invalidate()
+	return nil
 }
 
 func plural(n int) string {
@@ -811,6 +827,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 func (s *Session) truncateRels(c *exec.Ctx, rels []*catalog.Relation, restartSeqs bool) error {
 	for _, rel := range rels {
 		if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, rel); err != nil {
+			return err
+		}
+		if err := s.eng.Catalog.NewToastFiles(c.Tx, rel); err != nil {
 			return err
 		}
 		for _, ix := range rel.Indexes {

@@ -46,6 +46,23 @@ func (f *catalogFuncs) Check(name string) (types.Datum, error) {
 	return types.Str("ok"), nil
 }
 
+// addToast adds a table's TOAST table and index (pg_table_size counts
+// them as part of the table).
+func (f *catalogFuncs) addToast(rel *catalog.Relation, add func(*catalog.Relation, ...smgr.ForkNumber) error, forks []smgr.ForkNumber) error {
+	if rel.ToastRel == nil {
+		return nil
+	}
+	if err := add(rel.ToastRel, forks...); err != nil {
+		return err
+	}
+	for _, ix := range rel.ToastRel.Indexes {
+		if err := add(ix, forks...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (f *catalogFuncs) RelationSize(name, kind, fork string) (types.Datum, error) {
 	schema, rname := "", name
 	if i := strings.IndexByte(name, '.'); i >= 0 {
@@ -91,9 +108,15 @@ func (f *catalogFuncs) RelationSize(name, kind, fork string) (types.Datum, error
 		err = add(rel, fk)
 	case "table":
 		err = add(rel, all...)
+		if err == nil {
+			err = f.addToast(rel, add, all)
+		}
 	case "indexes", "total":
 		if kind == "total" {
 			err = add(rel, all...)
+			if err == nil {
+				err = f.addToast(rel, add, all)
+			}
 		}
 		for _, ix := range rel.Indexes {
 			if err == nil {

@@ -88,7 +88,10 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 			return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change sequence \"%s\"", name)
 		}
 	}
-	if rel.Kind != catalog.KindTable {
+	if rel.Kind == catalog.KindToast && lockMode == lockRowExclusive {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change TOAST relation \"%s\"", name)
+	}
+	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindToast {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)
 	}
 	return rel, nil

@@ -477,6 +477,7 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 		}
 		a := &attrs[i]
 		var start, end int
+		var meta int64
 		switch {
 		case a.len > 0:
 			off = alignOff(off, a.align)
@@ -529,6 +530,7 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 			if b0&1 == 1 {
 				n := int(b0 >> 1)
 				start, end = off+1, off+n
+				meta = shortStored // for pg_column_size
 			} else {
 				if off+4 > len(src) {
 					return corrupt("tuple data too short for attribute %d", i+1)
@@ -565,11 +567,11 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 			continue
 		}
 		if len(spans) < cap(spans) {
-			out[i] = Datum{k: k}
+			out[i] = Datum{k: k, i: meta}
 			spans = append(spans, span{int32(i), int32(start), int32(end)})
 			total += end - start
 		} else {
-			out[i] = Datum{s: string(src[start:end]), k: k}
+			out[i] = Datum{s: string(src[start:end]), k: k, i: meta}
 		}
 	}
 	if total > 0 {

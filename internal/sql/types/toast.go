@@ -87,24 +87,23 @@ func compressedMeta(v []byte) int64 {
 	return int64(uint32(varatt.CompressedSize(v)) | uint32(varatt.CompressedMethod(v))<<30)
 }
 
-// StoredSize is pg_column_size(): the bytes the value occupies where it
-// is stored. For a value decoded from a tuple that is its external or
-// inline compressed size, else the size of the plain varlena (header
-// included; 1-byte header for short values when short is true, as a value
-// read from a tuple has). ok=false for a non-varlena Datum.
-func (d Datum) StoredSize(short bool) int {
-	if d.k == kStored {
+// StoredSize is pg_column_size() of a varlena value: the bytes it
+// occupies where it is stored — its external or inline compressed size
+// for a value decoded from such a form, its size with a 1-byte header for
+// one decoded from that, else the size of the plain varlena with a 4-byte
+// header (a computed value).
+func (d Datum) StoredSize() int {
+	switch {
+	case d.k == kStored:
 		if d.s[0] == 0x01 {
 			p, _ := varatt.DecodeExternal([]byte(d.s))
 			return p.ExtSize()
 		}
 		return len(d.s)
-	}
-	if d.i != 0 && (d.k == kStr || d.k == kNum) {
-		return int(d.i & 0x3fffffff) // extsize, or VARSIZE of the compressed form
-	}
-	if short && len(d.s)+1 <= 127 {
+	case d.i == shortStored:
 		return len(d.s) + 1
+	case d.i > 0 && (d.k == kStr || d.k == kNum):
+		return int(d.i & 0x3fffffff) // extsize, or VARSIZE of the compressed form
 	}
 	return len(d.s) + varatt.HdrSz
 }
@@ -112,7 +111,7 @@ func (d Datum) StoredSize(short bool) int {
 // StoredMethod is pg_column_compression(): the method a value decoded from
 // a tuple was compressed with, ok=false when it was not compressed.
 func (d Datum) StoredMethod() (varatt.Method, bool) {
-	if (d.k != kStr && d.k != kNum) || d.i == 0 {
+	if (d.k != kStr && d.k != kNum) || d.i <= 0 {
 		return 0, false
 	}
 	if d.i>>32 != 0 {
@@ -256,4 +255,39 @@ func (d *Deformer) ExternalPointers(src, bitmap []byte, natts int, fn func(attno
 		}
 	}
 	return nil
+}
+
+// shortStored marks (in the integer field) a value decoded from a 1-byte
+// varlena header, for pg_column_size.
+const shortStored = int64(-1) << 63
+
+func init() {
+	addFunc("pg_column_size", &Func{Args: []Type{Any}, Ret: Int4, Strict: true, Stable: true, poly: func(actual []Type) *Func {
+		t := actual[0]
+		return &Func{Name: "pg_column_size", Args: actual, Ret: Int4, Strict: true, Stable: true, Fn: func(a []Datum) (Datum, error) {
+			return Int(int64(columnSize(t, a[0]))), nil
+		}}
+	}})
+	addFunc("pg_column_compression", &Func{Args: []Type{Any}, Ret: Text, Strict: true, Stable: true, poly: func(actual []Type) *Func {
+		return &Func{Name: "pg_column_compression", Args: actual, Ret: Text, Strict: true, Stable: true, Fn: func(a []Datum) (Datum, error) {
+			if m, ok := a[0].StoredMethod(); ok {
+				return Str(m.String()), nil
+			}
+			return Null(), nil
+		}}
+	}})
+}
+
+// columnSize is pg_column_size of a value of type t.
+func columnSize(t Type, d Datum) int {
+	a := attrOf(t)
+	switch {
+	case a.len > 0:
+		return int(a.len)
+	case a.len == -2 || a.enc == encCString:
+		return len(d.s) + 1
+	case a.enc == encInt2Vec:
+		return payloadLen(&a, &d) + varatt.HdrSz
+	}
+	return d.StoredSize()
 }
