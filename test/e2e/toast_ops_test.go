@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidal-db/tidal/internal/testutil"
+)
+
+// TOAST lifecycle through SQL: an UPDATE that leaves a toasted column
+// alone keeps its TOAST pointer (no new chunks); DELETE and UPDATE make the
+// old chunks dead with their transaction (a rollback keeps them); VACUUM
+// of the table vacuums its TOAST table and removes them; the TOAST table
+// can be vacuumed by name; TRUNCATE and DROP TABLE take its files.
+func TestToastLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	s := testutil.Start(t, testutil.Options{Dir: dir})
+	c := vconn(t, s.DSN())
+	// 200 values of 50,000 incompressible characters: 26 chunks each.
+	exec(t, c.Conn, `CREATE TABLE v (id int PRIMARY KEY, n int, body text)`)
+	execLong(t, c.Conn, `INSERT INTO v SELECT i, 0, (SELECT string_agg(md5((i*10000+j)::text), '') FROM generate_series(1, 1563) j)::varchar(50000)::text FROM generate_series(1, 200) i`)
+	toastRel := query(t, c.Conn, `SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'v'`)
+	if !strings.HasPrefix(toastRel, "pg_toast.pg_toast_") {
+		t.Fatalf("TOAST table %q", toastRel)
+	}
+	chunks := func() string { return query(t, c.Conn, `SELECT count(*) FROM `+toastRel) }
+	size := func() string { return query(t, c.Conn, `SELECT pg_relation_size('`+toastRel+`')`) }
+	if got := chunks(); got != "5200" {
+		t.Fatalf("chunks after insert: %s", got)
+	}
+	sum := query(t, c.Conn, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM v`)
+
+	// An UPDATE of another column reuses every pointer.
+	before := size()
+	exec(t, c.Conn, `UPDATE v SET n = n + 1`)
+	if got := chunks(); got != "5200" {
+		t.Errorf("chunks after UPDATE of n: %s", got)
+	}
+	if got := size(); got != before {
+		t.Errorf("TOAST table grew from %s to %s on an UPDATE that kept the values", before, got)
+	}
+	if got := query(t, c.Conn, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM v`); got != sum {
+		t.Errorf("values changed by UPDATE of n")
+	}
+
+	// Rolled back changes leave the values as they were.
+	exec(t, c.Conn, `BEGIN`)
+	exec(t, c.Conn, `DELETE FROM v WHERE id <= 50`)
+	exec(t, c.Conn, `UPDATE v SET body = body || 'x' WHERE id > 150`)
+	exec(t, c.Conn, `ROLLBACK`)
+	if got := query(t, c.Conn, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM v`); got != sum {
+		t.Errorf("values changed by a rolled-back DELETE/UPDATE")
+	}
+	if got := chunks(); got != "5200" {
+		t.Errorf("live chunks after rollback: %s", got)
+	}
+
+	// Committed: 50 rows deleted, 50 values replaced.
+	exec(t, c.Conn, `DELETE FROM v WHERE id <= 50`)
+	exec(t, c.Conn, `UPDATE v SET body = body || 'x' WHERE id > 150`)
+	if got := chunks(); got != "3900" {
+		t.Errorf("live chunks after DELETE/UPDATE: %s, want 150 values of 26", got)
+	}
+	_, lines := c.verbose(t, `VACUUM (VERBOSE) v`, "v")
+	report := strings.Join(lines, "\n")
+	// The rolled-back UPDATE's 1300 chunks, the deleted rows' and the
+	// replaced values' (1300 each) are dead; the TOAST table's report
+	// follows the table's.
+	name := strings.TrimPrefix(toastRel, "pg_toast.")
+	if !strings.Contains(report, `vacuuming "postgres.`+toastRel+`"`) || !strings.Contains(report, fmt.Sprintf(`finished vacuuming "postgres.%s": index scans: 1`, toastRel)) {
+		t.Fatalf("VACUUM v did not vacuum %s:\n%s", name, report)
+	}
+	// (Some of the dead chunks were pruned already by the reads above;
+	// VACUUM removes their dead line pointers.)
+	if !strings.Contains(report, "3900 remain") || !strings.Contains(report, "had 3900 dead item identifiers removed") {
+		t.Errorf("TOAST tuples removed:\n%s", report)
+	}
+	if got := query(t, c.Conn, `SELECT count(*), count(*) FILTER (WHERE length(body) = 50001) FROM v`); got != "150|50" {
+		t.Errorf("values after VACUUM: %s", got)
+	}
+	if got := query(t, c.Conn, `SELECT tidal_check('v')`); got != "ok" {
+		t.Errorf("tidal_check: %s", got)
+	}
+	// By name, and again nothing to remove.
+	_, lines = c.verbose(t, `VACUUM (VERBOSE) `+toastRel, name)
+	if report := strings.Join(lines, "\n"); !strings.Contains(report, "tuples: 0 removed") || !strings.Contains(report, "had 0 dead item identifiers removed") {
+		t.Errorf("VACUUM %s:\n%s", toastRel, report)
+	}
+	if _, err := execErr(c.Conn, `INSERT INTO `+toastRel+` VALUES (1, 0, '\x00')`); err == nil || !strings.Contains(err.Error(), "cannot change TOAST relation") {
+		t.Errorf("INSERT into a TOAST table: %v", err)
+	}
+
+	// TRUNCATE empties it; DROP removes its files.
+	toastFile := func() string {
+		return filepath.Join(dir, "base", query(t, c.Conn, `SELECT relfilenode FROM pg_class WHERE oid = '`+toastRel+`'::regclass`))
+	}
+	old := toastFile()
+	exec(t, c.Conn, `TRUNCATE v`)
+	if got := size(); got != "0" {
+		t.Errorf("TOAST size after TRUNCATE: %s", got)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("old TOAST file %s after TRUNCATE: %v", old, err)
+	}
+	exec(t, c.Conn, `INSERT INTO v VALUES (1, 0, repeat(md5('a'), 2000) || (SELECT string_agg(md5(j::text), '') FROM generate_series(1, 100) j))`)
+	cur := toastFile()
+	exec(t, c.Conn, `DROP TABLE v`)
+	if _, err := os.Stat(cur); !os.IsNotExist(err) {
+		t.Errorf("TOAST file %s after DROP TABLE: %v", cur, err)
+	}
+	if got := query(t, c.Conn, `SELECT count(*) FROM pg_class WHERE relname LIKE '`+name+`%'`); got != "0" {
+		t.Errorf("pg_class rows of the TOAST table after DROP: %s", got)
+	}
+}
