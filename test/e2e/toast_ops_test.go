@@ -115,3 +115,58 @@ func TestToastLifecycle(t *testing.T) {
 		t.Errorf("pg_class rows of the TOAST table after DROP: %s", got)
 	}
 }
+
+// TOAST values written, replaced or deleted in a subtransaction follow it:
+// ROLLBACK TO brings the old values back and kills the new chunks.
+func TestToastSavepoints(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	exec(t, c, `CREATE TABLE sv (id int PRIMARY KEY, body text)`)
+	big := `(SELECT string_agg(md5((i * 1000 + j)::text), '') FROM generate_series(1, 400) j)`
+	exec(t, c, `INSERT INTO sv SELECT i, `+big+` FROM generate_series(1, 10) i`)
+	sum := query(t, c, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM sv`)
+	toastRel := query(t, c, `SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'sv'`)
+	exec(t, c, `BEGIN`)
+	exec(t, c, `SAVEPOINT a`)
+	exec(t, c, `UPDATE sv SET body = body || 'x' WHERE id <= 5`)
+	exec(t, c, `DELETE FROM sv WHERE id > 8`)
+	exec(t, c, `INSERT INTO sv SELECT i, `+big+` FROM generate_series(11, 12) i`)
+	if got := query(t, c, `SELECT count(*), sum(length(body)) FROM sv`); got != "10|128005" {
+		t.Errorf("inside the savepoint: %s", got)
+	}
+	exec(t, c, `ROLLBACK TO a`)
+	exec(t, c, `INSERT INTO sv SELECT i, `+big+` FROM generate_series(13, 13) i`)
+	exec(t, c, `COMMIT`)
+	if got := query(t, c, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM sv WHERE id <= 10`); got != sum {
+		t.Errorf("values after ROLLBACK TO differ")
+	}
+	if got := query(t, c, `SELECT count(*) FROM `+toastRel); got != "77" {
+		t.Errorf("live chunks: %s, want 11 values of 7", got)
+	}
+	exec(t, c, `VACUUM sv`)
+	if got := query(t, c, `SELECT tidal_check('sv')`); got != "ok" {
+		t.Errorf("tidal_check: %s", got)
+	}
+}
+
+// Values PostgreSQL cannot hold get its errors, and the session goes on.
+func TestToastValueLimits(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	for _, tc := range []struct{ sql, code, msg string }{
+		{`SELECT length(repeat('x', 1073741824))`, "54000", "requested length too large"},
+		{`SELECT length(repeat('x', 540000000) || repeat('x', 540000000))`, "XX000", "invalid memory alloc request size 1080000004"},
+		{`SELECT length(repeat('ab', 270000000)::bytea || repeat('ab', 270000000)::bytea)`, "XX000", "invalid memory alloc request size 1080000004"},
+		{`SELECT pg_column_size(('"' || repeat('x', 300000000) || '"')::jsonb)`, "54000", "string too long to represent as jsonb string"},
+		{`SELECT pg_column_size(jsonb_build_array(repeat('x', 140000000), repeat('x', 140000000)))`, "54000", "total size of jsonb array elements exceeds the maximum of 268435455 bytes"},
+	} {
+		_, err := c.Exec(tctxLong(t), tc.sql)
+		pe := wantState(t, tc.sql, err, tc.code)
+		if pe.Message != tc.msg {
+			t.Errorf("%s: %q, want %q", tc.sql, pe.Message, tc.msg)
+		}
+	}
+	if got := query(t, c, `SELECT 1`); got != "1" {
+		t.Fatalf("session after the errors: %s", got)
+	}
+}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
-	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 )
@@ -129,11 +128,14 @@ func (t *Toaster) target() int {
 	return varatt.TupleTarget
 }
 
-// checkSizes refuses values over PostgreSQL's 1 GB limit.
+// checkSizes refuses values over PostgreSQL's 1 GB limit (however they
+// were made, none may be stored).
 func checkSizes(t *Toaster, vals []types.Datum) error {
 	for i := range vals {
-		if !vals[i].IsNull() && t.column(i).Varlena && types.VarlenaSize(vals[i]) > varatt.MaxAllocSize {
-			return pgerr.Errorf(pgerr.ProgramLimitExceeded, "invalid memory alloc request size %d", types.VarlenaSize(vals[i]))
+		if !vals[i].IsNull() && t.column(i).Varlena {
+			if err := types.CheckAllocSize(vals[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -151,10 +151,17 @@ func (f *Func) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		}
 		args[len(f.Args)] = types.TimestampMicros(t)
 	}
+	var d types.Datum
+	var err error
 	if f.Fn.FnWith != nil {
-		return f.Fn.FnWith(env.settings(), args)
+		d, err = f.Fn.FnWith(env.settings(), args)
+	} else {
+		d, err = f.Fn.Fn(args)
 	}
-	return f.Fn.Fn(args)
+	if err == nil {
+		err = types.CheckAllocSize(d)
+	}
+	return d, err
 }
 func (f *Func) Type() types.Type { return f.Fn.Ret }
 func (f *Func) String() string {

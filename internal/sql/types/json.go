@@ -430,7 +430,7 @@ func parseJSONB(s string) (Datum, error) {
 		return Datum{}, err
 	}
 	normalizeJSONB(v)
-	return jsonbDatum(v), nil
+	return jsonbResult(v)
 }
 
 // jsonbKeyLess is jsonb's key order: shorter first, then bytewise.
@@ -536,7 +536,17 @@ func jsonbOf(s string) *jsonVal { return decodeJSONB([]byte(s)) }
 
 // jsonbDatum encodes a normalized value (keys sorted, no duplicates) as a
 // jsonb datum.
-func jsonbDatum(v *jsonVal) Datum { return Str(string(encodeJSONB(v))) }
+func jsonbDatum(v *jsonVal) Datum { b, _ := encodeJSONB(v); return Str(string(b)) }
+
+// jsonbResult is jsonbDatum for a value built from input or by an
+// operator, which may exceed jsonb's 256 MB limits (54000).
+func jsonbResult(v *jsonVal) (Datum, error) {
+	b, err := encodeJSONB(v)
+	if err != nil {
+		return Datum{}, err
+	}
+	return Str(string(b)), nil
+}
 
 // jsonbText is jsonb_out of a jsonb datum.
 func jsonbText(dst []byte, s string) []byte { return appendJSONB(dst, jsonbOf(s)) }

@@ -421,7 +421,7 @@ func variadicJSON(name string, in []Type) *Func {
 		}
 		if jsonb {
 			normalizeJSONB(out)
-			return jsonbDatum(out), nil
+			return jsonbResult(out)
 		}
 		if !isObj {
 			var b []byte
@@ -518,7 +518,7 @@ func init() {
 					return Datum{}, err
 				}
 				if jsonb {
-					return jsonbDatum(v), nil
+					return jsonbResult(v)
 				}
 				return Str(string(appendJSONText(nil, v, " : "))), nil
 			}
@@ -618,14 +618,14 @@ func init() {
 		return Bool(true), nil
 	}})
 	addOp("||", &Func{Args: []Type{JSONB, JSONB}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		return jsonbDatum(jsonbConcat(jsonbOf(a[0].s), jsonbOf(a[1].s))), nil
+		return jsonbResult(jsonbConcat(jsonbOf(a[0].s), jsonbOf(a[1].s)))
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Text}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
 		v, err := jsonbDeleteKeys(jsonbOf(a[0].s), []string{a[1].s})
 		if err != nil {
 			return Datum{}, err
 		}
-		return jsonbDatum(v), nil
+		return jsonbResult(v)
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, textArr}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
 		var keys []string
@@ -638,7 +638,7 @@ func init() {
 		if err != nil {
 			return Datum{}, err
 		}
-		return jsonbDatum(v), nil
+		return jsonbResult(v)
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Int4}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
 		v := jsonbOf(a[0].s)
@@ -659,7 +659,7 @@ func init() {
 				out.arr = append(out.arr, e)
 			}
 		}
-		return jsonbDatum(out), nil
+		return jsonbResult(out)
 	}})
 	fn("jsonb_pretty", []Type{JSONB}, Text, func(a []Datum) (Datum, error) {
 		return Str(string(appendJSONBPretty(nil, jsonbOf(a[0].s), 0))), nil
@@ -848,11 +848,11 @@ func init() {
 		if err != nil {
 			return Datum{}, err
 		}
-		return jsonbDatum(r), nil
+		return jsonbResult(r)
 	}
 	fn("jsonb_set", []Type{JSONB, textArr, JSONB}, JSONB, set)
 	fn("jsonb_set", []Type{JSONB, textArr, JSONB, Boolean}, JSONB, set)
 	fn("jsonb_strip_nulls", []Type{JSONB}, JSONB, func(a []Datum) (Datum, error) {
-		return jsonbDatum(jsonbStripNulls(jsonbOf(a[0].s))), nil
+		return jsonbResult(jsonbStripNulls(jsonbOf(a[0].s)))
 	})
 }

@@ -2,6 +2,8 @@ package types
 
 import (
 	"encoding/binary"
+
+	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
 // jsonb's storage format: PostgreSQL's JsonbContainer (jsonb.h), so that a
@@ -41,6 +43,7 @@ const (
 
 type jsonbEncoder struct {
 	buf []byte // the value's bytes after the (virtual) 4-byte varlena header
+	err error  // a limit exceeded (JEntry offsets and lengths have 28 bits)
 }
 
 func (e *jsonbEncoder) padToInt() int {
@@ -53,14 +56,14 @@ func (e *jsonbEncoder) padToInt() int {
 }
 
 // encodeJSONB returns the container bytes of v (without varlena header).
-func encodeJSONB(v *jsonVal) []byte {
+func encodeJSONB(v *jsonVal) ([]byte, error) {
 	e := &jsonbEncoder{}
 	if v.kind != jArray && v.kind != jObject {
 		e.container(&jsonVal{kind: jArray, arr: []*jsonVal{v}}, true)
 	} else {
 		e.container(v, false)
 	}
-	return e.buf
+	return e.buf, e.err
 }
 
 // value appends v's data and returns its JEntry (type and length).
@@ -74,8 +77,12 @@ func (e *jsonbEncoder) value(v *jsonVal) uint32 {
 		}
 		return jeBoolFalse
 	case jString:
+		if len(v.str) > jeOffLenMask && e.err == nil {
+			e.err = pgerr.Errorf(pgerr.ProgramLimitExceeded, "string too long to represent as jsonb string").
+				WithDetail("Due to an implementation restriction, jsonb strings cannot exceed %d bytes.", jeOffLenMask)
+		}
 		e.buf = append(e.buf, v.str...)
-		return jeString | uint32(len(v.str))
+		return jeString | uint32(len(v.str))&jeOffLenMask
 	case jNumber:
 		pad := e.padToInt()
 		n := len(e.buf)
@@ -109,7 +116,15 @@ func (e *jsonbEncoder) container(v *jsonVal, rawScalar bool) {
 	jentries := len(e.buf)
 	e.buf = append(e.buf, make([]byte, 4*nent)...)
 	total := uint32(0)
+	start := len(e.buf)
 	put := func(i int, meta uint32) {
+		if len(e.buf)-start > jeOffLenMask && e.err == nil {
+			what := "array"
+			if v.kind == jObject {
+				what = "object"
+			}
+			e.err = pgerr.Errorf(pgerr.ProgramLimitExceeded, "total size of jsonb %s elements exceeds the maximum of %d bytes", what, jeOffLenMask)
+		}
 		total += meta & jeOffLenMask
 		if i%jbOffsetStride == 0 {
 			meta = meta&jeTypeMask | total | jeHasOff

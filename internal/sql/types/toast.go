@@ -291,3 +291,14 @@ func columnSize(t Type, d Datum) int {
 	}
 	return d.StoredSize()
 }
+
+// CheckAllocSize applies PostgreSQL's limit on one value (MaxAllocSize,
+// 1 GB - 1, header included) to a computed varlena: a result over it
+// fails as PostgreSQL's palloc does (XX000 "invalid memory alloc request
+// size"), so no value that PostgreSQL could not hold is ever stored.
+func CheckAllocSize(d Datum) error {
+	if (d.k == kStr || d.k == kNum) && len(d.s) > varatt.MaxAllocSize-varatt.HdrSz {
+		return pgerr.Errorf(pgerr.InternalError, "invalid memory alloc request size %d", len(d.s)+varatt.HdrSz)
+	}
+	return nil
+}
