@@ -521,6 +521,15 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		return nil, err
 	}
 	sort.Slice(r.Attrs, func(i, j int) bool { return r.Attrs[i].Num < r.Attrs[j].Num })
+	if def := systemTable(oid); def != nil {
+		// A catalog's shape is its definition here: a data directory
+		// made before a column was added (pg_attribute.attstattarget) or
+		// retyped (pg_class.reloptions) reads the older rows through it.
+		r.Attrs = r.Attrs[:0]
+		for i, col := range def.Columns {
+			r.Attrs = append(r.Attrs, Attr{Name: col.Name, Type: col.Type, Num: int16(i + 1), NotNull: true})
+		}
+	}
 	if r.Kind == KindIndex {
 		err = c.scan(tx, PgIndex, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
 			if uint32(v[0].Int()) != oid {
@@ -604,10 +613,9 @@ func parseOptions(d types.Datum) map[string]string {
 	if d.IsNull() {
 		return nil
 	}
-	s := strings.Trim(d.Str(), "{}")
 	m := map[string]string{}
-	for _, kv := range strings.Split(s, ",") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+	for _, e := range d.Elems() {
+		if k, v, ok := strings.Cut(e.Str(), "="); ok {
 			m[k] = v
 		}
 	}
@@ -623,11 +631,11 @@ func formatOptions(m map[string]string) types.Datum {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, len(keys))
+	parts := make([]types.Datum, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
+		parts[i] = types.Str(k + "=" + m[k])
 	}
-	return types.Str("{" + strings.Join(parts, ",") + "}")
+	return types.Array(parts)
 }
 
 // Ensure xact is referenced for documentation of Txn ids.

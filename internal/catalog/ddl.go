@@ -79,7 +79,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 		bv(l.ByVal), cv(align), cv(a.storage()), cv(a.Compression),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
 		cv(0), bv(false), bv(true), iv(0),
-		ov(0), types.Null(),
+		ov(0), types.Null(), iv(-1),
 	}
 }
 

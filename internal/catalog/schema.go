@@ -58,11 +58,16 @@ var (
 	tChar  = types.Char
 	tText  = types.Text
 	tI2Vec = types.Type{OID: types.Int2VectorOID, Typmod: -1}
+	// tTextArr is text[], stored in its text form (the bytes a text
+	// column with the same value would hold).
+	tTextArr, _ = types.ArrayOf(types.Text)
 )
 
 // The catalog tables. Column order is PostgreSQL 17's, less columns tidal
-// has no use for yet; the types are PostgreSQL's, except that array and
-// node-tree columns (reloptions, relacl, …) are stored as text.
+// has no use for yet, plus attstattarget at the end of pg_attribute; the
+// types are PostgreSQL's, except that array and node-tree columns
+// (relacl, …) are stored as text, and reloptions, a text[], in its text
+// form.
 var (
 	PgNamespace = &TableDef{PgNamespaceRelID, "pg_namespace", []Column{
 		col("oid", tOid), col("nspname", tName), col("nspowner", tOid), col("nspacl", tText),
@@ -75,7 +80,7 @@ var (
 		col("relkind", tChar), col("relnatts", tInt2), col("relchecks", tInt2), col("relhasrules", tBool),
 		col("relhastriggers", tBool), col("relhassubclass", tBool), col("relrowsecurity", tBool), col("relforcerowsecurity", tBool),
 		col("relispopulated", tBool), col("relreplident", tChar), col("relispartition", tBool), col("relrewrite", tOid),
-		col("relfrozenxid", tOid), col("relminmxid", tOid), col("relacl", tText), col("reloptions", tText),
+		col("relfrozenxid", tOid), col("relminmxid", tOid), col("relacl", tText), col("reloptions", tTextArr),
 		col("relpartbound", tText),
 	}}
 	PgAttribute = &TableDef{PgAttributeRelID, "pg_attribute", []Column{
@@ -84,7 +89,7 @@ var (
 		col("attbyval", tBool), col("attalign", tChar), col("attstorage", tChar), col("attcompression", tChar),
 		col("attnotnull", tBool), col("atthasdef", tBool), col("atthasmissing", tBool), col("attidentity", tChar),
 		col("attgenerated", tChar), col("attisdropped", tBool), col("attislocal", tBool), col("attinhcount", tInt2),
-		col("attcollation", tOid), col("attmissingval", tText),
+		col("attcollation", tOid), col("attmissingval", tText), col("attstattarget", tInt4),
 	}}
 	PgType = &TableDef{PgTypeRelID, "pg_type", []Column{
 		col("oid", tOid), col("typname", tName), col("typnamespace", tOid), col("typowner", tOid),

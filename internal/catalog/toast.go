@@ -282,3 +282,13 @@ func (c *Catalog) SetColumnCompression(tx *Txn, rel *Relation, num int16, method
 func (c *Catalog) SetRelOptions(tx *Txn, rel *Relation, opts map[string]string) error {
 	return c.updateClassRow(tx, rel.OID, map[int]types.Datum{cReloptions: formatOptions(opts)})
 }
+
+// systemTable is the definition of catalog table oid, nil for others.
+func systemTable(oid uint32) *TableDef {
+	for _, d := range SystemTables {
+		if d.OID == oid {
+			return d
+		}
+	}
+	return nil
+}

@@ -37,3 +37,20 @@ func TestPsqlDescribe(t *testing.T) {
 		run("-c", cmd)
 	}
 }
+
+// TestPsqlDescribeStorage: \d+ shows each column's storage and
+// compression method and the table's options as PostgreSQL 15 does
+// (testdata/psql/dplus_doc.out captured after toast_setup.sql).
+func TestPsqlDescribeStorage(t *testing.T) {
+	psql := needPsql(t)
+	s := testutil.Start(t, testutil.Options{})
+	run := psqlRunner(t, psql, s.Port)
+	run("-q", "-f", filepath.Join("testdata", "psql", "toast_setup.sql"))
+	want, err := os.ReadFile(filepath.Join("testdata", "psql", "dplus_doc.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run("-c", `\d+ doc`); got != string(want) {
+		t.Errorf("\\d+ doc:\n got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -395,6 +395,15 @@ func init() {
 		fn("array_append", []Type{at, et}, at, func(x []Datum) (Datum, error) {
 			return Array(append(x[0].Elems(), x[1])), nil
 		})
+		// array_cat and anyarray || anyarray: a NULL side is an empty array.
+		cat := &Func{Args: []Type{at, at}, Ret: at, Fn: func(x []Datum) (Datum, error) {
+			if x[0].IsNull() && x[1].IsNull() {
+				return Datum{}, nil
+			}
+			return Array(append(x[0].Elems(), x[1].Elems()...)), nil
+		}}
+		addFunc("array_cat", cat)
+		addOp("||", cat)
 		for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
 			op := op
 			addOp(op, &Func{Args: []Type{at, at}, Ret: Boolean, Fn: func(x []Datum) (Datum, error) {

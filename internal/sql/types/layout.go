@@ -52,6 +52,10 @@ const (
 	encCString
 	encFixedBytes // fixed-length by-reference value held as its raw bytes (uuid, interval)
 	encTid        // tid: ItemPointerData (systypes.go)
+	// encArrayText: an array held in a varlena as its text form. Only
+	// catalog columns (pg_class.reloptions) have array types; PostgreSQL's
+	// binary array layout is not implemented.
+	encArrayText
 	encUnsupported
 )
 
@@ -61,12 +65,17 @@ type attr struct {
 	enc      byte
 	packable bool // storage != 'p': may use a 1-byte varlena header
 	kind     kind // Datum kind of decoded values
+	arrayOf  OID  // for encArrayText: the array type
 }
 
 func attrOf(t Type) attr {
 	l := t.Layout()
 	a := attr{len: l.Len, align: l.Align, packable: l.Storage != 'p', kind: kInt}
 	if attrNewType(t, &a) {
+		return a
+	}
+	if IsArray(t) {
+		a.enc, a.kind, a.arrayOf = encArrayText, kArr, t.OID
 		return a
 	}
 	switch t.OID {
@@ -117,8 +126,11 @@ func attrOf(t Type) attr {
 const int2VecHdr = 20
 
 func payloadLen(a *attr, d *Datum) int {
-	if a.enc == encInt2Vec {
+	switch a.enc {
+	case encInt2Vec:
 		return int2VecHdr + len(d.s)
+	case encArrayText:
+		return len(FormatText(Type{a.arrayOf, -1}, *d))
 	}
 	return len(d.s)
 }
@@ -234,6 +246,9 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 		binary.LittleEndian.PutUint32(dst[off+12:], uint32(len(d.s)/2)) // dim1
 		binary.LittleEndian.PutUint32(dst[off+16:], 0)                  // lbound1
 		off += int2VecHdr
+	}
+	if a.enc == encArrayText {
+		return off + copy(dst[off:], FormatText(Type{a.arrayOf, -1}, *d))
 	}
 	return off + copy(dst[off:], d.s)
 }
@@ -564,6 +579,14 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 		k := a.kind
 		if i < 64 && skip&(1<<uint(i)) != 0 {
 			out[i] = Datum{}
+			continue
+		}
+		if a.enc == encArrayText {
+			d, err := Parse(Type{a.arrayOf, -1}, string(src[start:end]))
+			if err != nil {
+				return corrupt("invalid array in attribute %d: %v", i+1, err)
+			}
+			out[i] = d
 			continue
 		}
 		if len(spans) < cap(spans) {
