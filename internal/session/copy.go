@@ -366,6 +366,13 @@ func (ci *copyIn) readLine() ([]byte, error) {
 	ci.raw = ci.raw[:0]
 	for {
 		chunk, err := ci.r.ReadSlice('\n')
+		if len(ci.raw)+len(chunk) > cap(ci.raw) {
+			// Double, so a long line (a large value) is copied a few
+			// times, not once per 1.25× growth step.
+			grown := make([]byte, len(ci.raw), max(2*cap(ci.raw), len(ci.raw)+len(chunk)))
+			copy(grown, ci.raw)
+			ci.raw = grown
+		}
 		ci.raw = append(ci.raw, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
@@ -492,14 +499,21 @@ func (ci *copyIn) splitText(line []byte) error {
 		raw := line[start:j]
 		isNull := string(raw) == ci.o.null
 		a := len(ci.buf)
-		if !isNull {
-			if bytes.IndexByte(raw, '\\') < 0 {
-				ci.buf = append(ci.buf, raw...)
-			} else {
-				ci.buf = unescapeText(ci.buf, raw)
-			}
+		switch {
+		case isNull:
+		case bytes.IndexByte(raw, '\\') < 0:
+			// No escapes: the field is the line's own bytes (a
+			// negative span), not copied, so a large value is not
+			// held twice.
+			a = -1 - start
+		default:
+			ci.buf = unescapeText(ci.buf, raw)
 		}
-		spans = append(spans, span{a, len(ci.buf)})
+		if a < 0 {
+			spans = append(spans, span{a, -1 - j})
+		} else {
+			spans = append(spans, span{a, len(ci.buf)})
+		}
 		ci.nulls = append(ci.nulls, isNull)
 		if j >= len(line) {
 			break
@@ -508,6 +522,10 @@ func (ci *copyIn) splitText(line []byte) error {
 		start = i
 	}
 	for _, sp := range spans {
+		if sp.a < 0 {
+			ci.fields = append(ci.fields, line[-1-sp.a:-1-sp.b])
+			continue
+		}
 		ci.fields = append(ci.fields, ci.buf[sp.a:sp.b])
 	}
 	ci.spans = spans

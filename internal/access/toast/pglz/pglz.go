@@ -51,6 +51,21 @@ const (
 // input of n bytes (n plus slop for the last control byte and tag).
 func MaxOutput(n int) int { return n + 4 }
 
+// OutputBound is the room Compress needs under strategy s: it gives up
+// once the output reaches the size s's compression rate allows, and one
+// step writes at most 4 bytes, so a large input needs less than
+// MaxOutput (a quarter less with the default strategy).
+func OutputBound(n int, s Strategy) int { return min(MaxOutput(n), resultMax(n, s)+4) }
+
+// resultMax is the largest output s accepts for an input of n bytes.
+func resultMax(slen int, s Strategy) int {
+	needRate := min(max(s.MinCompRate, 0), 99)
+	if slen > (1<<31-1)/100 {
+		return (slen / 100) * (100 - needRate)
+	}
+	return slen * (100 - needRate) / 100
+}
+
 // histEntry is one remembered input position, linked into the list of its
 // hash bucket. Index 0 of the entry table is the "no entry" sentinel.
 type histEntry struct {
@@ -157,8 +172,8 @@ func matchLen(src []byte, a, b, limit int) int {
 	return n
 }
 
-// Compress compresses src into dst (which must hold MaxOutput(len(src))
-// bytes) with strategy s and returns the compressed length, or ok=false
+// Compress compresses src into dst (which must hold OutputBound(len(src),
+// s) bytes) with strategy s and returns the compressed length, or ok=false
 // when the strategy refuses (too short, too long, or not compressible
 // enough); dst's contents are then undefined.
 func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
@@ -168,13 +183,7 @@ func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
 	}
 	goodMatch := min(max(s.MatchSizeGood, 17), maxMatch)
 	goodDrop := min(max(s.MatchSizeDrop, 0), 100)
-	needRate := min(max(s.MinCompRate, 0), 99)
-	var resultMax int
-	if slen > (1<<31-1)/100 {
-		resultMax = (slen / 100) * (100 - needRate)
-	} else {
-		resultMax = slen * (100 - needRate) / 100
-	}
+	resultMax := resultMax(slen, s)
 	c := &compressor{mask: hashSize(slen) - 1}
 	histNext, recycle := 1, false
 	out := 0

@@ -198,7 +198,7 @@ func Compress(m Method, data []byte) []byte {
 		if len(data) < pglz.Default.MinInputSize || len(data) > pglz.Default.MaxInputSize {
 			return nil
 		}
-		out = make([]byte, CompHdrSz+pglz.MaxOutput(len(data)))
+		out = make([]byte, CompHdrSz+pglz.OutputBound(len(data), pglz.Default))
 		n, ok := pglz.Compress(data, out[CompHdrSz:], pglz.Default)
 		if !ok {
 			return nil
