@@ -96,7 +96,11 @@ func (c *compressor) hashAt(src []byte, i int) int {
 // add remembers position i, recycling the oldest entry once the table is
 // full (its position is then more than 4095 bytes back, out of reach).
 func (c *compressor) add(src []byte, i int, next *int, recycle *bool) {
-	b := c.hashAt(src, i)
+	c.addHashed(c.hashAt(src, i), i, next, recycle)
+}
+
+// addHashed is add for a position whose bucket b is known.
+func (c *compressor) addHashed(b, i int, next *int, recycle *bool) {
 	n := int16(*next)
 	e := &c.entries[n]
 	if *recycle {
@@ -124,11 +128,12 @@ func (c *compressor) add(src []byte, i int, next *int, recycle *bool) {
 
 // findMatch looks down position i's bucket for the best earlier match;
 // it reports a match only when it is at least 3 bytes long.
-func (c *compressor) findMatch(src []byte, i int, goodMatch, goodDrop int) (length, offset int) {
+func (c *compressor) findMatch(src []byte, i, bucket int, goodMatch, goodDrop int) (length, offset int) {
 	best, bestOff := 0, 0
-	for n := c.heads[c.hashAt(src, i)]; n != 0; {
+	for n := c.heads[bucket]; n != 0; {
 		e := &c.entries[n]
-		off := i - int(e.pos)
+		pos := int(e.pos)
+		off := i - pos
 		if off >= 0x0fff {
 			break
 		}
@@ -136,12 +141,11 @@ func (c *compressor) findMatch(src []byte, i int, goodMatch, goodDrop int) (leng
 		if best >= 16 {
 			// Only a candidate at least as long as the best can win;
 			// check that prefix at once, then extend.
-			if string(src[i:i+best]) == string(src[int(e.pos):int(e.pos)+best]) {
-				l = best
-				l += matchLen(src, i+l, int(e.pos)+l, maxMatch-l)
+			if i+best <= len(src) && string(src[i:i+best]) == string(src[pos:pos+best]) {
+				l = best + matchLen(src, i+best, pos+best, maxMatch-best)
 			}
-		} else {
-			l = matchLen(src, i, int(e.pos), maxMatch)
+		} else if src[pos] == src[i] {
+			l = matchLen(src, i, pos, maxMatch)
 		}
 		if l > best {
 			best, bestOff = l, off
@@ -163,10 +167,10 @@ func (c *compressor) findMatch(src []byte, i int, goodMatch, goodDrop int) (leng
 // matchLen counts equal bytes at a and b (a > b), at most limit and not
 // past the end of src.
 func matchLen(src []byte, a, b, limit int) int {
+	end := min(len(src), a+limit)
+	x, y := src[a:end], src[b:]
 	n := 0
-	for a < len(src) && n < limit && src[a] == src[b] {
-		a++
-		b++
+	for n < len(x) && x[n] == y[n] {
 		n++
 	}
 	return n
@@ -207,7 +211,8 @@ func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
 		if !foundMatch && out >= s.FirstSuccessBy {
 			return 0, false
 		}
-		if l, off := c.findMatch(src, i, goodMatch, goodDrop); l > 0 {
+		h := c.hashAt(src, i)
+		if l, off := c.findMatch(src, i, h, goodMatch, goodDrop); l > 0 {
 			startItem()
 			ctrlByte |= ctrlBit
 			ctrlBit <<= 1
@@ -221,7 +226,9 @@ func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
 				dst[out+1] = byte(off)
 				out += 2
 			}
-			for ; l > 0; l-- {
+			c.addHashed(h, i, &histNext, &recycle)
+			i++
+			for ; l > 1; l-- {
 				c.add(src, i, &histNext, &recycle)
 				i++
 			}
@@ -231,7 +238,7 @@ func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
 			dst[out] = src[i]
 			out++
 			ctrlBit <<= 1
-			c.add(src, i, &histNext, &recycle)
+			c.addHashed(h, i, &histNext, &recycle)
 			i++
 		}
 	}

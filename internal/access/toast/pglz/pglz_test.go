@@ -137,3 +137,20 @@ func TestDecompressCorrupt(t *testing.T) {
 		t.Fatal("wrong raw length accepted")
 	}
 }
+
+func BenchmarkCompress(b *testing.B) {
+	src := make([]byte, 1<<20)
+	r := rand.New(rand.NewSource(3))
+	for i := range src {
+		if i > 64 && r.Intn(2) == 0 {
+			src[i] = src[i-r.Intn(64)-1]
+		} else {
+			src[i] = byte('a' + r.Intn(16))
+		}
+	}
+	dst := make([]byte, MaxOutput(len(src)))
+	b.SetBytes(int64(len(src)))
+	for i := 0; i < b.N; i++ {
+		Compress(src, dst, Default)
+	}
+}
