@@ -254,7 +254,6 @@ func binaryCopyField(b []byte) ([]byte, error) {
 	return p[:l], nil
 }
 
-
 // TestToastPagesLikePostgreSQL loads 10,000 rows of 20 kB values of three
 // kinds (compressible text stored inline compressed, random bytes stored
 // out of line, jsonb compressed and out of line) and compares the heap, TOAST and TOAST-index sizes with PostgreSQL
