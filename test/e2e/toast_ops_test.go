@@ -221,3 +221,61 @@ func TestToastAlterTable(t *testing.T) {
 		t.Errorf("lz4 form: %s (%s bytes)", got, query(t, c, `SELECT pg_column_size(doc) FROM narrow WHERE id = 3`))
 	}
 }
+
+// INSERT … ON CONFLICT with large values: DO UPDATE replaces the value
+// (old chunks dead, new ones live), DO NOTHING stores nothing.
+func TestToastUpsert(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	exec(t, c, `CREATE TABLE up (id int PRIMARY KEY, body text)`)
+	big := func(seed int) string {
+		return fmt.Sprintf(`(SELECT string_agg(md5((%d * 1000 + j)::text), '') FROM generate_series(1, 400) j)`, seed)
+	}
+	exec(t, c, `INSERT INTO up VALUES (1, `+big(1)+`)`)
+	toastRel := query(t, c, `SELECT reltoastrelid::regclass FROM pg_class WHERE relname = 'up'`)
+	exec(t, c, `INSERT INTO up VALUES (1, `+big(2)+`) ON CONFLICT (id) DO NOTHING`)
+	exec(t, c, `INSERT INTO up VALUES (1, `+big(3)+`) ON CONFLICT (id) DO UPDATE SET body = excluded.body`)
+	exec(t, c, `INSERT INTO up VALUES (2, `+big(4)+`) ON CONFLICT (id) DO UPDATE SET body = excluded.body`)
+	if got, want := query(t, c, `SELECT md5(string_agg(body, '' ORDER BY id)) FROM up`), query(t, c, `SELECT md5(`+big(3)+` || `+big(4)+`)`); got != want {
+		t.Errorf("values after upserts differ")
+	}
+	if got := query(t, c, `SELECT count(*) FROM `+toastRel); got != "14" {
+		t.Errorf("live chunks: %s, want 2 values of 7", got)
+	}
+	exec(t, c, `VACUUM up`)
+	if got := query(t, c, `SELECT tidal_check('up')`); got != "ok" {
+		t.Errorf("tidal_check: %s", got)
+	}
+}
+
+// Index entries of large values: compressed inline (a 100 kB compressible
+// key is indexable), never out of line; too-big keys get PostgreSQL 15's
+// errors.
+func TestToastIndexKeys(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	exec(t, c, `CREATE TABLE ix (id int, v text)`)
+	exec(t, c, `CREATE INDEX ix_v ON ix (v)`)
+	exec(t, c, `INSERT INTO ix VALUES (1, repeat('x', 100000))`)
+	_, err := execErr(c, `INSERT INTO ix VALUES (2, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 100) i))`)
+	pe := wantState(t, "3200-byte key", err, "54000")
+	if pe.Message != `index row size 3216 exceeds btree version 4 maximum 2704 for index "ix_v"` ||
+		pe.Detail != `Index row references tuple (0,2) in relation "ix".` ||
+		pe.Hint != "Values larger than 1/3 of a buffer page cannot be indexed.\nConsider a function index of an MD5 hash of the value, or use full text indexing." {
+		t.Errorf("3200-byte key: %q / %q / %q", pe.Message, pe.Detail, pe.Hint)
+	}
+	_, err = execErr(c, `INSERT INTO ix VALUES (3, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 300) i))`)
+	if pe := wantState(t, "9600-byte key", err, "54000"); pe.Message != "index row requires 9616 bytes, maximum size is 8191" {
+		t.Errorf("9600-byte key: %q", pe.Message)
+	}
+	exec(t, c, `SET enable_seqscan = off`)
+	if got := query(t, c, `SELECT id, length(v) FROM ix WHERE v = repeat('x', 100000)`); got != "1|100000" {
+		t.Errorf("index lookup of a compressed key: %s", got)
+	}
+	if got := query(t, c, `SELECT count(*), pg_relation_size('ix_v') / 8192 FROM ix`); got != "1|2" {
+		t.Errorf("rows, index pages: %s", got)
+	}
+	if got := query(t, c, `SELECT tidal_check('ix')`); got != "ok" {
+		t.Errorf("tidal_check: %s", got)
+	}
+}
