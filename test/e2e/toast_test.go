@@ -24,9 +24,9 @@ import (
 // Large values (TOAST) through every client path: 100 kB, 10 MB and 100 MB
 // values of text, bytea and jsonb are written and read back by pgx (binary
 // parameters and results), lib/pq, the embedded database/sql driver, and
-// COPY in text and binary format. Half of each value is an md5 chain
-// (incompressible for pglz), half repeats, so values are both compressed
-// and stored out of line.
+// COPY in text and binary format. Values mix md5 chains (incompressible
+// for pglz) with repeats, so they are both compressed and stored out of
+// line.
 
 var toastSizes = []int{100 << 10, 10 << 20, 100 << 20}
 
@@ -39,9 +39,16 @@ func toastValue(typ string, n int) []byte {
 	if typ == "jsonb" {
 		b.WriteByte('[')
 	}
+	// Half the blocks are md5 hex; in the 100 MB values one in eight, so
+	// compressing them (pglz is slowest on data it cannot shrink) does
+	// not dominate the suite's time.
+	period := 2
+	if n >= 100<<20 {
+		period = 8
+	}
 	for i := 0; b.Len() < n; i++ {
 		var part string
-		if (i/64)%2 == 0 {
+		if (i/64)%period == 0 {
 			sum := md5.Sum([]byte(fmt.Sprint(i)))
 			part = hex.EncodeToString(sum[:])
 		} else {
@@ -193,7 +200,9 @@ func TestToastRoundTripClients(t *testing.T) {
 	if got := query(t, c, `SELECT count(*) FROM big WHERE pg_column_size(t) < octet_length(t) OR pg_column_size(b) < octet_length(b)`); got == "0" {
 		t.Errorf("no value was stored compressed")
 	}
-	if got := query(t, c, `SELECT pg_relation_size(reltoastrelid) > 300000000 FROM pg_class WHERE relname = 'big'`); got != "true" {
+	// Every value is stored out of line: the TOAST table holds at least
+	// their stored sizes.
+	if got := query(t, c, `SELECT pg_relation_size(reltoastrelid) >= (SELECT sum(coalesce(pg_column_size(t), 0) + coalesce(pg_column_size(b), 0) + coalesce(pg_column_size(j), 0)) FROM big) FROM pg_class WHERE relname = 'big'`); got != "true" {
 		t.Errorf("TOAST table holds less than the values: %s", got)
 	}
 	if got := query(t, c, `SELECT tidal_check('big')`); got != "ok" {
