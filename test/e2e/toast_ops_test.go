@@ -280,3 +280,27 @@ func TestToastIndexKeys(t *testing.T) {
 		t.Errorf("tidal_check: %s", got)
 	}
 }
+
+// A temporary table's TOAST table lives in the session's pg_toast_temp_N,
+// is temporary too, and goes with the table.
+func TestToastTempTable(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectExt(t, s.DSN())
+	exec(t, c, `CREATE TEMP TABLE tt (id int, body text)`)
+	exec(t, c, `INSERT INTO tt SELECT i, (SELECT string_agg(md5((i * 1000 + j)::text), '') FROM generate_series(1, 300) j) FROM generate_series(1, 5) i`)
+	if got := query(t, c, `SELECT n.nspname LIKE 'pg_toast_temp_%', t.relpersistence = 't' FROM pg_class c JOIN pg_class t ON t.oid = c.reltoastrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE c.relname = 'tt'`); got != "true|true" {
+		t.Errorf("TOAST table of a temporary table: %s", got)
+	}
+	if got := query(t, c, `SELECT count(*), sum(length(body)) FROM tt`); got != "5|48000" {
+		t.Errorf("values: %s", got)
+	}
+	exec(t, c, `UPDATE tt SET body = body || 'x' WHERE id = 1`)
+	exec(t, c, `DELETE FROM tt WHERE id = 2`)
+	if got := query(t, c, `SELECT count(*), sum(length(body)) FROM tt`); got != "4|38401" {
+		t.Errorf("values after UPDATE/DELETE: %s", got)
+	}
+	exec(t, c, `DROP TABLE tt`)
+	if got := query(t, c, `SELECT count(*) FROM pg_class WHERE relname LIKE 'pg_toast_%' AND relpersistence = 't'`); got != "0" {
+		t.Errorf("temporary TOAST relations after DROP: %s", got)
+	}
+}
