@@ -111,6 +111,8 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 		}
 		row[cReltoastrelid] = ov(toid)
 	}
+	// No multixact older than today's horizon can name its rows.
+	row[PgClass.ColumnIndex("relminmxid")] = ov(c.env.Xact.OldestMulti())
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err
 	}
@@ -373,9 +375,9 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 
 // SetVacuumStats records what VACUUM learnt (vac_update_relstats): pages,
 // live tuples, all-visible pages, and — when the whole table was scanned —
-// the new relfrozenxid (0 leaves it unchanged). Like PostgreSQL's, the
+// the new relfrozenxid and relminmxid (0 leaves either unchanged). Like PostgreSQL's, the
 // update is in place.
-func (c *Catalog) SetVacuumStats(tx *Txn, oid uint32, pages int32, tuples float32, allVisible int32, frozenXid uint32) error {
+func (c *Catalog) SetVacuumStats(tx *Txn, oid uint32, pages int32, tuples float32, allVisible int32, frozenXid, minMulti uint32) error {
 	f := map[int]types.Datum{
 		cRelpages:                            iv(int64(pages)),
 		cReltuples:                           types.Float(float64(tuples)),
@@ -384,6 +386,9 @@ func (c *Catalog) SetVacuumStats(tx *Txn, oid uint32, pages int32, tuples float3
 	if frozenXid != 0 {
 		f[PgClass.ColumnIndex("relfrozenxid")] = ov(frozenXid)
 	}
+	if minMulti != 0 {
+		f[PgClass.ColumnIndex("relminmxid")] = ov(minMulti)
+	}
 	err := c.setClassFields(tx, oid, f)
 	c.Invalidate()
 	return err
@@ -391,8 +396,17 @@ func (c *Catalog) SetVacuumStats(tx *Txn, oid uint32, pages int32, tuples float3
 
 // RelFrozenXid reads a table's relfrozenxid.
 func (c *Catalog) RelFrozenXid(tx *Txn, oid uint32) (uint32, error) {
+	return c.classOidField(tx, oid, "relfrozenxid")
+}
+
+// RelMinMxid reads a table's relminmxid.
+func (c *Catalog) RelMinMxid(tx *Txn, oid uint32) (uint32, error) {
+	return c.classOidField(tx, oid, "relminmxid")
+}
+
+func (c *Catalog) classOidField(tx *Txn, oid uint32, name string) (uint32, error) {
 	var x uint32
-	col := PgClass.ColumnIndex("relfrozenxid")
+	col := PgClass.ColumnIndex(name)
 	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
 		if uint32(v[cOid].Int()) == oid {
 			x = uint32(v[col].Int())
@@ -461,6 +475,28 @@ func (c *Catalog) classRow(tx *Txn, oid uint32) (page.ItemPointer, []types.Datum
 		err = pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", oid)
 	}
 	return target, vals, err
+}
+
+// OldestMinMxid is the oldest relminmxid of any table (PostgreSQL's
+// datminmxid), modulo 2^32; 0 when no table has one. Multixacts older
+// than it are named by no tuple.
+func (c *Catalog) OldestMinMxid(tx *Txn) (uint32, error) {
+	var oldest uint32
+	col := PgClass.ColumnIndex("relminmxid")
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if byte(v[cRelkind].Int()) != KindTable {
+			return true, nil
+		}
+		m := uint32(v[col].Int())
+		if m == 0 {
+			return true, nil // created before multixacts existed: it has none
+		}
+		if oldest == 0 || xact.MultiPrecedes(m, oldest) {
+			oldest = m
+		}
+		return true, nil
+	})
+	return oldest, err
 }
 
 // OldestFrozenXid is the oldest relfrozenxid of any table (PostgreSQL's

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -67,13 +68,15 @@ type Engine struct {
 	// Notify routes LISTEN/NOTIFY notifications between sessions.
 	Notify *notify.Hub
 
-	control   *wal.Control
-	ckptMu    sync.Mutex
-	stop      chan struct{}
-	wg        sync.WaitGroup
-	closed    bool
-	closeMu   sync.Mutex
-	StartedAt time.Time
+	control *wal.Control
+	ckptMu  sync.Mutex
+	// oldestMinMxid is the oldest relminmxid of any table (0: none known).
+	oldestMinMxid atomic.Uint32
+	stop          chan struct{}
+	wg            sync.WaitGroup
+	closed        bool
+	closeMu       sync.Mutex
+	StartedAt     time.Time
 }
 
 // VersionFile marks a tidal data directory (like PG_VERSION).
@@ -229,6 +232,7 @@ func (e *Engine) start(fresh bool) error {
 	if err != nil {
 		return err
 	}
+	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
 	e.Heap = &heap.Env{Pool: e.Pool, Xact: e.Xact}
 	e.Catalog = catalog.Open(e.Heap, ctl.NextOid)
 	e.registerRmgrs()
@@ -349,6 +353,9 @@ func (e *Engine) registerRmgrs() {
 				e.Xact.AdvanceNextXid(binary.LittleEndian.Uint32(d.Main[8:]) - 1)
 				e.Catalog.AdvanceNextOid(binary.LittleEndian.Uint32(d.Main[12:]))
 			}
+			if len(d.Main) >= 24 {
+				e.Xact.Multi().AdvanceNext(binary.LittleEndian.Uint32(d.Main[16:]), binary.LittleEndian.Uint32(d.Main[20:]))
+			}
 		}
 		return nil
 	}})
@@ -386,6 +393,7 @@ func (e *Engine) registerRmgrs() {
 		}
 		return nil
 	}})
+	wal.Register(wal.RmMultiXact, wal.Rmgr{Name: "MultiXact", Redo: e.Xact.Multi().Redo})
 	wal.Register(wal.RmHeap, wal.Rmgr{Name: "Heap"})
 	wal.Register(wal.RmHeap2, wal.Rmgr{Name: "Heap2"})
 	wal.Register(wal.RmBtree, wal.Rmgr{Name: "Btree"})
@@ -412,13 +420,19 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	if err := e.Xact.CLOG().Flush(); err != nil {
 		return fmt.Errorf("checkpoint: commit log: %w", err)
 	}
+	if err := e.Xact.Multi().Flush(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	info := infoCheckpointOnline
 	if shutdown {
 		info = infoCheckpointShutdown
 	}
+	nextMulti, nextMultiOff := e.Xact.Multi().Next()
 	main := binary.LittleEndian.AppendUint64(nil, redo)
 	main = binary.LittleEndian.AppendUint32(main, e.Xact.NextXid())
 	main = binary.LittleEndian.AppendUint32(main, e.Catalog.NextOid())
+	main = binary.LittleEndian.AppendUint32(main, nextMulti)
+	main = binary.LittleEndian.AppendUint32(main, nextMultiOff)
 	rec := wal.NewRecord(wal.RmXLOG, info, 0)
 	rec.SetMain(main)
 	pos, end, err := e.WAL.InsertRecord(nil, rec)
@@ -432,6 +446,8 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	e.control.Redo = redo
 	e.control.NextXid = e.Xact.NextXid()
 	e.control.NextOid = e.Catalog.NextOid()
+	e.control.NextMulti, e.control.NextMultiOffset = nextMulti, nextMultiOff
+	e.control.OldestMulti = e.Xact.Multi().Oldest()
 	e.control.Time = time.Now().Unix()
 	if shutdown {
 		e.control.State = wal.StateShutdown
@@ -444,6 +460,7 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	if err := e.WAL.RemoveSegmentsBefore(redo); err != nil {
 		return err
 	}
+	e.truncateMultiXacts()
 	e.log.Printf("LOG:  checkpoint complete: wrote %d buffers (%.1f%%); write=%.3f s; lsn=%s, redo lsn=%s",
 		written, 100*float64(written)/float64(e.Pool.NBuffers()), time.Since(start).Seconds(), wal.FormatLSN(pos), wal.FormatLSN(redo))
 	return nil
@@ -535,7 +552,27 @@ func (e *Engine) UpdateWrapLimit() error {
 		return err
 	}
 	e.Xact.SetWrapLimit(oldest)
+	oldestMulti, err := e.Catalog.OldestMinMxid(tx)
+	if err != nil {
+		return err
+	}
+	e.Xact.Multi().SetLimit(oldestMulti)
+	e.oldestMinMxid.Store(oldestMulti)
 	return nil
+}
+
+// truncateMultiXacts forgets the multixacts that no tuple can name any
+// more: older than every table's relminmxid (known since the last
+// UpdateWrapLimit) and than every running transaction's horizon
+// (PostgreSQL truncates them after VACUUM advanced datminmxid).
+func (e *Engine) truncateMultiXacts() {
+	cutoff := e.Xact.OldestMulti()
+	if m := e.oldestMinMxid.Load(); m != 0 && xact.MultiPrecedes(m, cutoff) {
+		cutoff = m
+	}
+	if err := e.Xact.Multi().Truncate(cutoff); err != nil {
+		e.log.Printf("WARNING:  %v", err)
+	}
 }
 
 // DataDir is the data directory.

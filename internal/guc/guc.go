@@ -102,6 +102,8 @@ func init() {
 	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
 	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})
 	def(Def{Name: "vacuum_freeze_min_age", Kind: Int, Default: "50000000", Context: User, Min: 0, Max: 1000000000})
+	def(Def{Name: "vacuum_multixact_freeze_min_age", Kind: Int, Default: "5000000", Context: User, Min: 0, Max: 1000000000})
+	def(Def{Name: "vacuum_multixact_freeze_table_age", Kind: Int, Default: "150000000", Context: User, Min: 0, Max: 2000000000})
 	def(Def{Name: "log_autovacuum_min_duration", Kind: Int, Default: "600000", Unit: "ms", Context: Sighup, Min: -1, Max: 1<<31 - 1})
 	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
 	def(Def{Name: "jit", Kind: Bool, Default: "off", Context: User})

@@ -676,6 +676,10 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 	o.MaxParallelWorkers = int(s.intSetting("max_parallel_workers"))
 	fma, _ := strconv.ParseUint(s.Setting("vacuum_freeze_min_age"), 10, 32)
 	o.FreezeMinAge = uint32(fma)
+	mfma, _ := strconv.ParseUint(s.Setting("vacuum_multixact_freeze_min_age"), 10, 32)
+	o.MultiFreezeMinAge = uint32(mfma)
+	mfta, _ := strconv.ParseUint(s.Setting("vacuum_multixact_freeze_table_age"), 10, 32)
+	o.MultiFreezeTableAge = uint32(mfta)
 	o.PID = int(s.BackendPID())
 
 	var rels []*catalog.Relation

@@ -45,6 +45,11 @@ type Options struct {
 	MaintenanceWorkMem            int64  // bytes
 	StoreKind                     string // "radix" or "array"
 	FreezeMinAge                  uint32
+	MultiFreezeMinAge             uint32 // vacuum_multixact_freeze_min_age
+	// MultiFreezeTableAge: a table whose relminmxid is older than this
+	// many multixacts is scanned whole (vacuum_multixact_freeze_table_age),
+	// so its relminmxid can advance.
+	MultiFreezeTableAge uint32
 	PID                           int
 	DatabaseName                  string
 	SchemaName                    string
@@ -80,6 +85,9 @@ type Report struct {
 	NextXid            xact.XID
 	NewRelFrozenXid    xact.XID
 	OldRelFrozenXid    xact.XID
+	NewRelMinMxid      xact.MultiXactID
+	OldRelMinMxid      xact.MultiXactID
+	NextMulti          xact.MultiXactID
 	DeadItemLimit      int64
 }
 
@@ -151,6 +159,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		// Tuples older than vacuum_freeze_min_age transactions are frozen.
 		freezeLimit = xact.Retreat(horizon, o.FreezeMinAge)
 	}
+	limits := heap.FreezeLimits{Xid: freezeLimit, Multi: multiFreezeLimit(x, o)}
 
 	var ring *buffer.Strategy
 	if o.RingBytes > 0 {
@@ -306,7 +315,11 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	// (PostgreSQL's SKIP_PAGES_THRESHOLD), unless freezing everything.
 	const skipPagesThreshold = 32
 	var vmBits []byte
-	if !o.Freeze {
+	aggressive, err := multiAggressive(cat, tx, rel, o)
+	if err != nil {
+		return nil, err
+	}
+	if !o.Freeze && !aggressive {
 		vmBits = make([]byte, nblocks)
 		for blk := page.BlockNumber(0); blk < nblocks; blk++ {
 			if vmBits[blk], err = h.VMBits(u, blk); err != nil {
@@ -339,7 +352,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		if err != nil {
 			return nil, err
 		}
-		res, err := h.VacuumScanPage(u, b, blk, horizon, freezeLimit)
+		res, err := h.VacuumScanPage(u, b, blk, horizon, limits)
 		pool.Release(b)
 		if err != nil {
 			return nil, err
@@ -496,7 +509,11 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	if xact.IsNormal(old) && xact.PrecedesOrEquals(newFrozen, old) {
 		newFrozen = 0
 	}
-	if err := cat.SetVacuumStats(tx, rel.OID, int32(newBlocks), float32(liveTuples), int32(rep.AllVisiblePages), newFrozen); err != nil {
+	newMinMulti, err := newRelMinMxid(cat, tx, rel, rep, limits.Multi, skipped > 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := cat.SetVacuumStats(tx, rel.OID, int32(newBlocks), float32(liveTuples), int32(rep.AllVisiblePages), newFrozen, newMinMulti); err != nil {
 		return nil, err
 	}
 	for i, ir := range rel.Indexes {
@@ -536,6 +553,9 @@ func (r *Report) Verbose(db, schema string) string {
 	if r.NewRelFrozenXid != 0 {
 		fmt.Fprintf(&b, "new relfrozenxid: %d, which is %d XIDs ahead of previous value\n", r.NewRelFrozenXid, r.NewRelFrozenXid-r.OldRelFrozenXid)
 	}
+	if r.NewRelMinMxid != 0 {
+		fmt.Fprintf(&b, "new relminmxid: %d, which is %d MXIDs ahead of previous value\n", r.NewRelMinMxid, int32(r.NewRelMinMxid-r.OldRelMinMxid))
+	}
 	fmt.Fprintf(&b, "frozen: %d pages from table (%.2f%% of total) had %d tuples frozen\n", r.PagesFrozen, pct(r.PagesFrozen, r.PagesRemain), r.TuplesFrozen)
 	// PostgreSQL's three forms: "needed" after index passes, "not needed"
 	// when there were none to do (no dead items, or no indexes: the
@@ -574,4 +594,53 @@ func storeName(kind string) string {
 		return "flat array (PostgreSQL 15)"
 	}
 	return "radix tree"
+}
+
+// multiFreezeLimit is the multixact freeze cutoff: multixacts older than
+// vacuum_multixact_freeze_min_age before the oldest one a running
+// transaction may need are frozen (all of them with FREEZE), as
+// PostgreSQL's vacuum_set_xid_limits.
+func multiFreezeLimit(x *xact.Manager, o Options) xact.MultiXactID {
+	oldest := x.OldestMulti()
+	if o.Freeze {
+		return oldest
+	}
+	cut := oldest - o.MultiFreezeMinAge
+	if cut < xact.FirstMulti {
+		cut -= xact.FirstMulti
+	}
+	if xact.MultiPrecedes(oldest, cut) {
+		cut = oldest
+	}
+	return cut
+}
+
+// newRelMinMxid is the table's new relminmxid after a VACUUM that froze
+// every multixact older than cutoff (0: unchanged — not every page was
+// scanned, or it would not advance).
+func newRelMinMxid(cat *catalog.Catalog, tx *catalog.Txn, rel *catalog.Relation, rep *Report, cutoff xact.MultiXactID, skipped bool) (xact.MultiXactID, error) {
+	old, err := cat.RelMinMxid(tx, rel.OID)
+	if err != nil {
+		return 0, err
+	}
+	rep.OldRelMinMxid = old
+	rep.NextMulti, _ = cat.Env().Xact.Multi().Next()
+	if skipped || (old != xact.InvalidMulti && !xact.MultiPrecedes(old, cutoff)) {
+		return 0, nil
+	}
+	rep.NewRelMinMxid = cutoff
+	return cutoff, nil
+}
+
+// multiAggressive reports a table whose relminmxid is older than
+// vacuum_multixact_freeze_table_age: it is scanned whole, all-visible
+// pages too, so that every multixact older than the cutoff is frozen and
+// relminmxid advances (PostgreSQL's aggressive VACUUM).
+func multiAggressive(cat *catalog.Catalog, tx *catalog.Txn, rel *catalog.Relation, o Options) (bool, error) {
+	min, err := cat.RelMinMxid(tx, rel.OID)
+	if err != nil || min == xact.InvalidMulti {
+		return false, err
+	}
+	next, _ := cat.Env().Xact.Multi().Next()
+	return uint32(next-min) > o.MultiFreezeTableAge, nil
 }

@@ -37,9 +37,19 @@ type Control struct {
 	NextOid    uint32
 	Time       int64 // unix seconds of the checkpoint
 	SystemID   uint64
+	// The multixact counters at the checkpoint: the next id and member
+	// offset, and the oldest id still stored.
+	NextMulti       uint32
+	NextMultiOffset uint32
+	OldestMulti     uint32
 }
 
-const controlSize = 8 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 4
+// controlSize is the file's size; control files written before multixacts
+// existed are controlSizeV1 bytes (they read as having none).
+const (
+	controlSizeV1 = 8 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 4
+	controlSize   = controlSizeV1 + 3*4
+)
 
 // ControlPath is the control file's path in a data directory.
 func ControlPath(dataDir string) string { return filepath.Join(dataDir, "global", "pg_control") }
@@ -53,9 +63,10 @@ func ReadControl(dataDir string) (*Control, error) {
 		}
 		return nil, fmt.Errorf("could not read control file: %w", err)
 	}
-	if len(b) < controlSize || string(b[:8]) != ControlMagic {
+	if (len(b) != controlSize && len(b) != controlSizeV1) || string(b[:8]) != ControlMagic {
 		return nil, pgerr.Errorf(pgerr.DataCorrupted, "%q is not a tidal control file", ControlPath(dataDir))
 	}
+	size := len(b)
 	c := &Control{}
 	p := b[8:]
 	c.Version = binary.LittleEndian.Uint32(p[0:])
@@ -63,7 +74,7 @@ func ReadControl(dataDir string) (*Control, error) {
 		return nil, pgerr.Errorf(pgerr.DataCorrupted, "database files are incompatible with server: the data directory was initialized with format version %d, but this server supports version %d", c.Version, ControlVersion).
 			WithHint("Use a tidal server of the version that created the data directory.")
 	}
-	if binary.LittleEndian.Uint32(b[controlSize-4:]) != crc32.ChecksumIEEE(b[:controlSize-4]) {
+	if binary.LittleEndian.Uint32(b[size-4:]) != crc32.ChecksumIEEE(b[:size-4]) {
 		return nil, pgerr.Errorf(pgerr.DataCorrupted, "incorrect checksum in control file %q", ControlPath(dataDir))
 	}
 	c.State = binary.LittleEndian.Uint32(p[4:])
@@ -73,6 +84,11 @@ func ReadControl(dataDir string) (*Control, error) {
 	c.NextOid = binary.LittleEndian.Uint32(p[28:])
 	c.Time = int64(binary.LittleEndian.Uint64(p[32:]))
 	c.SystemID = binary.LittleEndian.Uint64(p[40:])
+	if size == controlSize {
+		c.NextMulti = binary.LittleEndian.Uint32(p[48:])
+		c.NextMultiOffset = binary.LittleEndian.Uint32(p[52:])
+		c.OldestMulti = binary.LittleEndian.Uint32(p[56:])
+	}
 	return c, nil
 }
 
@@ -93,6 +109,9 @@ func WriteControl(dataDir string, c *Control) error {
 	}
 	binary.LittleEndian.PutUint64(p[32:], uint64(c.Time))
 	binary.LittleEndian.PutUint64(p[40:], c.SystemID)
+	binary.LittleEndian.PutUint32(p[48:], c.NextMulti)
+	binary.LittleEndian.PutUint32(p[52:], c.NextMultiOffset)
+	binary.LittleEndian.PutUint32(p[56:], c.OldestMulti)
 	binary.LittleEndian.PutUint32(b[controlSize-4:], crc32.ChecksumIEEE(b[:controlSize-4]))
 	dir := filepath.Dir(ControlPath(dataDir))
 	if err := os.MkdirAll(dir, 0o700); err != nil {

@@ -16,16 +16,17 @@ type RmgrID uint8
 // Resource managers. Numbers are tidal's own; names match PostgreSQL's
 // pg_waldump names where PostgreSQL has the same thing.
 const (
-	RmXLOG    RmgrID = 0
-	RmXact    RmgrID = 1
-	RmSmgr    RmgrID = 2
-	RmHeap2   RmgrID = 9
-	RmHeap    RmgrID = 10
-	RmBtree   RmgrID = 11
-	RmUndo    RmgrID = 20
-	RmSeq     RmgrID = 15
-	RmCatalog RmgrID = 21
-	numRmgrs         = 32
+	RmXLOG      RmgrID = 0
+	RmXact      RmgrID = 1
+	RmSmgr      RmgrID = 2
+	RmMultiXact RmgrID = 6
+	RmHeap2     RmgrID = 9
+	RmHeap      RmgrID = 10
+	RmBtree     RmgrID = 11
+	RmUndo      RmgrID = 20
+	RmSeq       RmgrID = 15
+	RmCatalog   RmgrID = 21
+	numRmgrs           = 32
 )
 
 // Block reference flags.

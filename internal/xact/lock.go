@@ -54,6 +54,7 @@ const (
 	LockKeys        uint8 = 4 // A = relation oid: all its keys (escalated key locks)
 	LockAdvisory    uint8 = 5 // A, B = high and low halves of a bigint key
 	LockAdvisory2   uint8 = 6 // A, B = a key of two integers
+	LockTuple       uint8 = 7 // A = relation oid, B = block, C = offset (TupleTag)
 )
 
 // AdvisoryTag is the tag of the advisory lock on a bigint key.
@@ -69,6 +70,7 @@ type LockTag struct {
 	Kind uint8
 	A    uint32
 	B    uint32
+	C    uint32
 }
 
 // RelationTag is the tag of a relation's lock.
@@ -455,6 +457,8 @@ func describeTag(t LockTag) string {
 		return fmt.Sprintf("advisory lock [5,%d,%d,1]", t.A, t.B)
 	case LockAdvisory2:
 		return fmt.Sprintf("advisory lock [5,%d,%d,2]", t.A, t.B)
+	case LockTuple:
+		return fmt.Sprintf("tuple (%d,%d) of relation %d of database 5", t.B, t.C, t.A)
 	}
 	return "object"
 }

@@ -99,6 +99,9 @@ type Proc struct {
 	// only by the owning backend under the manager's mutex.
 	subs    []subXact
 	subxids []XID
+
+	// multi is the backend's multixact horizon (multixact.go).
+	multi procMulti
 }
 
 // Xid is the backend's current transaction id (InvalidXid if none).
@@ -110,6 +113,7 @@ type Manager struct {
 	clog *CLOG
 
 	subtrans *SubTrans
+	multi    *MultiXacts
 
 	mu      sync.Mutex
 	nextXid XID
@@ -157,6 +161,9 @@ func Open(dir string, w *wal.WAL, nextXid XID) (*Manager, error) {
 	}
 	m := &Manager{wal: w, clog: c, subtrans: st, nextXid: nextXid, procs: map[int]*Proc{}, running: map[XID]*Proc{}}
 	m.locks = newLockManager(m)
+	if m.multi, err = openMultiXacts(m, filepath.Join(dir, "multixact")); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -448,6 +455,7 @@ func (m *Manager) finishThen(p *Proc, s Status, beforeUnlock func()) {
 	p.subs, p.subxids = nil, nil
 	p.xid.Store(InvalidXid)
 	p.xmin.Store(0)
+	p.multi.oldest.Store(0)
 	m.mu.Unlock()
 	if beforeUnlock != nil {
 		beforeUnlock()

@@ -139,13 +139,17 @@ func TestCommandAndTransactionVisibility(t *testing.T) {
 	if len(scanIDs(t, r, tx)) != 1 {
 		t.Fatal("deleting command sees its own delete")
 	}
+	// Deleting it again in the same command is SelfModified; in a later
+	// one the row is gone (Invisible), as HeapTupleSatisfiesUpdate says.
+	if oc, _ := r.Delete(ctx, nil, tx, tid); oc.Result != SelfModified || oc.Cmax != 1 {
+		t.Fatalf("second delete: %+v", oc)
+	}
 	tx.Cid = 2
 	if len(scanIDs(t, r, tx)) != 0 {
 		t.Fatal("deleted row visible to a later command")
 	}
-	// Deleting it again is SelfModified.
-	if oc, _ := r.Delete(ctx, nil, tx, tid); oc.Result != SelfModified || oc.Cmax != 1 {
-		t.Fatalf("second delete: %+v", oc)
+	if oc, _ := r.Delete(ctx, nil, tx, tid); oc.Result != Invisible {
+		t.Fatalf("delete by a later command: %+v", oc)
 	}
 	tid2, _ := r.Insert(nil, tx, boatRow(2), nil)
 	te.commit(t, tx)

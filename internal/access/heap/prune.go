@@ -91,8 +91,8 @@ func (r *Relation) Prune(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, 
 	var res PruneResult
 	newPruneXid := xact.XID(0)
 	notePrune := func(t Tuple) {
-		if t.Infomask()&XmaxInvalid == 0 && t.Infomask()&XmaxLockOnly == 0 {
-			if xm := t.Xmax(); newPruneXid == 0 || xact.Precedes(xm, newPruneXid) {
+		if t.Infomask()&XmaxInvalid == 0 && !lockedOnly(t.Infomask()) {
+			if xm := UpdateXid(x, t); xm != xact.InvalidXid && (newPruneXid == 0 || xact.Precedes(xm, newPruneXid)) {
 				newPruneXid = xm
 			}
 		}
@@ -133,7 +133,7 @@ func (r *Relation) Prune(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, 
 			if !t.IsHotUpdated() || t.Ctid().Block != blk {
 				break
 			}
-			prevXmax = t.Xmax()
+			prevXmax = UpdateXid(x, t)
 			off = t.Ctid().Offset
 		}
 		// Members up to the last DEAD one are removable, but the walk

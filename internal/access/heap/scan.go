@@ -198,7 +198,7 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 		if next.Block != tid.Block {
 			return nil, tid, false, nil
 		}
-		prevXmax = t.Xmax()
+		prevXmax = UpdateXid(r.env.Xact, t)
 		off = next.Offset
 		first = false
 	}
@@ -235,10 +235,10 @@ func (r *Relation) FetchLatest(u *stats.Usage, tid page.ItemPointer) (Tuple, pag
 		t := append(Tuple(nil), p[it.Off:it.Off+it.Len]...)
 		pool.UnlockRelease(b, buffer.Share)
 		mask := t.Infomask()
-		if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 || t.Ctid() == tid {
+		if mask&XmaxInvalid != 0 || lockedOnly(mask) || t.Ctid() == tid {
 			return t, tid, true, nil
 		}
-		if r.env.Xact.State(t.Xmax()) != xact.Committed { // not committed: this is the latest
+		if r.env.Xact.State(UpdateXid(r.env.Xact, t)) != xact.Committed { // not committed: this is the latest
 			return t, tid, true, nil
 		}
 		tid = t.Ctid()
@@ -304,10 +304,10 @@ func (r *Relation) CheckUniqueVersion(u *stats.Usage, tx *Txn, tid page.ItemPoin
 		}
 		if alive {
 			mask := t.Infomask()
-			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
+			if mask&XmaxInvalid != 0 || lockedOnly(mask) {
 				return RowLive, 0, page.ItemPointer{Block: tid.Block, Offset: off}, nil
 			}
-			xmax := t.Xmax()
+			xmax := UpdateXid(x, t)
 			if !tx.IsCurrent(xmax) {
 				switch x.State(xmax) {
 				case xact.InProgress:

@@ -26,10 +26,21 @@ type ScanPageResult struct {
 	SetVisibleBits bool // the page was marked all-visible now
 }
 
-// VacuumScanPage prunes one page, freezes tuples older than freezeLimit,
-// collects its dead item identifiers, and marks it all-visible when it can
-// (VACUUM's heap scan, per page). The buffer is pinned, not locked.
-func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, horizon, freezeLimit xact.XID) (ScanPageResult, error) {
+// FreezeLimits are the cutoffs below which VACUUM freezes: xids older
+// than Xid (vacuum_freeze_min_age before the horizon), multixacts older
+// than Multi (vacuum_multixact_freeze_min_age before the multixact
+// horizon).
+type FreezeLimits struct {
+	Xid   xact.XID
+	Multi xact.MultiXactID
+}
+
+// VacuumScanPage prunes one page, freezes tuples older than the freeze
+// limits, collects its dead item identifiers, and marks it all-visible
+// when it can (VACUUM's heap scan, per page). The buffer is pinned, not
+// locked.
+func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, horizon xact.XID, limits FreezeLimits) (ScanPageResult, error) {
+	freezeLimit := limits.Xid
 	pool := r.env.Pool
 	pool.Lock(b, buffer.Exclusive)
 	defer pool.Unlock(b, buffer.Exclusive)
@@ -53,7 +64,7 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 	x := r.env.Xact
 	max := p.MaxOffset()
 	allVisible, allFrozen := true, true
-	var freeze []page.OffsetNumber
+	var freeze []tupleFreeze
 	for off := page.OffsetNumber(1); off <= max; off++ {
 		it := p.Item(off)
 		switch it.Flags {
@@ -67,6 +78,13 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 		}
 		t := Tuple(p[it.Off : it.Off+it.Len])
 		st, _ := VacuumVisibility(x, t, horizon)
+		var fz tupleFreeze
+		if st != TupleDead {
+			var err error
+			if fz, err = r.prepareFreezeXmax(t, off, limits); err != nil {
+				return res, err
+			}
+		}
 		switch st {
 		case TupleLive:
 			res.LiveTuples++
@@ -78,10 +96,13 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 			}
 			if t.Infomask()&XminFrozen != XminFrozen {
 				if xact.Precedes(t.Xmin(), freezeLimit) && t.Infomask()&XminCommitted != 0 {
-					freeze = append(freeze, off)
+					fz.off, fz.xmin = off, true
 				} else {
 					allFrozen = false
 				}
+			}
+			if fz.mask&XmaxInvalid == 0 {
+				allFrozen = false // a lock or multixact that must stay
 			}
 		case TupleRecentlyDead, TupleDeleteInProgress:
 			res.LiveTuples++
@@ -95,20 +116,16 @@ func (r *Relation) VacuumScanPage(u *stats.Usage, b buffer.Buffer, blk page.Bloc
 			// root): treat as dead item next time round.
 			allVisible, allFrozen = false, false
 		}
+		if fz.xmin || fz.xmax {
+			freeze = append(freeze, fz)
+		}
 	}
 	if len(freeze) > 0 {
 		var d page.Delta
 		var main []byte
-		for _, off := range freeze {
-			base := p.Item(off).Off
-			t := Tuple(p.ItemBytes(off))
-			mask := t.Infomask() | XminFrozen
-			// A finished locker's xmax must not outlive its id either.
-			if mask&XmaxLockOnly != 0 && x.State(t.Xmax()) != xact.InProgress {
-				mask |= XmaxInvalid
-			}
-			d.PutUint16(p, base+offInfomask, mask)
-			main = binary.LittleEndian.AppendUint16(main, off)
+		for _, fz := range freeze {
+			fz.apply(p, &d)
+			main = binary.LittleEndian.AppendUint16(main, fz.off)
 		}
 		rec := wal.NewRecord(wal.RmHeap2, Info2Freeze, 0)
 		rec.AddBlock(r.tag(blk), p, wal.BlockStandard, &d)

@@ -110,11 +110,11 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 			if t.cmin(tx.Combo) >= tx.Cid {
 				return false, 0 // inserted by this or a later command
 			}
-			if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
+			if mask&XmaxInvalid != 0 || lockedOnly(mask) {
 				return true, 0
 			}
-			if !tx.IsCurrent(t.Xmax()) {
-				return true, 0
+			if !tx.IsCurrent(UpdateXid(x, t)) {
+				return true, 0 // the deleting subtransaction aborted
 			}
 			return t.cmax(tx.Combo) >= tx.Cid, 0
 		}
@@ -132,10 +132,22 @@ func VisibleHints(x *xact.Manager, t Tuple, tx *Txn) (visible bool, hints uint16
 	} else if mask&XminFrozen != XminFrozen && snap.XidInSnapshot(t.Xmin()) {
 		return false, 0
 	}
-	if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
+	if mask&XmaxInvalid != 0 || lockedOnly(mask) {
 		return true, hints
 	}
 	xmax := t.Xmax()
+	if mask&XmaxIsMulti != 0 {
+		// The multixact's updater decides; its lockers do not (and a
+		// multixact xmax is never hinted).
+		upd := UpdateXid(x, t)
+		switch {
+		case tx.IsCurrent(upd):
+			return t.cmax(tx.Combo) >= tx.Cid, hints
+		case snap.XidInSnapshot(upd):
+			return true, hints
+		}
+		return x.CLOG().Get(upd) != xact.Committed, hints
+	}
 	if mask&XmaxCommitted == 0 {
 		if tx.IsCurrent(xmax) {
 			return t.cmax(tx.Combo) >= tx.Cid, hints
@@ -254,10 +266,35 @@ func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (Vacuu
 			return TupleDead, XminInvalid
 		}
 	}
-	if mask&XmaxInvalid != 0 || mask&XmaxLockOnly != 0 {
+	if mask&XmaxInvalid != 0 {
 		return TupleLive, hints
 	}
+	if lockedOnly(mask) {
+		// Only locked: live whatever the locker did; once it has ended
+		// its xmax is of no interest any more.
+		if xmaxRunning(x, t) {
+			return TupleLive, hints
+		}
+		return TupleLive, hints | XmaxInvalid
+	}
 	xmax := t.Xmax()
+	if mask&XmaxIsMulti != 0 {
+		upd := UpdateXid(x, t)
+		switch x.State(upd) {
+		case xact.InProgress:
+			return TupleDeleteInProgress, hints
+		case xact.Committed:
+			// Lockers may still run, but they lock the newer version too.
+			if xact.Precedes(upd, oldestXmin) {
+				return TupleDead, hints
+			}
+			return TupleRecentlyDead, hints
+		}
+		if xmaxRunning(x, t) {
+			return TupleLive, hints
+		}
+		return TupleLive, hints | XmaxInvalid
+	}
 	if mask&XmaxCommitted == 0 {
 		switch x.State(xmax) {
 		case xact.InProgress:
@@ -274,4 +311,14 @@ func VacuumVisibilityHints(x *xact.Manager, t Tuple, oldestXmin xact.XID) (Vacuu
 		return TupleDead, hints
 	}
 	return TupleRecentlyDead, hints
+}
+
+// xmaxRunning reports whether a transaction in t's xmax (any multixact
+// member) is still running.
+func xmaxRunning(x *xact.Manager, t Tuple) bool {
+	if t.Infomask()&XmaxIsMulti == 0 {
+		return x.IsRunning(t.Xmax())
+	}
+	running, err := x.MultiIsRunning(nil, t.Xmax())
+	return running || err != nil
 }

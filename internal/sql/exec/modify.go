@@ -312,7 +312,7 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 	if err != nil {
 		return heap.Outcome{}, page.ItemPointer{}, err
 	}
-	ntid, hot, oc, err := m.Rel.Heap.Update(c.Context, c.U(), c.Tx.Heap, tid, sr.tup, hotOK)
+	ntid, hot, oc, err := m.Rel.Heap.UpdateKeys(c.Context, c.U(), c.Tx.Heap, tid, sr.tup, hotOK, keysChanged(m.Rel, old, newRow))
 	if err != nil {
 		return oc, ntid, err
 	}

@@ -316,7 +316,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 		return nil, false, false, pgerr.Errorf(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 	}
-	res, err := m.Rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid)
+	res, err := m.Rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.conflictLockMode(), heap.WaitBlock, false)
 	if err != nil {
 		return nil, false, false, err
 	}
