@@ -50,9 +50,9 @@ type Options struct {
 	// many multixacts is scanned whole (vacuum_multixact_freeze_table_age),
 	// so its relminmxid can advance.
 	MultiFreezeTableAge uint32
-	PID                           int
-	DatabaseName                  string
-	SchemaName                    string
+	PID                 int
+	DatabaseName        string
+	SchemaName          string
 }
 
 // Report is what a VACUUM did, for VERBOSE and the statistics views.

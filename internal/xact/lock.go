@@ -50,8 +50,6 @@ func Conflicts(a, b LockMode) bool { return conflicts[a]&(1<<b) != 0 }
 const (
 	LockRelation    uint8 = 1 // A = relation oid
 	LockTransaction uint8 = 2 // A = xid
-	LockKey         uint8 = 3 // A = relation oid, B = hash of a key value (KeyTag)
-	LockKeys        uint8 = 4 // A = relation oid: all its keys (escalated key locks)
 	LockAdvisory    uint8 = 5 // A, B = high and low halves of a bigint key
 	LockAdvisory2   uint8 = 6 // A, B = a key of two integers
 	LockTuple       uint8 = 7 // A = relation oid, B = block, C = offset (TupleTag)
@@ -257,12 +255,6 @@ func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode,
 		h = &heldLock{}
 		st.holders[p] = h
 		p.held[tag] = h
-		if tag.Kind == LockKey {
-			if p.keyLocks == nil {
-				p.keyLocks = map[uint32]int{}
-			}
-			p.keyLocks[tag.A]++
-		}
 	}
 	if level == SessionLevel {
 		h.session[mode]++
@@ -318,7 +310,6 @@ func (lm *lockManager) releaseAll(p *Proc) {
 		h.counts = [AccessExclusiveLock + 1]int{}
 		lm.dropIfUnheld(p, tag, h)
 	}
-	p.keyLocks, p.keyEscalated = nil, nil
 }
 
 // releaseSession drops every session lock p holds.
@@ -370,14 +361,6 @@ func (lm *lockManager) dropIfUnheld(p *Proc, tag LockTag, h *heldLock) {
 	st := lm.locks[tag]
 	if h.mask() == 0 {
 		delete(p.held, tag)
-		switch tag.Kind {
-		case LockKey:
-			if p.keyLocks[tag.A] > 0 {
-				p.keyLocks[tag.A]--
-			}
-		case LockKeys:
-			delete(p.keyEscalated, tag.A)
-		}
 		if st != nil {
 			delete(st.holders, p)
 		}
@@ -449,10 +432,6 @@ func describeTag(t LockTag) string {
 		return fmt.Sprintf("relation %d of database 5", t.A)
 	case LockTransaction:
 		return fmt.Sprintf("transaction %d", t.A)
-	case LockKey:
-		return fmt.Sprintf("key %d of relation %d of database 5", t.B, t.A)
-	case LockKeys:
-		return fmt.Sprintf("keys of relation %d of database 5", t.A)
 	case LockAdvisory:
 		return fmt.Sprintf("advisory lock [5,%d,%d,1]", t.A, t.B)
 	case LockAdvisory2:

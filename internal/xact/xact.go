@@ -86,10 +86,6 @@ type Proc struct {
 	// lock manager state, guarded by the lock manager's mutex
 	held    map[LockTag]*heldLock
 	waiting *lockWaiter
-	// keyLocks counts the key locks held per relation, keyEscalated marks
-	// relations whose key locks were escalated (see keylock.go).
-	keyLocks     map[uint32]int
-	keyEscalated map[uint32]bool
 	// lockLog lists the locks taken inside subtransactions, in order, so
 	// that rolling one back releases exactly its own (see lock.go).
 	lockLog []lockLogEntry

@@ -156,9 +156,37 @@ func parseIsoSpec(src string) (*isoSpec, error) {
 		}
 	}
 	if len(sp.permutations) == 0 {
-		return nil, fmt.Errorf("no permutation lines (this runner does not generate them)")
+		sp.permutations = allPermutations(sp.sessions)
 	}
 	return sp, nil
+}
+
+// allPermutations is every interleaving of the sessions' steps that keeps
+// each session's order, in isolationtester's order
+// (run_all_permutations_recurse: the earliest session's next step first).
+func allPermutations(sessions []*isoSession) [][]string {
+	var out [][]string
+	next := make([]int, len(sessions))
+	var cur []string
+	var recurse func()
+	recurse = func() {
+		found := false
+		for i, s := range sessions {
+			if next[i] < len(s.steps) {
+				found = true
+				cur = append(cur, s.steps[next[i]].name)
+				next[i]++
+				recurse()
+				next[i]--
+				cur = cur[:len(cur)-1]
+			}
+		}
+		if !found && len(cur) > 0 {
+			out = append(out, append([]string(nil), cur...))
+		}
+	}
+	recurse()
+	return out
 }
 
 func isoKeyword(s string) bool {
@@ -200,7 +228,9 @@ func isoConnect(t *testing.T, dsn, name string) *isoConn {
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 		ic.mu.Lock()
 		defer ic.mu.Unlock()
-		if ic.out != nil {
+		// The control connection's notices are dropped, as
+		// isolationtester's blackholeNoticeProcessor does.
+		if ic.out != nil && name != "control" {
 			fmt.Fprintf(ic.out, "%s: %s:  %s\n", name, n.Severity, n.Message)
 		}
 	}
@@ -495,6 +525,10 @@ func TestIsoSpecParse(t *testing.T) {
 	}
 	if _, err := parseIsoSpec("session s1 step a { x; } permutation zz"); err == nil {
 		t.Fatal("undefined step accepted")
+	}
+	gen, err := parseIsoSpec("session s1 step a { x; } step b { y; } session s2 step c { z; }")
+	if err != nil || fmt.Sprint(gen.permutations) != "[[a b c] [a c b] [c a b]]" {
+		t.Fatalf("generated permutations %v (%v)", gen.permutations, err)
 	}
 	got := pqPrint([]string{"a", "b", "yy", "n"}, [][][]byte{{[]byte("abcdefgh"), []byte("12"), []byte("+."), nil}, {[]byte("x"), []byte("-3.5e1"), []byte("1"), nil}})
 	want := "a       |     b|yy|n\n--------+------+--+-\nabcdefgh|    12|+.| \nx       |-3.5e1|1 | \n(2 rows)\n\n"

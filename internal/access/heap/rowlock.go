@@ -545,6 +545,7 @@ func (r *Relation) writeChainLock(u *stats.Usage, tx *Txn, b buffer.Buffer, tid 
 	p.SetLSN(lsn)
 	return nil
 }
+
 // InsertedByCommand reports whether the transaction's current command
 // created version t (inserted it, or it is the new version of an update
 // this command made): ON CONFLICT DO UPDATE may not touch such a row again.

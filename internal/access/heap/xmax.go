@@ -33,7 +33,9 @@ func (m LockMode) String() string { return lockModeNames[m] }
 var tupleLockModes = [...]xact.LockMode{xact.AccessShareLock, xact.RowShareLock, xact.ExclusiveLock, xact.AccessExclusiveLock}
 
 // RowLocksConflict reports whether two row-lock strengths conflict.
-func RowLocksConflict(a, b LockMode) bool { return xact.Conflicts(tupleLockModes[a], tupleLockModes[b]) }
+func RowLocksConflict(a, b LockMode) bool {
+	return xact.Conflicts(tupleLockModes[a], tupleLockModes[b])
+}
 
 // WaitPolicy is what a row lock does when the row is locked or being
 // changed by another transaction: wait, skip the row (SKIP LOCKED) or fail

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"errors"
-	"hash/fnv"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -26,11 +25,13 @@ import (
 // referenced any more, or the referencing rows follow it: CASCADE, SET
 // NULL).
 //
-// Simplifications against PostgreSQL: NO ACTION is checked row by row
-// like RESTRICT rather than at the end of the statement; the referenced
-// key is protected by a heavyweight lock on the key's value (xact's key locks)
-// instead of a FOR KEY SHARE row lock; referencing rows are looked for
-// with a fresh snapshot, in every isolation level.
+// Locking, as PostgreSQL's RI triggers: the referencing side locks the
+// referenced row FOR KEY SHARE (so it cannot go or change its key until
+// the transaction ends, but referencing inserts and updates that keep the
+// key go on); the referenced side, removing a key, locks the referencing
+// rows it finds FOR KEY SHARE before it complains about them (so it waits
+// for their own concurrent deletion). Referencing rows are looked for
+// with a fresh snapshot, in every isolation level (detectNewRows).
 
 // checkExprAllowed refuses what PostgreSQL refuses in a CHECK expression.
 func checkExprAllowed(n *pg.Node) error {
@@ -183,16 +184,6 @@ func keysEqual(rel *catalog.Relation, a, b Row, cols []int16) bool {
 	return true
 }
 
-// keyHash is the hash naming a referenced key value's lock.
-func keyHash(key []types.Datum, ts []types.Type) uint32 {
-	h := fnv.New32a()
-	for i, d := range key {
-		h.Write([]byte(types.FormatText(ts[i], d)))
-		h.Write([]byte{0})
-	}
-	return h.Sum32()
-}
-
 func colNames(rel *catalog.Relation, cols []int16) string {
 	names := make([]string, len(cols))
 	for i, k := range cols {
@@ -254,10 +245,7 @@ func CheckReferencedKeyExists(c *Ctx, rel *catalog.Relation, k *catalog.Constrai
 	if parent == nil {
 		return pgerr.Errorf(pgerr.UndefinedTable, "relation with OID %d does not exist", k.FRelID)
 	}
-	if err := c.Eng.Xact.LockReferencedKey(c.Context, c.Tx.Heap.Proc, parent.OID, keyHash(key, parentTypes(parent, k))); err != nil {
-		return err
-	}
-	found, err := referencedRowExists(c, parent, k, key)
+	found, err := referencedRowExists(c, parent, k, key, false)
 	if err != nil || found {
 		return err
 	}
@@ -275,9 +263,14 @@ func parentTypes(parent *catalog.Relation, k *catalog.Constraint) []types.Type {
 }
 
 // referencedRowExists looks the key up in the referenced table's unique
-// index, as a unique check does: rows being inserted or deleted by running
-// transactions are waited for.
-func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint, key []types.Datum) (bool, error) {
+// index and locks the row it finds FOR KEY SHARE, as PostgreSQL's
+// RI_FKey_check does with SELECT 1 FROM pk WHERE key = $1 FOR KEY SHARE:
+// the row can then not be deleted nor its key changed until the
+// transaction ends, while other referencing rows and updates that keep the
+// key go on. A row being deleted or key-updated is waited for. The lookup
+// sees what the foreign key check's snapshot sees (riTxn); detectNewRows
+// asks for the latest snapshot in REPEATABLE READ too.
+func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint, key []types.Datum, detectNewRows bool) (bool, error) {
 	var ir *catalog.Relation
 	for _, x := range parent.Indexes {
 		if x.OID == k.IndexID {
@@ -296,34 +289,28 @@ func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint
 			}
 		}
 	}
-retry:
-	cur := IndexHandle(c.Eng, parent, ir).ScanEqual(c.U(), ikey)
-	var tids []page.ItemPointer
-	for {
-		tid, _, ok, err := cur.Next()
-		if err != nil {
-			cur.Close()
-			return false, err
-		}
-		if !ok {
-			break
-		}
-		tids = append(tids, tid)
+	tids, err := indexEqualTIDs(c, parent, ir, ikey)
+	if err != nil {
+		return false, err
 	}
-	cur.Close()
+	tx := riTxn(c, detectNewRows)
+	matches := keyMatcher(parent, k.FKeys, key)
 	for _, tid := range tids {
-		st, xid, _, err := parent.Heap.CheckUniqueVersion(c.U(), c.Tx.Heap, tid)
+		t, vtid, found, err := parent.Heap.Fetch(c.U(), tx, tid)
 		if err != nil {
 			return false, err
 		}
-		switch st {
-		case heap.RowLive:
-			return true, nil
-		case heap.RowInFlight:
-			if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, xid); err != nil {
+		if !found {
+			continue
+		}
+		if ok, err := matches(t); err != nil || !ok {
+			if err != nil {
 				return false, err
 			}
-			goto retry
+			continue
+		}
+		if ok, err := lockKeyShare(c, tx, parent, vtid, matches); err != nil || ok {
+			return ok, err
 		}
 	}
 	return false, nil
@@ -340,9 +327,6 @@ func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
 		if null {
 			continue
 		}
-		if err := c.Eng.Xact.LockKeyForRemoval(c.Context, c.Tx.Heap.Proc, m.Rel.OID, keyHash(key, parentTypes(m.Rel, k))); err != nil {
-			return err
-		}
 		child, err := c.Eng.Catalog.ByOID(c.Tx, k.RelID)
 		if err != nil {
 			return err
@@ -350,13 +334,16 @@ func (m *ModifyTable) checkReferencedBy(c *Ctx, old, row Row) error {
 		if child == nil {
 			continue
 		}
-		refs, err := referencingRows(c, child, k, key)
-		if err != nil || len(refs) == 0 {
-			return err
-		}
 		action := k.FDelType
 		if row != nil {
 			action = k.FUpdType
+		}
+		refs, err := referencingRows(c, child, k, key)
+		if err == nil && !cascades(action) {
+			refs, err = lockReferencing(c, child, k, key, refs)
+		}
+		if err != nil || len(refs) == 0 {
+			return err
 		}
 		switch action {
 		case catalog.FKNoAction:
@@ -404,7 +391,7 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 	list := *m.deferred
 	*m.deferred = nil
 	for _, d := range list {
-		back, err := referencedRowExists(c, d.parent, d.k, d.key)
+		back, err := referencedRowExists(c, d.parent, d.k, d.key, true)
 		if err != nil {
 			return err
 		}
@@ -412,6 +399,9 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 			continue
 		}
 		refs, err := referencingRows(c, d.child, d.k, d.key)
+		if err == nil {
+			refs, err = lockReferencing(c, d.child, d.k, d.key, refs)
+		}
 		if err != nil {
 			return err
 		}
@@ -428,9 +418,7 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 // is used when there is one; otherwise the table is scanned (as
 // PostgreSQL, whose users index referencing columns for this reason).
 func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) ([]Row, error) {
-	tx := *c.Tx.Heap
-	tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
-	tx.Cid++
+	tx := riTxn(c, true)
 	def := child.NewDeformer()
 	natts := len(child.Attrs)
 	var out []Row
@@ -465,7 +453,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 		}
 		cur.Close()
 		for _, tid := range tids {
-			t, vtid, found, err := child.Heap.Fetch(c.U(), &tx, tid)
+			t, vtid, found, err := child.Heap.Fetch(c.U(), tx, tid)
 			if err != nil {
 				return nil, err
 			}
@@ -477,7 +465,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 		}
 		return out, nil
 	}
-	scan, err := child.Heap.BeginScan(c.U(), &tx)
+	scan, err := child.Heap.BeginScan(c.U(), tx)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,9 @@ import (
 
 func (e *explainer) estimateMore(n Node) estimate {
 	switch x := n.(type) {
+	case *LockRows:
+		in := e.estimate(x.Input)
+		return estimate{in.startup, in.total + 0.01*in.rows, in.rows, in.width}
 	case *HashJoin:
 		l, r := e.estimate(x.Left), e.estimate(x.Hash.Input)
 		rows := math.Max(l.rows, r.rows)
@@ -51,6 +54,8 @@ func (e *explainer) estimateMore(n Node) estimate {
 
 func labelMore(n Node) string {
 	switch x := n.(type) {
+	case *LockRows:
+		return "LockRows"
 	case *HashJoin:
 		if k := joinName(x.Kind); k != "" {
 			return "Hash " + k + " Join"
@@ -90,6 +95,8 @@ func labelMore(n Node) string {
 
 func childrenMore(n Node) []Node {
 	switch x := n.(type) {
+	case *LockRows:
+		return []Node{x.Input}
 	case *HashJoin:
 		return []Node{x.Left, x.Hash}
 	case *NestLoop:

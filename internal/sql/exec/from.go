@@ -33,6 +33,9 @@ type planState struct {
 	ctes     []map[string]*cteDef
 	nextSub  int
 	subplans []*expr.SubqueryPlan
+	// locks are the locking clauses of the query level whose FROM list
+	// is being built (nil: none).
+	locks *lockRequest
 }
 
 // markOuterRef notes that a reference to level lvl was made: every query
@@ -76,6 +79,13 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 	var node Node
 	var cols []Column
 	var err error
+	if s.Op != pg.SetOperation_SETOP_NONE && len(s.LockingClause) > 0 {
+		lr, err := parseLocking(s)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return nil, nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not allowed with UNION/INTERSECT/EXCEPT", lr.first())
+	}
 	if s.Op != pg.SetOperation_SETOP_NONE {
 		node, cols, err = p.planSetOp(s, parent, level)
 	} else {
@@ -272,6 +282,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		alias, colAliases := aliasOf(rv.Alias, rv.Relname)
 		if rv.Schemaname == "" {
 			if d := p.lookupCTE(rv.Relname); d != nil {
+				if err := p.q.locks.refuseNamed(alias, "a WITH query"); err != nil {
+					return nil, err
+				}
 				cs := &CTEScan{def: d, Alias: alias}
 				var cols []scopeCol
 				for i, c := range d.cols {
@@ -285,6 +298,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			}
 		}
 		if view := p.systemView(rv); view != nil {
+			if err := p.q.locks.refuseNamed(alias, "a function"); err != nil {
+				return nil, err
+			}
 			vs := &ViewScan{Name: rv.Relname, Alias: alias, view: view}
 			var cols []scopeCol
 			for i, c := range view.cols {
@@ -296,7 +312,12 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			}
 			return p.addLeaf(sc, &fromItem{node: vs, alias: alias}, cols), nil
 		}
-		rel, err := p.OpenRelation(rv, lockAccessShare)
+		var mark *rowMark
+		if p.q.locks != nil {
+			// A table is named by its alias, or its own name.
+			mark, _ = p.q.locks.markFor(alias)
+		}
+		rel, err := p.OpenRelation(rv, lockRelMode(mark))
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +340,11 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		sys := p.sysAttrs()
 		cols = append(cols, sysScopeCols(alias, rel, sys)...)
-		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias, sys: sys}, cols), nil
+		if mark != nil {
+			// The row's TID, for LockRows.
+			cols = append(cols, tidScopeCol(alias))
+		}
+		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias, sys: sys, mark: mark, withTID: mark != nil}, cols), nil
 
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
@@ -329,6 +354,21 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		alias, colAliases := aliasOf(rs.Alias, "")
 		sel := rs.Subquery.GetSelectStmt()
+		if lr := p.q.locks; lr != nil && sel != nil {
+			if m, named := lr.markFor(alias); m != nil {
+				if len(sel.ValuesLists) > 0 {
+					if named != nil {
+						return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s cannot be applied to VALUES", lcsString(named.strength))
+					}
+				} else {
+					sel = lockSubquery(sel, m, lr.clauses[0].strength)
+				}
+			}
+		}
+		// The subquery's own FROM list has its own locking clauses.
+		outerLocks := p.q.locks
+		p.q.locks = nil
+		defer func() { p.q.locks = outerLocks }()
 		var node Node
 		var cols []Column
 		lateral := false
@@ -368,6 +408,11 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 
 	case n.GetRangeFunction() != nil:
 		rf := n.GetRangeFunction()
+		if rf.Alias != nil {
+			if err := p.q.locks.refuseNamed(rf.Alias.Aliasname, "a function"); err != nil {
+				return nil, err
+			}
+		}
 		if len(rf.Functions) != 1 || rf.IsRowsfrom {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
 		}
@@ -534,6 +579,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			t.on = append(t.on, conjuncts(q)...)
 		}
 		if je.Alias != nil {
+			if err := p.q.locks.refuseNamed(je.Alias.Aliasname, "a join"); err != nil {
+				return nil, err
+			}
 			alias, names := aliasOf(je.Alias, "")
 			k := 0
 			for i := t.offset; i < t.offset+t.width; i++ {

@@ -113,6 +113,7 @@ type fromItem struct {
 	sys   []sysAttr // a table's system columns in the scan's row
 	// withTID: the scan adds the row's TID (the target of UPDATE/DELETE).
 	withTID bool
+	mark    *rowMark // rows to be locked (SELECT … FOR UPDATE)
 }
 
 func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
@@ -466,16 +467,31 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (node Node, cols []Column, err er
 // planSimple plans a SELECT without set operations or WITH, whose scope
 // is nested in parent (for correlated references) at the given level.
 func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (Node, []Column, error) {
+	lr, err := parseLocking(s)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(s.ValuesLists) > 0 {
+		if lr != nil {
+			return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s cannot be applied to VALUES", lr.first())
+		}
 		node, cols, err := p.planValues(s.ValuesLists, nil)
 		if err != nil {
 			return nil, nil, err
 		}
 		return p.orderByOutputColumns(node, cols, s)
 	}
+	if lr != nil {
+		if err := checkSelectLocking(s, lr, false); err != nil {
+			return nil, nil, err
+		}
+	}
 	if r := srfOnlySelect(s); r != nil {
 		s = r
 	}
+	outerLocks := p.q.locks
+	p.q.locks = lr
+	defer func() { p.q.locks = outerLocks }()
 	sc := &scope{parent: parent, level: level, p: p}
 	jt, err := p.buildFrom(s.FromClause, sc)
 	if err != nil {
@@ -491,6 +507,10 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			return nil, nil, err
 		}
 	}
+	var recheck expr.Expr
+	if lr != nil && jt != nil {
+		recheck = andOf(recheckQuals(jt, false, conjunctsOf(qual)))
+	}
 	var input Node
 	if jt != nil {
 		if input, err = p.planJoinTree(jt, qual); err != nil {
@@ -501,6 +521,12 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 
 	// HAVING alone makes the query an aggregate one (a single group).
 	agg := len(s.GroupClause) > 0 || s.HavingClause != nil || hasAggregates(s.TargetList...)
+	var lockRows *LockRows
+	if lr != nil {
+		if lockRows, err = p.planLockRows(s, lr, jt, agg, recheck); err != nil {
+			return nil, nil, err
+		}
+	}
 	var targetScope expr.Scope = sc
 	var aggNode *Agg
 	if agg {
@@ -669,7 +695,17 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		for i := len(cols); i < len(exprs); i++ {
 			pcols = append(pcols, Column{Name: "?sort?", Type: exprs[i].Type()})
 		}
-		if !isIdentity(exprs, node) {
+		if lockRows != nil {
+			// The query row rides along for the re-check of newer versions.
+			lockRows.RawOff, lockRows.Exprs = len(exprs), exprs
+			all := append([]expr.Expr{}, exprs...)
+			for i, c := range sc.cols {
+				all = append(all, &expr.Var{Index: i, T: c.t, Name: c.name})
+				pcols = append(pcols, Column{Name: "?row?", Type: c.t})
+			}
+			node = &Project{Input: node, Exprs: all, Cols: pcols}
+			lockRows.cols = pcols
+		} else if !isIdentity(exprs, node) {
 			node = &Project{Input: node, Exprs: exprs, Cols: pcols}
 		}
 	}
@@ -683,7 +719,11 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 	if len(sortKeys) > 0 {
 		node = &Sort{Input: node, Keys: sortKeys}
 	}
-	if hidden > 0 {
+	if lockRows != nil {
+		lockRows.Input = node
+		node = lockRows
+	}
+	if hidden > 0 || lockRows != nil {
 		var trim []expr.Expr
 		for i, c := range cols {
 			trim = append(trim, &expr.Var{Index: i, T: c.Type, Name: c.Name})

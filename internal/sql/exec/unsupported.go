@@ -22,10 +22,5 @@ func refuseUnsupportedSelect(s *pg.SelectStmt) error {
 	if s.IntoClause != nil {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT INTO is not supported yet")
 	}
-	if s.LockingClause != nil {
-		// FOR UPDATE/SHARE: rows are not locked yet; refuse rather than
-		// silently run weaker.
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "SELECT FOR UPDATE/SHARE is not supported yet")
-	}
 	return nil
 }

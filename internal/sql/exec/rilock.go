@@ -1,0 +1,115 @@
+package exec
+
+import (
+	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
+
+// riTxn is the transaction view a foreign key check reads with
+// (ri_PerformCheck): a fresh snapshot in READ COMMITTED; in REPEATABLE
+// READ the transaction's snapshot, or the latest one when the check must
+// detect rows committed since (detectNewRows: the referenced side's
+// checks); and, through the next command id, the current command's own
+// changes (the check's CommandCounterIncrement).
+func riTxn(c *Ctx, detectNewRows bool) *heap.Txn {
+	tx := *c.Tx.Heap
+	if !c.repeatableRead() || detectNewRows {
+		tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
+	}
+	tx.Cid++
+	return &tx
+}
+
+// lockKeyShare locks the row version at tid FOR KEY SHARE for a foreign
+// key check, as the check's SELECT … FOR KEY SHARE does (ExecLockRows):
+// READ COMMITTED follows a concurrent update to the newest version and
+// re-checks it with matches; REPEATABLE READ fails on one. found=false:
+// the row is gone or no longer matches.
+func lockKeyShare(c *Ctx, tx *heap.Txn, rel *catalog.Relation, tid page.ItemPointer, matches func(heap.Tuple) (bool, error)) (bool, error) {
+	if c.repeatableRead() {
+		oc, err := rel.Heap.LockTuple(c.Context, c.U(), tx, tid, heap.LockKeyShare, heap.WaitBlock, true)
+		if err != nil {
+			return false, err
+		}
+		switch oc.Result {
+		case heap.Ok:
+			return true, nil
+		case heap.Updated, heap.Deleted:
+			return false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+		}
+		return false, nil
+	}
+	oc, _, t, err := rel.Heap.LockLatest(c.Context, c.U(), tx, tid, heap.LockKeyShare, heap.WaitBlock)
+	if err != nil || oc.Result != heap.Ok {
+		return false, err
+	}
+	if oc.Traversed {
+		return matches(t)
+	}
+	return true, nil
+}
+
+// keyMatcher tells whether a version of rel has key in the columns cols.
+func keyMatcher(rel *catalog.Relation, cols []int16, key []types.Datum) func(heap.Tuple) (bool, error) {
+	def := rel.NewDeformer()
+	return func(t heap.Tuple) (bool, error) {
+		row := make(Row, len(rel.Attrs))
+		if err := def.Deform(t, row); err != nil {
+			return false, err
+		}
+		for i, a := range cols {
+			d := row[a-1]
+			if d.IsNull() || !types.Equal(rel.Attrs[a-1].Type, d, key[i]) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+}
+
+// lockReferencing locks the referencing rows refs (found by
+// referencingRows) FOR KEY SHARE, as the referenced side's RESTRICT and
+// NO ACTION checks do, and returns those that still reference key: a row
+// being deleted, or having its key changed, by a running transaction is
+// waited for.
+func lockReferencing(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum, refs []Row) ([]Row, error) {
+	tx := riTxn(c, true)
+	matches := keyMatcher(child, k.Keys, key)
+	out := refs[:0]
+	for _, r := range refs {
+		ok, err := lockKeyShare(c, tx, child, DatumTID(r[len(r)-1]), matches)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// cascades reports a referential action that changes the referencing rows
+// (their own deletes and updates lock them).
+func cascades(action byte) bool {
+	return action == catalog.FKCascade || action == catalog.FKSetNull || action == catalog.FKSetDefault
+}
+
+// indexEqualTIDs are the TIDs of an index's entries equal to key.
+func indexEqualTIDs(c *Ctx, rel, ir *catalog.Relation, key []types.Datum) ([]page.ItemPointer, error) {
+	cur := IndexHandle(c.Eng, rel, ir).ScanEqual(c.U(), key)
+	defer cur.Close()
+	var tids []page.ItemPointer
+	for {
+		tid, _, ok, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return tids, nil
+		}
+		tids = append(tids, tid)
+	}
+}
