@@ -64,7 +64,9 @@ func (r *Relation) prepareFreezeXmax(t Tuple, off page.OffsetNumber, lim FreezeL
 		fz.mask, fz.mask2 = mask&xmaxBits, t.Infomask2()&KeysUpdated
 		return fz, nil
 	}
-	if mask&XmaxInvalid != 0 {
+	// A multixact is frozen even when hinted invalid: relminmxid must be
+	// able to pass every multixact id left in an xmax.
+	if mask&XmaxInvalid != 0 && mask&XmaxIsMulti == 0 {
 		fz.mask = XmaxInvalid
 		return fz, nil
 	}
