@@ -355,14 +355,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		alias, colAliases := aliasOf(rs.Alias, "")
 		sel := rs.Subquery.GetSelectStmt()
 		if lr := p.q.locks; lr != nil && sel != nil {
-			if m, named := lr.markFor(alias); m != nil {
-				if len(sel.ValuesLists) > 0 {
-					if named != nil {
-						return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s cannot be applied to VALUES", lcsString(named.strength))
-					}
-				} else {
-					sel = lockSubquery(sel, m, lr.clauses[0].strength)
-				}
+			// A VALUES subquery has no table rows: nothing to lock there.
+			if m, _ := lr.markFor(alias); m != nil && len(sel.ValuesLists) == 0 {
+				sel = lockSubquery(sel, m, lr.clauses[0].strength)
 			}
 		}
 		// The subquery's own FROM list has its own locking clauses.
