@@ -70,8 +70,10 @@ type Engine struct {
 
 	control *wal.Control
 	ckptMu  sync.Mutex
-	// oldestMinMxid is the oldest relminmxid of any table (0: none known).
+	// oldestMinMxid is the oldest relminmxid of any table (0: no table
+	// has one), valid once minMxidKnown.
 	oldestMinMxid atomic.Uint32
+	minMxidKnown  atomic.Bool
 	stop          chan struct{}
 	wg            sync.WaitGroup
 	closed        bool
@@ -558,6 +560,7 @@ func (e *Engine) UpdateWrapLimit() error {
 	}
 	e.Xact.Multi().SetLimit(oldestMulti)
 	e.oldestMinMxid.Store(oldestMulti)
+	e.minMxidKnown.Store(true)
 	return nil
 }
 
@@ -566,6 +569,9 @@ func (e *Engine) UpdateWrapLimit() error {
 // UpdateWrapLimit) and than every running transaction's horizon
 // (PostgreSQL truncates them after VACUUM advanced datminmxid).
 func (e *Engine) truncateMultiXacts() {
+	if !e.minMxidKnown.Load() {
+		return // before the catalog was read (start-up, recovery)
+	}
 	cutoff := e.Xact.OldestMulti()
 	if m := e.oldestMinMxid.Load(); m != 0 && xact.MultiPrecedes(m, cutoff) {
 		cutoff = m
