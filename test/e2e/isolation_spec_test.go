@@ -75,7 +75,9 @@ func parseIsoSpec(src string) (*isoSpec, error) {
 			if end < 0 {
 				return nil, fmt.Errorf("unterminated { block")
 			}
-			toks = append(toks, tok{true, strings.TrimSpace(src[i+1 : i+end])})
+			// Spaces and tabs next to the braces go, newlines stay: the
+			// step is printed as specscanner.l reads it.
+			toks = append(toks, tok{true, strings.Trim(src[i+1:i+end], " \t\r\f")})
 			i += end + 1
 		case unicode.IsSpace(rune(c)):
 			i++
@@ -429,8 +431,11 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 				waiting = append(waiting, r)
 				r = nil
 			}
-			// Steps that were waiting may have been released.
-			deadline := time.After(blockedFor)
+			// Steps that were waiting may have been released. One timer
+			// for them all, which stays expired once it fires (a channel
+			// of time.After delivers only once, and a second waiting step
+			// would then wait for good).
+			deadline, stop := context.WithTimeout(context.Background(), blockedFor)
 			for _, w := range append([]*isoRun{}, waiting...) {
 				if w == r || w.step == st {
 					continue
@@ -438,9 +443,16 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 				select {
 				case <-w.done:
 					complete(w)
-				case <-deadline:
+					continue
+				default:
+				}
+				select {
+				case <-w.done:
+					complete(w)
+				case <-deadline.Done():
 				}
 			}
+			stop()
 		}
 		for len(waiting) > 0 {
 			w := waiting[0]
@@ -519,7 +531,7 @@ func TestIsoSpecParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sp.sessions) != 2 || sp.steps["a"].sql != "SELECT '#';" || sp.steps["b"].sql != "SELECT 1;" ||
+	if len(sp.sessions) != 2 || sp.steps["a"].sql != "SELECT '#';" || sp.steps["b"].sql != "\n  SELECT 1;\n" ||
 		sp.sessions[1].teardown[0] != "ROLLBACK;" || len(sp.permutations) != 2 || len(sp.permutations[1]) != 3 {
 		t.Fatalf("parsed %+v", sp)
 	}

@@ -109,7 +109,10 @@ func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 		return Outcome{}, err
 	}
 	defer pool.Release(b)
-	firstTime := true
+	// skipTupleLock: we hold a weaker lock already, so we must not queue
+	// behind a waiter for the tuple lock who waits for us (it stays so
+	// across retries, as in heap_lock_tuple).
+	firstTime, skipTupleLock := true, false
 	for {
 		pool.Lock(b, buffer.Exclusive)
 		p := pool.Page(b)
@@ -140,7 +143,6 @@ func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 			}
 			continue
 		}
-		skipTupleLock := false
 		if firstTime {
 			firstTime = false
 			held, weaker, err := r.holdsLock(tx, seen, mode)
