@@ -293,7 +293,10 @@ func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint
 	if err != nil {
 		return false, err
 	}
-	tx := riTxn(c, detectNewRows)
+	tx, err := riTxn(c, detectNewRows)
+	if err != nil {
+		return false, err
+	}
 	matches := keyMatcher(parent, k.FKeys, key)
 	for _, tid := range tids {
 		t, vtid, found, err := parent.Heap.Fetch(c.U(), tx, tid)
@@ -418,7 +421,10 @@ func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
 // is used when there is one; otherwise the table is scanned (as
 // PostgreSQL, whose users index referencing columns for this reason).
 func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum) ([]Row, error) {
-	tx := riTxn(c, true)
+	tx, err := riTxn(c, true)
+	if err != nil {
+		return nil, err
+	}
 	def := child.NewDeformer()
 	natts := len(child.Attrs)
 	var out []Row

@@ -14,13 +14,20 @@ import (
 // detect rows committed since (detectNewRows: the referenced side's
 // checks); and, through the next command id, the current command's own
 // changes (the check's CommandCounterIncrement).
-func riTxn(c *Ctx, detectNewRows bool) *heap.Txn {
+func riTxn(c *Ctx, detectNewRows bool) (*heap.Txn, error) {
+	// Row locks are stamped with the transaction's xid: the check may run
+	// before the statement wrote anything (ALTER TABLE … ADD FOREIGN KEY).
+	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
+	if err != nil {
+		return nil, err
+	}
+	c.Tx.Heap.Xid = xid
 	tx := *c.Tx.Heap
 	if !c.repeatableRead() || detectNewRows {
 		tx.Snap = c.Eng.Xact.GetSnapshot(tx.Proc)
 	}
 	tx.Cid++
-	return &tx
+	return &tx, nil
 }
 
 // lockKeyShare locks the row version at tid FOR KEY SHARE for a foreign
@@ -76,7 +83,10 @@ func keyMatcher(rel *catalog.Relation, cols []int16, key []types.Datum) func(hea
 // being deleted, or having its key changed, by a running transaction is
 // waited for.
 func lockReferencing(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key []types.Datum, refs []Row) ([]Row, error) {
-	tx := riTxn(c, true)
+	tx, err := riTxn(c, true)
+	if err != nil {
+		return nil, err
+	}
 	matches := keyMatcher(child, k.Keys, key)
 	out := refs[:0]
 	for _, r := range refs {
