@@ -67,7 +67,7 @@ type modifyState struct {
 // lockers do not hold up an update that keeps the key. With Result Ok the
 // buffer is returned pinned and exclusively locked, with the version t on
 // it; with any other result the buffer is already released.
-func (r *Relation) pinForModify(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode LockMode) (buffer.Buffer, Tuple, Outcome, modifyState, error) {
+func (r *Relation) pinForModify(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode LockMode, ownCommand bool) (buffer.Buffer, Tuple, Outcome, modifyState, error) {
 	pool := r.env.Pool
 	x := r.env.Xact
 	x.SetOldestMulti(tx.Proc)
@@ -91,7 +91,7 @@ func (r *Relation) pinForModify(ctx context.Context, u *stats.Usage, tx *Txn, ti
 			return fail(Outcome{Result: Invisible}, nil)
 		}
 		t := Tuple(p.ItemBytes(tid.Offset))
-		oc, hinted := r.satisfiesUpdate(t, tx, tid)
+		oc, hinted := r.satisfiesUpdate(t, tx, tid, ownCommand)
 		if hinted {
 			pool.MarkDirtyHint(u, b)
 		}
@@ -225,8 +225,19 @@ func putXmax(p page.Page, off page.OffsetNumber, t Tuple, tx *Txn, xmax xact.XID
 // DELETE takes the FOR UPDATE strength, so it waits for every running
 // locker and updater of the row.
 func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
+	return r.deleteTuple(ctx, u, tx, tid, false)
+}
+
+// DeleteSpeculative withdraws a row the transaction's current command
+// inserted (INSERT … ON CONFLICT that lost a race; PostgreSQL's
+// heap_abort_speculative): a plain delete could not see it.
+func (r *Relation) DeleteSpeculative(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
+	return r.deleteTuple(ctx, u, tx, tid, true)
+}
+
+func (r *Relation) deleteTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, ownCommand bool) (Outcome, error) {
 	pool := r.env.Pool
-	b, t, oc, st, err := r.pinForModify(ctx, u, tx, tid, LockExclusive)
+	b, t, oc, st, err := r.pinForModify(ctx, u, tx, tid, LockExclusive, ownCommand)
 	if err != nil || oc.Result != Ok {
 		return oc, err
 	}
@@ -294,7 +305,7 @@ func (r *Relation) UpdateKeys(ctx context.Context, u *stats.Usage, tx *Txn, tid 
 	if keysUpdated {
 		mode = LockExclusive
 	}
-	ob, old, oc, st, err := r.pinForModify(ctx, u, tx, tid, mode)
+	ob, old, oc, st, err := r.pinForModify(ctx, u, tx, tid, mode, false)
 	if err != nil || oc.Result != Ok {
 		return page.ItemPointer{}, false, oc, err
 	}

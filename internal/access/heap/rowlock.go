@@ -121,7 +121,7 @@ func (r *Relation) LockTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 			return Outcome{Result: Invisible}, nil
 		}
 		t := Tuple(p.ItemBytes(tid.Offset))
-		oc, hinted := r.satisfiesUpdate(t, tx, tid)
+		oc, hinted := r.satisfiesUpdate(t, tx, tid, false)
 		if hinted {
 			pool.MarkDirtyHint(u, b)
 		}

@@ -10,7 +10,10 @@ import (
 // hint bits it proves are set on t (hinted). BeingModified means a running
 // transaction — possibly the caller's own, holding a lock — has its xmax
 // (or, tidal's addition, is still inserting it: then Outcome.xminWait).
-func (r *Relation) satisfiesUpdate(t Tuple, tx *Txn, self page.ItemPointer) (Outcome, bool) {
+// ownCommand lets the transaction change a version its current command
+// inserted (withdrawing a speculative insertion), which is otherwise
+// Invisible.
+func (r *Relation) satisfiesUpdate(t Tuple, tx *Txn, self page.ItemPointer, ownCommand bool) (Outcome, bool) {
 	x := r.env.Xact
 	mask := t.Infomask()
 	hinted := false
@@ -20,7 +23,7 @@ func (r *Relation) satisfiesUpdate(t Tuple, tx *Txn, self page.ItemPointer) (Out
 		}
 		xmin := t.Xmin()
 		if tx.IsCurrent(xmin) {
-			return r.ownInsertUpdatable(t, tx), false
+			return r.ownInsertUpdatable(t, tx, ownCommand), false
 		}
 		switch x.State(xmin) {
 		case xact.InProgress:
@@ -40,10 +43,10 @@ func (r *Relation) satisfiesUpdate(t Tuple, tx *Txn, self page.ItemPointer) (Out
 
 // ownInsertUpdatable is satisfiesUpdate for a version the caller's own
 // transaction inserted.
-func (r *Relation) ownInsertUpdatable(t Tuple, tx *Txn) Outcome {
+func (r *Relation) ownInsertUpdatable(t Tuple, tx *Txn, ownCommand bool) Outcome {
 	x := r.env.Xact
 	mask := t.Infomask()
-	if t.cmin(tx.Combo) >= tx.Cid {
+	if t.cmin(tx.Combo) > tx.Cid || (t.cmin(tx.Combo) == tx.Cid && !ownCommand) {
 		return Outcome{Result: Invisible} // inserted by this or a later command
 	}
 	if mask&XmaxInvalid != 0 {

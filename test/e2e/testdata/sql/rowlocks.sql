@@ -79,6 +79,11 @@ SELECT 1 FOR UPDATE
 1
 
 query
+SELECT ctid, id, xmin = xmin FROM rk WHERE id = 1 FOR UPDATE
+----
+(0,1)|1|t
+
+query
 SELECT g FROM generate_series(1, 2) g, rk WHERE rk.id = g ORDER BY g FOR UPDATE
 ----
 1
