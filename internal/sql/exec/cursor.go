@@ -146,6 +146,12 @@ func ScanTIDSource(n Node) (*catalog.Relation, func() page.ItemPointer) {
 			n = x.Input
 		case *SubqueryScan:
 			n = x.Input
+		case *LockRows:
+			// A FOR UPDATE cursor: the row version it locked.
+			if len(x.Marks) != 1 {
+				return nil, nil
+			}
+			return x.Marks[0].Rel, x.currentTID
 		case *SeqScan:
 			return x.Rel, func() page.ItemPointer { return x.lastTID }
 		case *IndexScan:

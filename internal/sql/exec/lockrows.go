@@ -9,6 +9,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -280,6 +281,9 @@ type LockRows struct {
 	// Qual is re-checked on rows whose newer version was locked.
 	Qual expr.Expr
 	cols []Column
+	// lastTID is, per mark, the version locked for the row returned last
+	// (WHERE CURRENT OF a FOR UPDATE cursor acts on it).
+	lastTID []page.ItemPointer
 }
 
 // lockedTable is a marked table's place in the query row.
@@ -331,6 +335,7 @@ func (l *LockRows) Next(c *Ctx) (Row, error) {
 		if !ok {
 			continue
 		}
+		l.noteTIDs(raw)
 		if !changed {
 			return row, nil
 		}
@@ -437,4 +442,24 @@ func (p *Planner) planLockRows(s *pg.SelectStmt, lr *lockRequest, jt *jtree, agg
 			Offset: t.offset, Sys: t.fi.sys, TIDIndex: t.offset + t.width - 1})
 	}
 	return l, nil
+}
+
+func (l *LockRows) noteTIDs(raw Row) {
+	if l.lastTID == nil {
+		l.lastTID = make([]page.ItemPointer, len(l.Marks))
+	}
+	for i, m := range l.Marks {
+		if d := raw[m.TIDIndex]; !d.IsNull() {
+			l.lastTID[i] = DatumTID(d)
+		}
+	}
+}
+
+// currentTID is the locked version of the last row returned, for a
+// LockRows with one marked table (WHERE CURRENT OF).
+func (l *LockRows) currentTID() page.ItemPointer {
+	if len(l.lastTID) == 0 {
+		return page.ItemPointer{}
+	}
+	return l.lastTID[0]
 }

@@ -185,6 +185,46 @@ SELECT id, v FROM rk ORDER BY id FOR SHARE
 3|c
 4|d
 
+# A FOR UPDATE cursor locks the rows as it fetches them; WHERE CURRENT OF
+# changes the locked row. FOR UPDATE cursors cannot scroll or be held.
+statement ok
+BEGIN
+
+statement ok
+DECLARE c CURSOR FOR SELECT id, v FROM rk WHERE id <= 3 ORDER BY id FOR UPDATE
+
+query
+FETCH 1 FROM c
+----
+1|a
+
+statement ok
+UPDATE rk SET v = 'cur' WHERE CURRENT OF c
+
+query
+FETCH 1 FROM c
+----
+2|b
+
+statement ok
+DELETE FROM rk WHERE CURRENT OF c
+
+query
+SELECT id, v FROM rk ORDER BY id
+----
+1|cur
+3|c
+4|d
+
+error 55000
+FETCH BACKWARD 1 FROM c
+
+statement ok
+ROLLBACK
+
+error 0A000
+DECLARE h CURSOR WITH HOLD FOR SELECT id FROM rk FOR UPDATE
+
 # Foreign keys lock the referenced row FOR KEY SHARE: our own key-share
 # lock does not stop our own update of a non-key column, and the row's
 # key is still protected by the constraint.
