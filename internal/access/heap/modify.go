@@ -228,10 +228,12 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 	return r.deleteTuple(ctx, u, tx, tid, false)
 }
 
-// DeleteSpeculative withdraws a row the transaction's current command
-// inserted (INSERT … ON CONFLICT that lost a race; PostgreSQL's
-// heap_abort_speculative): a plain delete could not see it.
-func (r *Relation) DeleteSpeculative(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
+// DeleteOwn is Delete that also removes a row the transaction's current
+// command inserted, which a plain delete cannot see (HeapTupleSatisfiesUpdate
+// calls it invisible): an INSERT … ON CONFLICT withdrawing a speculative
+// insertion that lost a race (PostgreSQL's heap_abort_speculative), the
+// TOAST chunks of a value replaced by the command that stored it.
+func (r *Relation) DeleteOwn(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (Outcome, error) {
 	return r.deleteTuple(ctx, u, tx, tid, true)
 }
 

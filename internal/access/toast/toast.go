@@ -247,7 +247,7 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *heap.Txn, id 
 				return err
 			}
 		}
-		oc, err := r.Heap.Delete(ctx, u, tx, tid)
+		oc, err := r.Heap.DeleteOwn(ctx, u, tx, tid)
 		if err != nil {
 			return err
 		}

@@ -215,7 +215,7 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 		}
 		// A concurrent inserter won the race: withdraw our row (dead to
 		// everyone once deleted by its own inserter) and look again.
-		res, err := m.Rel.Heap.DeleteSpeculative(c.Context, c.U(), c.Tx.Heap, newTid)
+		res, err := m.Rel.Heap.DeleteOwn(c.Context, c.U(), c.Tx.Heap, newTid)
 		if err != nil {
 			return nil, false, err
 		}
