@@ -95,6 +95,10 @@ type conn struct {
 	// that a SET of a reported parameter (TimeZone, application_name, …)
 	// is announced before the next ReadyForQuery, as PostgreSQL does.
 	reported map[string]string
+	// paramsGen is the session's ParamsGeneration when reported was last
+	// brought up to date (paramsGenKnown: it was).
+	paramsGen      uint64
+	paramsGenKnown bool
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -866,6 +870,13 @@ func (w resultWriter) Notice(n *pgerr.Error) error {
 func (c *conn) reportChangedParams() {
 	if c.reported == nil {
 		return
+	}
+	if pv, ok := c.sess.(ParamsVersioned); ok {
+		g := pv.ParamsGeneration()
+		if c.paramsGenKnown && g == c.paramsGen {
+			return
+		}
+		c.paramsGen, c.paramsGenKnown = g, true
 	}
 	for _, p := range c.srv.eng.ServerParams(c.sess) {
 		if old, ok := c.reported[p[0]]; !ok || old != p[1] {

@@ -37,6 +37,13 @@ type Engine interface {
 	ServerParams(s Session) [][2]string
 }
 
+// ParamsVersioned is implemented by a Session whose reported parameters
+// can only change when ParamsGeneration does: the connection then skips
+// re-reading them after a command that changed no setting.
+type ParamsVersioned interface {
+	ParamsGeneration() uint64
+}
+
 // PIDAllocator is implemented by an Engine that numbers its backends
 // itself, so that the process ID a client gets in BackendKeyData is the
 // one SQL reports (pg_backend_pid) and signals (pg_cancel_backend).

@@ -45,6 +45,14 @@ func (s *Session) putSetting(k, v string) {
 		}
 		return
 	}
+	s.storeSetting(k, v)
+}
+
+// storeSetting is the one writer of s.settings: it also counts changes, so
+// the wire layer re-reads the reported parameters only when one may have
+// changed (ParamsGeneration).
+func (s *Session) storeSetting(k, v string) {
+	s.settingsGen++
 	if v == noSetting {
 		delete(s.settings, k)
 	} else {
@@ -52,11 +60,19 @@ func (s *Session) putSetting(k, v string) {
 	}
 }
 
+// ParamsGeneration implements pgwire.ParamsVersioned: it changes whenever
+// a setting does.
+func (s *Session) ParamsGeneration() uint64 { return s.settingsGen }
+
 // changeSetting sets k to v (noSetting: back to the default), recording
 // what the innermost transaction level needs to undo it.
 func (s *Session) changeSetting(k, v string, local bool) {
 	if n := len(s.gucs); n > 0 {
 		lvl := s.gucs[n-1]
+		if lvl == nil {
+			lvl = gucLevel{}
+			s.gucs[n-1] = lvl
+		}
 		e := lvl[k]
 		if e == nil {
 			e = &gucSave{prior: s.settingValue(k)}
@@ -69,8 +85,9 @@ func (s *Session) changeSetting(k, v string, local bool) {
 	s.putSetting(k, v)
 }
 
-// gucBegin opens a transaction level.
-func (s *Session) gucBegin() { s.gucs = append(s.gucs, gucLevel{}) }
+// gucBegin opens a transaction level (its map is made at its first SET:
+// most levels change no setting).
+func (s *Session) gucBegin() { s.gucs = append(s.gucs, nil) }
 
 // gucAbortLevel undoes the innermost level's changes and closes it.
 func (s *Session) gucAbortLevel() {
@@ -99,6 +116,10 @@ func (s *Session) gucReleaseLevel() {
 			// or not (xact.c restores prevXactReadOnly).
 			s.putSetting(k, e.prior)
 			continue
+		}
+		if parent == nil {
+			parent = gucLevel{}
+			s.gucs[n-2] = parent
 		}
 		pe := parent[k]
 		if pe == nil {

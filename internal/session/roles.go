@@ -75,12 +75,8 @@ func (s *Session) setRole(r *catalog.Role) {
 	if r == nil {
 		return
 	}
-	s.settings["session_authorization"] = r.Name
-	if r.Super {
-		s.settings["is_superuser"] = "on"
-	} else {
-		s.settings["is_superuser"] = "off"
-	}
+	s.storeSetting("session_authorization", r.Name)
+	s.storeSetting("is_superuser", onOff(r.Super))
 }
 
 func (s *Session) currentUser() string { return s.Get("session_authorization") }

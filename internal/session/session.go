@@ -97,7 +97,7 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 						return nil, err
 					}
 				}
-				sess.settings[strings.ToLower(d.Name)] = nv
+				sess.storeSetting(strings.ToLower(d.Name), nv)
 			}
 		}
 	}
@@ -161,6 +161,8 @@ type Session struct {
 	savepoints []*savepoint
 	txAborted  bool
 	gucs       gucStack // settings to restore per transaction level (gucstack.go)
+	// settingsGen counts changes of settings (storeSetting).
+	settingsGen uint64
 
 	extended *extState // prepared statements and portals (extended.go)
 	// failingPortal is the portal whose execution raised the error being

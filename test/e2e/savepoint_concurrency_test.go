@@ -58,3 +58,30 @@ func TestSavepointsAcrossSessions(t *testing.T) {
 		t.Fatalf("b sees %d of the 100 committed rows (and not the rolled-back one)", n)
 	}
 }
+
+// A reported parameter changed by SET is announced (ParameterStatus), and
+// announced again when a rollback — of the transaction or of a savepoint —
+// restores it, as PostgreSQL does.
+func TestParameterStatusFollowsRollback(t *testing.T) {
+	c := connect(t, target(t))
+	tz := func() string { return c.PgConn().ParameterStatus("TimeZone") }
+	exec(t, c, "SET TimeZone = 'UTC'")
+	if tz() != "UTC" {
+		t.Fatalf("TimeZone reported %q after SET", tz())
+	}
+	exec(t, c, "BEGIN")
+	exec(t, c, "SET TimeZone = 'Europe/Paris'")
+	if tz() != "Europe/Paris" {
+		t.Fatalf("TimeZone reported %q after SET in a block", tz())
+	}
+	exec(t, c, "SAVEPOINT s")
+	exec(t, c, "SET TimeZone = 'Asia/Tokyo'")
+	exec(t, c, "ROLLBACK TO s")
+	if tz() != "Europe/Paris" {
+		t.Fatalf("TimeZone reported %q after ROLLBACK TO, want Europe/Paris", tz())
+	}
+	exec(t, c, "ROLLBACK")
+	if tz() != "UTC" {
+		t.Fatalf("TimeZone reported %q after ROLLBACK, want UTC", tz())
+	}
+}

@@ -74,7 +74,14 @@ func BenchmarkPgbenchSelect(b *testing.B) {
 }
 
 // BenchmarkPgbenchTPCB is pgbench's tpcb-like transaction (fsync off).
-func BenchmarkPgbenchTPCB(b *testing.B) {
+func BenchmarkPgbenchTPCB(b *testing.B) { benchTPCB(b, false) }
+
+// BenchmarkPgbenchTPCBSavepoint wraps each statement of tpcb-like in
+// SAVEPOINT … RELEASE, as pgjdbc's autosave and psql's ON_ERROR_ROLLBACK
+// do (bench/tpcb-savepoint.sql).
+func BenchmarkPgbenchTPCBSavepoint(b *testing.B) { benchTPCB(b, true) }
+
+func benchTPCB(b *testing.B, savepoints bool) {
 	for _, m := range pgbenchModes {
 		b.Run(m.name, func(b *testing.B) {
 			c := startPgbench(b, m.mode)
@@ -96,8 +103,18 @@ func BenchmarkPgbenchTPCB(b *testing.B) {
 					{"UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2", []any{delta, 1}},
 					{"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)", []any{tid, 1, aid, delta}},
 				} {
+					if savepoints {
+						if _, err := tx.Exec(ctx, "SAVEPOINT s"); err != nil {
+							b.Fatal(err)
+						}
+					}
 					if _, err := tx.Exec(ctx, st.q, st.args...); err != nil {
 						b.Fatalf("%s: %v", st.q, err)
+					}
+					if savepoints {
+						if _, err := tx.Exec(ctx, "RELEASE s"); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 				if err := tx.QueryRow(ctx, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", aid).Scan(&bal); err != nil {
