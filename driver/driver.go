@@ -37,6 +37,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/wal"
 )
 
 func init() { sql.Register("tidal", &Driver{}) }
@@ -123,6 +124,11 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		cfg.SharedBuffers = int(sb.Bytes(get("shared_buffers")))
 		cfg.Fsync = get("fsync") == "on"
 		cfg.FullPageWrites = get("full_page_writes") == "on"
+		wc, err := wal.ParseCompression(get("wal_compression"))
+		if err != nil {
+			return nil, err
+		}
+		cfg.WALCompression = wc
 		cfg.Logger = log.New(io.Discard, "", 0)
 		eng, err := engine.Open(cfg)
 		if err != nil {

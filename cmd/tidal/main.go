@@ -28,6 +28,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
+	"github.com/tidal-db/tidal/internal/wal"
 )
 
 type settingFlags map[string]string
@@ -142,6 +143,9 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	cfg.SharedBuffers = int(sbDef.Bytes(get("shared_buffers")))
 	cfg.Fsync = get("fsync") == "on"
 	cfg.FullPageWrites = get("full_page_writes") == "on"
+	if cfg.WALCompression, err = wal.ParseCompression(get("wal_compression")); err != nil {
+		return err
+	}
 	ct, _ := strconv.Atoi(get("checkpoint_timeout"))
 	cfg.CheckpointTimeout = time.Duration(ct) * time.Second
 

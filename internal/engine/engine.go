@@ -20,6 +20,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/notify"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -39,13 +40,22 @@ type Config struct {
 	FullPageWrites    bool
 	CheckpointTimeout time.Duration
 	Logger            *log.Logger
+	// WALCompression is the server's wal_compression: the method for
+	// full-page images of writers without a session of their own
+	// (checkpoints, autovacuum); each session applies its own setting.
+	WALCompression wal.Compression
 	// OnPanic replaces the process exit after a failed fsync (tests).
 	OnPanic func(error)
 }
 
-// DefaultConfig returns PostgreSQL's defaults.
+// DefaultConfig returns PostgreSQL's defaults (tidal's, where it differs:
+// wal_compression).
 func DefaultConfig(dir string) Config {
-	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, CheckpointTimeout: 5 * time.Minute}
+	wc, err := wal.ParseCompression(guc.Defs["wal_compression"].Default)
+	if err != nil {
+		panic(err) // the default is a constant
+	}
+	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, WALCompression: wc, CheckpointTimeout: 5 * time.Minute}
 }
 
 // Engine is an open data directory.
@@ -240,7 +250,7 @@ func (e *Engine) start(fresh bool) error {
 	e.registerRmgrs()
 
 	walDir := filepath.Join(dir, "wal")
-	opts := wal.Options{Fsync: e.cfg.Fsync, FullPageWrites: e.cfg.FullPageWrites}
+	opts := wal.Options{Fsync: e.cfg.Fsync, FullPageWrites: e.cfg.FullPageWrites, Compression: e.cfg.WALCompression}
 	if fresh {
 		return e.initdb(walDir, opts)
 	}
@@ -333,6 +343,7 @@ const defaultConf = `# tidal configuration file (postgresql.conf syntax)
 #fsync = on
 #synchronous_commit = on
 #full_page_writes = on
+#wal_compression = off		# off, pglz, lz4 or zstd
 #checkpoint_timeout = 5min
 #maintenance_work_mem = 64MB
 `

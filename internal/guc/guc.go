@@ -44,6 +44,10 @@ type Def struct {
 	Unit    string // "kB", "8kB", "ms", "s", "min" for Int parameters
 	Context Context
 	Enum    []string
+	// Aliases are other spellings an Enum accepts and the value each
+	// stands for (PostgreSQL's hidden enum entries, and visible ones such
+	// as wal_compression's "on" that mean another value).
+	Aliases map[string]string
 	Min     int64
 	Max     int64
 	Desc    string
@@ -84,7 +88,9 @@ func init() {
 	def(Def{Name: "fsync", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "full_page_writes", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "synchronous_commit", Kind: Enum, Default: "on", Context: User, Enum: []string{"local", "remote_write", "remote_apply", "on", "off"}})
-	def(Def{Name: "wal_compression", Kind: Enum, Default: "off", Context: Superuser, Enum: []string{"off", "pglz", "lz4", "zstd", "on"}})
+	def(Def{Name: "wal_compression", Kind: Enum, Default: "off", Context: Superuser, Enum: []string{"pglz", "lz4", "zstd", "on", "off"},
+		Aliases: map[string]string{"on": "pglz", "true": "pglz", "yes": "pglz", "1": "pglz", "false": "off", "no": "off", "0": "off"},
+		Desc:    "Compresses full-page writes written in WAL file with specified method."})
 	def(Def{Name: "checkpoint_timeout", Kind: Int, Default: "300", Unit: "s", Context: Sighup, Min: 30, Max: 86400})
 	def(Def{Name: "statement_timeout", Kind: Int, Default: "0", Unit: "ms", Context: User, Min: 0, Max: 1<<31 - 1})
 	def(Def{Name: "idle_in_transaction_session_timeout", Kind: Int, Default: "0", Unit: "ms", Context: User, Min: 0, Max: 1<<31 - 1})
@@ -183,6 +189,9 @@ func (d *Def) Normalize(v string) (string, error) {
 		return strconv.FormatInt(n, 10), nil
 	case Enum:
 		lv := strings.ToLower(v)
+		if a, ok := d.Aliases[lv]; ok {
+			return a, nil
+		}
 		for _, e := range d.Enum {
 			if e == lv {
 				return e, nil

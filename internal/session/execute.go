@@ -297,6 +297,9 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
 		if err != nil {
 			return err
 		}
+		if err := s.checkSetPermission(d); err != nil {
+			return err
+		}
 		s.changeSetting(strings.ToLower(d.Name), noSetting, vs.IsLocal)
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		for k := range s.settings {

@@ -58,6 +58,9 @@ func (s *Session) storeSetting(k, v string) {
 	} else {
 		s.settings[k] = v
 	}
+	if k == "wal_compression" {
+		s.syncWALCompression()
+	}
 }
 
 // ParamsGeneration implements pgwire.ParamsVersioned: it changes whenever

@@ -269,6 +269,9 @@ func (s *Session) set(name, value string, local bool) error {
 	case guc.Sighup:
 		return pgerr.Errorf(pgerr.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed now", d.Name)
 	}
+	if err := s.checkSetPermission(d); err != nil {
+		return err
+	}
 	nv, err := d.Normalize(value)
 	if err != nil {
 		return err
@@ -343,6 +346,7 @@ func (s *Session) begin() {
 	s.isolation = s.Setting("default_transaction_isolation")
 	s.readOnly = s.Setting("default_transaction_read_only") == "on"
 	s.deferrable = s.Setting("default_transaction_deferrable") == "on"
+	s.syncWALCompression()
 	s.gucBegin()
 }
 

@@ -30,6 +30,11 @@ type WALUsage struct {
 type Usage struct {
 	Buf BufferUsage
 	WAL WALUsage
+	// WALCompression is the backend's wal_compression, numbered as the
+	// wal package's Compression (0: not chosen, the server's applies). It
+	// rides here because Usage is the one per-backend value every WAL
+	// insert is handed; Sub and Add leave it alone.
+	WALCompression uint8
 }
 
 // Sub returns u - o, for measuring an interval.

@@ -21,6 +21,7 @@ type Reader struct {
 	checkPrev bool
 	files     map[uint64]*os.File
 	hdr       [HeaderSize]byte
+	images    imageDecoder // decompresses the images of the records it returns
 }
 
 // NewReader starts reading at pos.
@@ -87,7 +88,7 @@ func (r *Reader) Next() (*Decoded, error) {
 	if r.checkPrev && prev != r.prev {
 		return nil, io.EOF
 	}
-	d, err := decode(rec, r.pos)
+	d, err := decode(rec, r.pos, &r.images)
 	if err != nil {
 		return nil, io.EOF
 	}
@@ -109,6 +110,7 @@ func (r *Reader) Close() {
 	for _, f := range r.files {
 		f.Close()
 	}
+	r.images.close()
 }
 
 func putPrev(rec []byte, prev LSN) { binary.LittleEndian.PutUint64(rec[8:], prev) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 
+	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -89,8 +90,9 @@ func (r *Record) SetMain(b []byte) { r.main = b }
 
 // encode builds the record bytes (prev-link and CRC filled later),
 // deciding per block whether a full-page image is needed: the page's LSN is
-// at or before redoPtr (first change since the checkpoint began).
-func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool) ([]byte, int) {
+// at or before redoPtr (first change since the checkpoint began). Images
+// are compressed as ic says (nil: not at all).
+func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool, ic *imageCompression) ([]byte, int) {
 	start := len(dst)
 	var hdr [HeaderSize]byte
 	dst = append(dst, hdr[:]...)
@@ -108,26 +110,15 @@ func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool) ([]by
 		} else if !b.delta.Empty() {
 			fl |= flagHasDelta
 		}
+		ref := len(dst)
 		dst = append(dst, b.id, byte(b.tag.Fork), fl, 0)
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(b.tag.Rel))
 		dst = binary.LittleEndian.AppendUint32(dst, b.tag.Block)
 		if image {
 			fpis++
-			holeOff, holeLen := 0, 0
-			if b.flags&BlockStandard != 0 {
-				lo, up := b.pg.Lower(), b.pg.Upper()
-				if lo >= page.HeaderSize && lo < up && up <= page.Size {
-					holeOff, holeLen = lo, up-lo
-				}
-			}
-			dst = binary.LittleEndian.AppendUint16(dst, uint16(holeOff))
-			dst = binary.LittleEndian.AppendUint16(dst, uint16(holeLen))
-			if holeLen > 0 {
-				dst = append(dst, b.pg[:holeOff]...)
-				dst = append(dst, b.pg[holeOff+holeLen:page.Size]...)
-			} else {
-				dst = append(dst, b.pg[:page.Size]...)
-			}
+			var info uint8
+			dst, info = appendImage(dst, b.pg, b.flags&BlockStandard != 0, ic)
+			dst[ref+3] = info
 		} else if fl&flagHasDelta != 0 {
 			lenPos := len(dst)
 			dst = append(dst, 0, 0, 0, 0)
@@ -167,30 +158,68 @@ type Decoded struct {
 
 // DecodedBlock is one block reference of a decoded record.
 type DecodedBlock struct {
+	ID       uint8
 	Tag      buffer.Tag
 	Flags    uint8
 	HasImage bool
+	BimgInfo uint8 // the image's BKPIMAGE_* bits
 	HoleOff  int
 	HoleLen  int
-	Image    []byte // page bytes without the hole
+	Image    []byte // the stored image: the page without its hole, compressed when BimgInfo says so
 	Delta    []byte // encoded page.Delta
+	lsn      LSN
+	dec      *imageDecoder // the reader's, for compressed images
 }
 
 // WillInit reports whether redo starts from a zeroed page.
 func (b *DecodedBlock) WillInit() bool { return b.Flags&BlockWillInit != 0 }
 
-// RestoreImage writes the full-page image into pg.
-func (b *DecodedBlock) RestoreImage(pg page.Page) {
-	if b.HoleLen == 0 {
-		copy(pg, b.Image)
-		return
+// Compression is the method the image is stored with (CompressionNone for
+// an uncompressed image).
+func (b *DecodedBlock) Compression() Compression {
+	switch b.BimgInfo & bkpImageCompressed {
+	case bkpImageCompressPGLZ:
+		return CompressionPGLZ
+	case bkpImageCompressLZ4:
+		return CompressionLZ4
+	case bkpImageCompressZstd:
+		return CompressionZstd
 	}
-	copy(pg[:b.HoleOff], b.Image[:b.HoleOff])
-	clear(pg[b.HoleOff : b.HoleOff+b.HoleLen])
-	copy(pg[b.HoleOff+b.HoleLen:], b.Image[b.HoleOff:])
+	return CompressionNone
 }
 
-func decode(rec []byte, lsn page.LSN) (*Decoded, error) {
+// RestoreImage writes the full-page image into pg, decompressing it first
+// when it is compressed. A compressed image that does not decode to
+// exactly the page without its hole is an error (XX000, PostgreSQL's
+// "could not decompress image"), never a wrongly restored page.
+func (b *DecodedBlock) RestoreImage(pg page.Page) error {
+	n := page.Size - b.HoleLen
+	if b.BimgInfo&bkpImageCompressed == 0 {
+		copy(pg[:b.HoleOff], b.Image[:b.HoleOff])
+		copy(pg[b.HoleOff+b.HoleLen:page.Size], b.Image[b.HoleOff:n])
+		clear(pg[b.HoleOff : b.HoleOff+b.HoleLen])
+		return nil
+	}
+	dec := b.dec
+	if dec == nil {
+		dec = &imageDecoder{}
+		defer dec.close()
+	}
+	if err := dec.decompress(b.BimgInfo, b.Image, pg[:n]); err != nil {
+		if err == errUnknownMethod {
+			return pgerr.Errorf(pgerr.InternalError, "could not restore image at %s compressed with unknown method, block %d", FormatLSN(b.lsn), b.ID)
+		}
+		return pgerr.Errorf(pgerr.InternalError, "could not decompress image at %s, block %d", FormatLSN(b.lsn), b.ID).
+			WithDetail("%s: %v", b.Compression(), err)
+	}
+	// The page came out without its hole: move the part after the hole
+	// into place and zero the hole.
+	copy(pg[b.HoleOff+b.HoleLen:page.Size], pg[b.HoleOff:n])
+	clear(pg[b.HoleOff : b.HoleOff+b.HoleLen])
+	return nil
+}
+
+func decode(rec []byte, lsn page.LSN, dec *imageDecoder) (*Decoded, error) {
 	if len(rec) < HeaderSize+5 {
 		return nil, fmt.Errorf("record too short")
 	}
@@ -210,26 +239,16 @@ func decode(rec []byte, lsn page.LSN) (*Decoded, error) {
 		if len(p) < 12 {
 			return nil, fmt.Errorf("truncated block header")
 		}
-		var b DecodedBlock
+		b := DecodedBlock{ID: p[0], Flags: p[2], BimgInfo: p[3], lsn: lsn, dec: dec}
 		b.Tag.Fork = smgr.ForkNumber(p[1])
-		b.Flags = p[2]
 		b.Tag.Rel = smgr.RelFileNumber(binary.LittleEndian.Uint32(p[4:]))
 		b.Tag.Block = binary.LittleEndian.Uint32(p[8:])
 		p = p[12:]
 		if b.Flags&flagHasImage != 0 {
-			if len(p) < 4 {
-				return nil, fmt.Errorf("truncated image header")
+			var err error
+			if p, err = decodeImage(&b, p); err != nil {
+				return nil, err
 			}
-			b.HasImage = true
-			b.HoleOff = int(binary.LittleEndian.Uint16(p))
-			b.HoleLen = int(binary.LittleEndian.Uint16(p[2:]))
-			p = p[4:]
-			n := page.Size - b.HoleLen
-			if b.HoleOff+b.HoleLen > page.Size || len(p) < n {
-				return nil, fmt.Errorf("bad image")
-			}
-			b.Image = p[:n]
-			p = p[n:]
 		} else if b.Flags&flagHasDelta != 0 {
 			if len(p) < 4 {
 				return nil, fmt.Errorf("truncated delta")
@@ -254,4 +273,60 @@ func decode(rec []byte, lsn page.LSN) (*Decoded, error) {
 	}
 	d.Main = p[:n]
 	return d, nil
+}
+
+// decodeImage reads a block's image header and bytes from p and returns
+// the rest. bimg_info 0 is the layout before wal_compression (hole offset,
+// hole length, the page without its hole), still read so that a log
+// written by an older build replays. The checks are PostgreSQL's
+// DecodeXLogRecord's: a header that contradicts itself ends the log.
+func decodeImage(b *DecodedBlock, p []byte) ([]byte, error) {
+	b.HasImage = true
+	if len(p) < 4 {
+		return nil, fmt.Errorf("truncated image header")
+	}
+	if b.BimgInfo == 0 {
+		b.HoleOff = int(binary.LittleEndian.Uint16(p))
+		b.HoleLen = int(binary.LittleEndian.Uint16(p[2:]))
+		b.BimgInfo = bkpImageApply
+		if b.HoleLen > 0 {
+			b.BimgInfo |= bkpImageHasHole
+		}
+		p = p[4:]
+		n := page.Size - b.HoleLen
+		if b.HoleOff+b.HoleLen > page.Size || len(p) < n {
+			return nil, fmt.Errorf("bad image")
+		}
+		b.Image = p[:n]
+		return p[n:], nil
+	}
+	bimgLen := int(binary.LittleEndian.Uint16(p))
+	b.HoleOff = int(binary.LittleEndian.Uint16(p[2:]))
+	p = p[4:]
+	hasHole := b.BimgInfo&bkpImageHasHole != 0
+	compressed := b.BimgInfo&bkpImageCompressed != 0
+	switch {
+	case hasHole && compressed:
+		if len(p) < 2 {
+			return nil, fmt.Errorf("truncated image header")
+		}
+		b.HoleLen = int(binary.LittleEndian.Uint16(p))
+		p = p[2:]
+	case hasHole:
+		b.HoleLen = page.Size - bimgLen
+	}
+	switch {
+	case hasHole && (b.HoleOff == 0 || b.HoleLen <= 0 || bimgLen == page.Size || b.HoleOff+b.HoleLen > page.Size):
+		return nil, fmt.Errorf("BKPIMAGE_HAS_HOLE set, but hole offset %d length %d block image length %d", b.HoleOff, b.HoleLen, bimgLen)
+	case !hasHole && b.HoleOff != 0:
+		return nil, fmt.Errorf("BKPIMAGE_HAS_HOLE not set, but hole offset %d", b.HoleOff)
+	case compressed && bimgLen >= page.Size-b.HoleLen:
+		return nil, fmt.Errorf("BKPIMAGE_COMPRESSED set, but block image length %d", bimgLen)
+	case !hasHole && !compressed && bimgLen != page.Size:
+		return nil, fmt.Errorf("neither BKPIMAGE_HAS_HOLE nor BKPIMAGE_COMPRESSED set, but block image length is %d", bimgLen)
+	case len(p) < bimgLen:
+		return nil, fmt.Errorf("truncated image")
+	}
+	b.Image = p[:bimgLen]
+	return p[bimgLen:], nil
 }

@@ -80,7 +80,10 @@ func RedoBlocks(pool *buffer.Pool, d *Decoded) error {
 		pg := pool.Page(buf)
 		switch {
 		case b.HasImage:
-			b.RestoreImage(pg)
+			if err := b.RestoreImage(pg); err != nil {
+				pool.UnlockRelease(buf, buffer.Exclusive)
+				return fmt.Errorf("redo of %s: %w", RmgrName(d.Rmgr), err)
+			}
 			pg.SetLSN(d.EndLSN)
 			pool.MarkDirty(nil, buf)
 		case b.WillInit() || pg.LSN() < d.EndLSN:

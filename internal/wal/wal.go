@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -50,6 +51,10 @@ type WAL struct {
 
 	fullPageWrites atomic.Bool
 	redoPtr        atomic.Uint64
+	// compression is the server's wal_compression (a Compression), for
+	// inserts whose backend chose none; compressors are lent to inserters.
+	compression atomic.Uint32
+	compressors *compressorPool
 
 	insMu     sync.Mutex
 	insertPos LSN // where the next record starts
@@ -74,6 +79,8 @@ type WAL struct {
 type Options struct {
 	Fsync          bool
 	FullPageWrites bool
+	// Compression is wal_compression for full-page images; zero means off.
+	Compression Compression
 }
 
 // Open opens the log in dir to continue writing at pos (the end of the
@@ -86,6 +93,8 @@ func Open(dir string, pos, prev LSN, opt Options) (*WAL, error) {
 	}
 	w := &WAL{dir: dir, fsync: opt.Fsync, segs: make(map[uint64]*os.File), buf: make([]byte, 0, 9<<20)}
 	w.fullPageWrites.Store(opt.FullPageWrites)
+	w.SetCompression(opt.Compression)
+	w.compressors = newCompressorPool(2 * runtime.GOMAXPROCS(0))
 	pos = Align(pos)
 	w.insertPos, w.prevRec, w.bufStart, w.written = pos, prev, pos, pos
 	w.flushed.Store(pos)
@@ -222,6 +231,28 @@ func (w *WAL) zeroFill(f *os.File, from int64) error {
 // SetFullPageWrites changes full_page_writes.
 func (w *WAL) SetFullPageWrites(on bool) { w.fullPageWrites.Store(on) }
 
+// SetCompression changes the server's wal_compression: the method for
+// records whose inserting backend has not chosen one (stats.Usage's
+// WALCompression). Zero means off.
+func (w *WAL) SetCompression(c Compression) {
+	if c == 0 {
+		c = CompressionNone
+	}
+	w.compression.Store(uint32(c))
+}
+
+// Compression is the server's wal_compression.
+func (w *WAL) Compression() Compression { return Compression(w.compression.Load()) }
+
+// compressionFor is the method an insert charged to u uses: its backend's
+// wal_compression, or else the server's.
+func (w *WAL) compressionFor(u *stats.Usage) Compression {
+	if u != nil && u.WALCompression != 0 {
+		return Compression(u.WALCompression)
+	}
+	return w.Compression()
+}
+
 // RedoPtr is the redo point of the latest checkpoint (started or done).
 func (w *WAL) RedoPtr() LSN { return LSN(w.redoPtr.Load()) }
 
@@ -273,9 +304,11 @@ func (w *WAL) InsertRecord(u *stats.Usage, r *Record) (start, end LSN, err error
 	}
 	scratch := encodePool.Get().(*[]byte)
 	defer encodePool.Put(scratch)
+	ic := imageCompression{method: w.compressionFor(u), pool: w.compressors}
+	defer ic.release()
 	for {
 		redo := w.RedoPtr()
-		rec, fpis := r.encode((*scratch)[:0], redo, w.fullPageWrites.Load())
+		rec, fpis := r.encode((*scratch)[:0], redo, w.fullPageWrites.Load(), &ic)
 		*scratch = rec
 		w.insMu.Lock()
 		if w.RedoPtr() != redo {

@@ -356,7 +356,9 @@ func TestHoleRemoval(t *testing.T) {
 		}
 		got := make(page.Page, page.Size)
 		r.Read(got) // restore overwrites everything, the hole with zeroes
-		b.RestoreImage(got)
+		if err := b.RestoreImage(got); err != nil {
+			t.Fatal(err)
+		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("page %d not restored exactly", i)
 		}

@@ -74,8 +74,9 @@ type histEntry struct {
 	pos        int32
 }
 
-// compressor holds the history table; it is reused by nothing else, so
-// concurrent compressions each make their own.
+// compressor holds the history table. Only the bucket heads in use need
+// clearing between inputs: an entry is reached through a head or, once
+// the table has wrapped, after it was rewritten by this input.
 type compressor struct {
 	heads   [maxHashSize]int16
 	entries [historySize + 1]histEntry
@@ -181,6 +182,21 @@ func matchLen(src []byte, a, b, limit int) int {
 // when the strategy refuses (too short, too long, or not compressible
 // enough); dst's contents are then undefined.
 func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
+	return new(compressor).compress(src, dst, s)
+}
+
+// Compressor is Compress with a history table kept from call to call, for
+// a caller compressing many inputs (WAL full-page images): it clears the
+// part of the table an input uses instead of allocating 64 KiB each time.
+// A Compressor is not safe for concurrent use.
+type Compressor struct{ c compressor }
+
+// Compress is the package's Compress, with c's table.
+func (c *Compressor) Compress(src, dst []byte, s Strategy) (n int, ok bool) {
+	return c.c.compress(src, dst, s)
+}
+
+func (c *compressor) compress(src, dst []byte, s Strategy) (n int, ok bool) {
 	slen := len(src)
 	if s.MatchSizeGood <= 0 || slen < s.MinInputSize || slen > s.MaxInputSize {
 		return 0, false
@@ -188,7 +204,8 @@ func Compress(src, dst []byte, s Strategy) (n int, ok bool) {
 	goodMatch := min(max(s.MatchSizeGood, 17), maxMatch)
 	goodDrop := min(max(s.MatchSizeDrop, 0), 100)
 	resultMax := resultMax(slen, s)
-	c := &compressor{mask: hashSize(slen) - 1}
+	c.mask = hashSize(slen) - 1
+	clear(c.heads[:c.mask+1])
 	histNext, recycle := 1, false
 	out := 0
 	ctrlPos := -1 // where the current control byte goes; -1 before the first

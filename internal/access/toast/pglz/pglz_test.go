@@ -154,3 +154,29 @@ func BenchmarkCompress(b *testing.B) {
 		Compress(src, dst, Default)
 	}
 }
+
+// TestCompressorReuse: a Compressor used for many inputs of varying sizes
+// (so stale history from a longer input sits in its table) writes exactly
+// what a fresh Compress does.
+func TestCompressorReuse(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var c Compressor
+	for i := 0; i < 200; i++ {
+		size := []int{40, 200, 700, 3000, 8192, 20000}[r.Intn(6)]
+		src := make([]byte, size)
+		for j := range src {
+			if j > 8 && r.Intn(2) == 0 {
+				src[j] = src[j-r.Intn(8)-1]
+			} else {
+				src[j] = byte(r.Intn(16))
+			}
+		}
+		want := make([]byte, MaxOutput(size))
+		got := make([]byte, MaxOutput(size))
+		wn, wok := Compress(src, want, Default)
+		gn, gok := c.Compress(src, got, Default)
+		if wn != gn || wok != gok || !bytes.Equal(want[:wn], got[:gn]) {
+			t.Fatalf("input %d (%d bytes): reused compressor wrote %d/%v, fresh %d/%v", i, size, gn, gok, wn, wok)
+		}
+	}
+}
