@@ -32,6 +32,9 @@
 #   TIDAL_REV=                  build this git revision (via read-only `git archive REV`)
 #                               instead of the working tree, e.g. TIDAL_REV=HEAD
 #   PG15_EXTRA_CONF=            extra postgresql.conf lines (handed to pg15-start.sh)
+#   WAL_COMPRESSION=off         wal_compression for both servers (off pglz lz4 zstd); off by
+#                               default, PostgreSQL's default, so the WAL bytes compare like
+#                               with like. TIDAL_ARGS / PG15_EXTRA_CONF settings come later and win.
 #   BENCH_DIR=/work/shared/bench   PGBIN=/usr/lib/postgresql/15/bin
 #   START_TIMEOUT=60            seconds to wait for each server to accept connections
 #   SEEDS_TIMEOUT=              seconds allowed for one seeds.sh invocation; default per
@@ -58,6 +61,9 @@ export PGUSER=${PGUSER:-postgres} PGDATABASE=${PGDATABASE:-postgres}
 INTERLEAVE=${INTERLEAVE:-1}
 TIDAL_SHARED_BUFFERS=${TIDAL_SHARED_BUFFERS:-128MB}
 TIDAL_ARGS=${TIDAL_ARGS:-}
+WAL_COMPRESSION=${WAL_COMPRESSION:-off}
+export PG15_EXTRA_CONF="wal_compression = $WAL_COMPRESSION${PG15_EXTRA_CONF:+
+$PG15_EXTRA_CONF}"
 TIDAL_BIN=${TIDAL_BIN:-}
 START_TIMEOUT=${START_TIMEOUT:-60}
 SEEDS_TIMEOUT=${SEEDS_TIMEOUT:-}
@@ -308,7 +314,7 @@ else
 fi
 [ -x "$TIDAL_BIN" ] || die "tidal binary $TIDAL_BIN not executable"
 TIDAL_DATA=$TMPROOT/tidal-data
-TIDAL_CONF=(-c "shared_buffers=$TIDAL_SHARED_BUFFERS" -c fsync=on -c full_page_writes=on -c synchronous_commit=on -c autovacuum=off)
+TIDAL_CONF=(-c "shared_buffers=$TIDAL_SHARED_BUFFERS" -c fsync=on -c full_page_writes=on -c synchronous_commit=on -c autovacuum=off -c "wal_compression=$WAL_COMPRESSION")
 
 ###############################################################################
 # 2. start both servers
@@ -319,7 +325,7 @@ start_pg || die "PostgreSQL 15 did not start (see $RES/pg15-start.log)"
 
 show() { # show PORT -> "name=value ..." of the durability settings (SHOW, non-fatal)
   local n out=""
-  for n in shared_buffers fsync full_page_writes synchronous_commit autovacuum server_version; do
+  for n in shared_buffers fsync full_page_writes wal_compression synchronous_commit autovacuum server_version; do
     out+="$n=$(psql -X -h 127.0.0.1 -p "$1" -Atqc "SHOW $n" 2>/dev/null || echo '?') "
   done
   echo "${out% }"

@@ -21,6 +21,7 @@ import (
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
+	"github.com/tidal-db/tidal/internal/wal"
 )
 
 // Server is an in-process tidal server.
@@ -68,6 +69,13 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	cfg.SharedBuffers = 32 << 20
 	if opt.SharedBuffers > 0 {
 		cfg.SharedBuffers = opt.SharedBuffers
+	}
+	if v, ok := opt.Conf["wal_compression"]; ok {
+		wc, err := wal.ParseCompression(v)
+		if err != nil {
+			return nil, err
+		}
+		cfg.WALCompression = wc
 	}
 	cfg.Logger = opt.Logger
 	cfg.OnPanic = opt.OnPanic

@@ -227,10 +227,12 @@ func (c *imageCompressor) compressImage(dst []byte, pg page.Page, holeOff, holeL
 
 // newZstdEncoder makes an encoder like PostgreSQL's ZSTD_compress at
 // ZSTD_CLEVEL_DEFAULT (3): one frame, no content checksum (the record's
-// CRC covers the bytes).
+// CRC covers the bytes), and literals entropy-coded even in a block
+// without matches, as libzstd does (so a page of few distinct bytes still
+// shrinks).
 func newZstdEncoder() *zstd.Encoder {
 	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderCRC(false), zstd.WithWindowSize(page.Size))
+		zstd.WithEncoderCRC(false), zstd.WithWindowSize(page.Size), zstd.WithAllLitEntropyCompression(true))
 	if err != nil {
 		panic(fmt.Sprintf("zstd encoder options: %v", err)) // the options are constants
 	}

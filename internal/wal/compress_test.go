@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -455,13 +456,50 @@ func TestConcurrentCompressedInserts(t *testing.T) {
 	}
 }
 
-// BenchmarkImageCompression: the cost of one full-page image of a full
-// boat page per method, with the lent compressor (what an insert pays).
-// It reports the stored size as image-bytes.
+// indexLeafPage is a B-tree leaf of boat_idx1 (integer keys from first
+// on, each an index tuple of TID, t_info and the key, 16 bytes) or, with
+// float, of boat_idx2 (log(i) keys, 16 bytes too): the other two thirds
+// of the seed's full-page images.
+func indexLeafPage(first int, float bool) page.Page {
+	p := make(page.Page, page.Size)
+	page.Init(p, 16, nil)
+	for i := first; ; i++ {
+		t := make([]byte, 0, 16)
+		t = binary.LittleEndian.AppendUint16(t, 0)
+		t = binary.LittleEndian.AppendUint16(t, uint16(i/107))
+		t = binary.LittleEndian.AppendUint16(t, uint16(i%107+1))
+		if float {
+			t = binary.LittleEndian.AppendUint16(t, 16)
+			t = binary.LittleEndian.AppendUint64(t, math.Float64bits(math.Log10(float64(i))))
+		} else {
+			t = binary.LittleEndian.AppendUint16(t, 16)
+			t = binary.LittleEndian.AppendUint32(t, uint32(i))
+			t = append(t, 0, 0, 0, 0)
+		}
+		if p.AddItem(t, page.InvalidOffset, false, false, 0, nil) == page.InvalidOffset {
+			return p
+		}
+	}
+}
+
+// BenchmarkImageCompression: the cost of one full-page image per method
+// of each kind of page the seed's UPDATE images (a full boat heap page,
+// leaves of its two indexes), with the lent compressor (what an insert
+// pays). It reports the stored size as image-bytes.
 func BenchmarkImageCompression(b *testing.B) {
-	pg := boatPage(1000, 291)
-	for _, m := range allCompressions {
-		b.Run(m.String(), func(b *testing.B) {
+	for _, kind := range []struct {
+		name string
+		pg   page.Page
+	}{{"heap", boatPage(1000, 291)}, {"idx1", indexLeafPage(100000, false)}, {"idx2", indexLeafPage(100000, true)}} {
+		for _, m := range allCompressions {
+			benchImage(b, kind.name, kind.pg, m)
+		}
+	}
+}
+
+func benchImage(b *testing.B, kind string, pg page.Page, m Compression) {
+	{
+		b.Run(kind+"/"+m.String(), func(b *testing.B) {
 			ic := imageCompression{method: m, pool: newCompressorPool(1)}
 			dst := make([]byte, 0, 3*page.Size)
 			var n int
@@ -503,4 +541,105 @@ func BenchmarkImageRestore(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestReplayAcrossCompressionSettings: WAL written with one method, then
+// others (the server's setting changed while running, a backend's own
+// choice, a restart of the log with another setting), replays onto a torn
+// copy of the data as of the first checkpoint and gives the pages the
+// running system had: images are decompressed by what their flags say,
+// not by the setting recovery runs with.
+func TestReplayAcrossCompressionSettings(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	sm, _ := smgr.Open(base)
+	defer sm.Close()
+	pool := buffer.New(sm, 64)
+	w, _ := Open(filepath.Join(dir, "wal"), FirstLSN, 0, Options{FullPageWrites: true, Compression: CompressionZstd})
+	pool.FlushWAL = w.Flush
+	wl := &workload{t: t, r: rand.New(rand.NewSource(11)), pool: pool, w: w, touched: map[page.BlockNumber]bool{}, text: true}
+	const nblk = 10
+	for i := 0; i < nblk; i++ {
+		wl.extend()
+	}
+	for i := 0; i < 200; i++ {
+		wl.change(page.BlockNumber(wl.r.Intn(nblk)))
+	}
+	redo := w.BeginCheckpoint()
+	if _, err := pool.FlushAll(); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, base, filepath.Join(dir, "old"))
+	phase := func(n int) {
+		for i := 0; i < n; i++ {
+			wl.change(page.BlockNumber(wl.r.Intn(nblk)))
+		}
+	}
+	phase(150) // zstd
+	w.SetCompression(CompressionLZ4)
+	wl.w.BeginCheckpoint()
+	phase(150)
+	// "Restart": the log continues where it ended, with pglz.
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := Open(filepath.Join(dir, "wal"), w.InsertPos(), w.prevRec, Options{FullPageWrites: true, Compression: CompressionPGLZ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.SetRedoPtr(w.RedoPtr())
+	pool.FlushWAL = w2.Flush
+	wl.w = w2
+	w2.BeginCheckpoint()
+	phase(150)
+	w2.SetCompression(CompressionNone)
+	w2.BeginCheckpoint()
+	phase(100)
+	if err := w2.Flush(w2.InsertPos()); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]page.Page, nblk)
+	for blk := range want {
+		b, _ := pool.Read(nil, buffer.Tag{Rel: redoRel, Fork: smgr.MainFork, Block: page.BlockNumber(blk)}, nil)
+		want[blk] = append(page.Page(nil), pool.Page(b)...)
+		pool.Release(b)
+	}
+	w2.Close()
+
+	recs, _ := readAll(t, filepath.Join(dir, "wal"), redo)
+	images := map[Compression]int{}
+	for _, d := range recs {
+		for _, b := range d.Blocks {
+			if b.HasImage {
+				images[b.Compression()]++
+			}
+		}
+	}
+	for _, m := range allCompressions {
+		if images[m] == 0 {
+			t.Fatalf("no image stored with %s: %v", m, images)
+		}
+	}
+	oldFile := filepath.Join(dir, "old", "5000")
+	raw, _ := os.ReadFile(oldFile)
+	wl.r.Read(raw[3*page.Size+100 : 3*page.Size+5000]) // a torn page
+	os.WriteFile(oldFile, raw, 0o600)
+	sm2, _ := smgr.Open(filepath.Join(dir, "old"))
+	defer sm2.Close()
+	pool2 := buffer.New(sm2, 64)
+	pool2.FlushWAL = func(page.LSN) error { return nil }
+	if _, err := Replay(filepath.Join(dir, "wal"), pool2, redo); err != nil {
+		t.Fatal(err)
+	}
+	for blk := range want {
+		b, err := pool2.Read(nil, buffer.Tag{Rel: redoRel, Fork: smgr.MainFork, Block: page.BlockNumber(blk)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !samePage(want[blk], pool2.Page(b)) {
+			t.Fatalf("block %d differs after replay", blk)
+		}
+		pool2.Release(b)
+	}
+	t.Logf("images replayed: %v", images)
 }

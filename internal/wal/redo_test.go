@@ -25,6 +25,21 @@ type workload struct {
 	w    *WAL
 	// touched after the last checkpoint
 	touched map[page.BlockNumber]bool
+	// text: tuples of words (compressible) instead of random bytes
+	text bool
+}
+
+var workloadWords = []string{"trade ", "winds ", "boat ", "harbour ", "sail ", "anchor ", "keel ", "mast "}
+
+// fill writes the workload's kind of tuple bytes into b.
+func (wl *workload) fill(b []byte) {
+	if !wl.text {
+		wl.r.Read(b)
+		return
+	}
+	for i := 0; i < len(b); {
+		i += copy(b[i:], workloadWords[wl.r.Intn(len(workloadWords))])
+	}
 }
 
 func (wl *workload) extend() {
@@ -80,7 +95,7 @@ func (wl *workload) change(blk page.BlockNumber) {
 	switch {
 	case op < 2 || n == 0:
 		item := make([]byte, 10+r.Intn(300))
-		r.Read(item)
+		wl.fill(item)
 		if p.AddItem(item, page.OffsetNumber(1+r.Intn(int(n)+1)), true, false, 0, &d) == page.InvalidOffset {
 			// full: delete half (leaves garbage in the hole)
 			var offs []page.OffsetNumber
@@ -94,7 +109,7 @@ func (wl *workload) change(blk page.BlockNumber) {
 	case op < 4:
 		o := page.OffsetNumber(1 + r.Intn(int(n)))
 		nb := make([]byte, p.Item(o).Len)
-		r.Read(nb)
+		wl.fill(nb)
 		p.Overwrite(o, nb, &d)
 	default:
 		r.Read(p.SpecialSpace())

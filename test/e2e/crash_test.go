@@ -26,6 +26,8 @@ type server struct {
 	t   *testing.T
 	dir string
 	p   *testutil.Process
+	// extra are more arguments for the next starts ("-c", "name=value").
+	extra []string
 }
 
 func newServer(t *testing.T) *server {
@@ -48,7 +50,7 @@ func newServer(t *testing.T) *server {
 
 func (s *server) start() {
 	s.t.Helper()
-	s.p = testutil.StartProcess(s.t, s.dir, testutil.FreePort(s.t))
+	s.p = testutil.StartProcess(s.t, s.dir, testutil.FreePort(s.t), s.extra...)
 }
 
 // kill sends SIGKILL and waits for the process to be gone.
@@ -86,7 +88,8 @@ func (s *server) dumpLog() {
 // after d, typically while it is still replaying WAL.
 func (s *server) interruptRecovery(d time.Duration) {
 	s.t.Helper()
-	cmd := osexec.Command(testutil.Binary(s.t), "serve", "-D", s.dir, "-p", strconv.Itoa(testutil.FreePort(s.t)), "-c", "shared_buffers=32MB")
+	args := append([]string{"serve", "-D", s.dir, "-p", strconv.Itoa(testutil.FreePort(s.t)), "-c", "shared_buffers=32MB"}, s.extra...)
+	cmd := osexec.Command(testutil.Binary(s.t), args...)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}

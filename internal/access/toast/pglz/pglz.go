@@ -18,7 +18,11 @@
 // input, or when the first 1 KiB of output holds no match at all.
 package pglz
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
 
 // Strategy is PGLZ_Strategy: when compression is attempted and when it is
 // given up.
@@ -171,6 +175,14 @@ func matchLen(src []byte, a, b, limit int) int {
 	end := min(len(src), a+limit)
 	x, y := src[a:end], src[b:]
 	n := 0
+	// Eight bytes at a time: the first differing byte is the lowest set
+	// byte of the XOR (little-endian loads).
+	for n+8 <= len(x) {
+		if d := binary.LittleEndian.Uint64(x[n:]) ^ binary.LittleEndian.Uint64(y[n:]); d != 0 {
+			return n + bits.TrailingZeros64(d)>>3
+		}
+		n += 8
+	}
 	for n < len(x) && x[n] == y[n] {
 		n++
 	}
