@@ -343,7 +343,7 @@ const defaultConf = `# tidal configuration file (postgresql.conf syntax)
 #fsync = on
 #synchronous_commit = on
 #full_page_writes = on
-#wal_compression = off		# off, pglz, lz4 or zstd
+#wal_compression = lz4		# off (PostgreSQL's default), pglz, lz4 or zstd
 #checkpoint_timeout = 5min
 #maintenance_work_mem = 64MB
 `

@@ -88,7 +88,7 @@ func init() {
 	def(Def{Name: "fsync", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "full_page_writes", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "synchronous_commit", Kind: Enum, Default: "on", Context: User, Enum: []string{"local", "remote_write", "remote_apply", "on", "off"}})
-	def(Def{Name: "wal_compression", Kind: Enum, Default: "off", Context: Superuser, Enum: []string{"pglz", "lz4", "zstd", "on", "off"},
+	def(Def{Name: "wal_compression", Kind: Enum, Default: "lz4", Context: Superuser, Enum: []string{"pglz", "lz4", "zstd", "on", "off"},
 		Aliases: map[string]string{"on": "pglz", "true": "pglz", "yes": "pglz", "1": "pglz", "false": "off", "no": "off", "0": "off"},
 		Desc:    "Compresses full-page writes written in WAL file with specified method."})
 	def(Def{Name: "checkpoint_timeout", Kind: Int, Default: "300", Unit: "s", Context: Sighup, Min: 30, Max: 86400})
