@@ -90,6 +90,10 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 			continue
 		}
 		if d, err := guc.Lookup(k); err == nil && (d.Context == guc.User || d.Context == guc.Superuser) {
+			if err := sess.checkSetPermission(d); err != nil {
+				sess.Close()
+				return nil, err
+			}
 			if nv, err := d.Normalize(v); err == nil {
 				if strings.EqualFold(d.Name, "TimeZone") {
 					if nv, err = canonicalTimeZone(nv); err != nil {
@@ -190,6 +194,7 @@ func New(eng *engine.Engine, conf map[string]string) *Session {
 
 func newSession(eng *engine.Engine, conf map[string]string, pid int32, role uint32) *Session {
 	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf}
+	s.syncWALCompression()
 	s.registerBackend(pid, role)
 	return s
 }
@@ -346,7 +351,6 @@ func (s *Session) begin() {
 	s.isolation = s.Setting("default_transaction_isolation")
 	s.readOnly = s.Setting("default_transaction_read_only") == "on"
 	s.deferrable = s.Setting("default_transaction_deferrable") == "on"
-	s.syncWALCompression()
 	s.gucBegin()
 }
 

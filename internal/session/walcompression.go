@@ -9,8 +9,9 @@ import (
 // syncWALCompression hands the session's wal_compression to the WAL: the
 // log reads it from the usage every insert of this backend is charged to,
 // as each PostgreSQL backend compresses its images with its own setting.
-// It runs when a transaction begins and whenever the setting changes, so
-// a SET inside a transaction applies to the records after it.
+// It runs when the session starts (the server's value) and whenever the
+// setting changes (storeSetting), so a SET inside a transaction applies to
+// the records after it.
 func (s *Session) syncWALCompression() {
 	c, err := wal.ParseCompression(s.Setting("wal_compression"))
 	if err != nil {

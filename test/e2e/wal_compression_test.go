@@ -115,6 +115,8 @@ func TestWALCompressionSuperuser(t *testing.T) {
 	exec(t, ec, "ROLLBACK")
 	err = tryConnect(roleDSN(s, "walc_erin", "") + "&options=-c%20wal_compression%3Dzstd")
 	wantState(t, "startup option", err, "42501")
+	err = tryConnect(roleDSN(s, "walc_erin", "") + "&wal_compression=zstd")
+	wantState(t, "startup parameter", err, "42501")
 	// The superuser may, at startup too.
 	sc := connect(t, s.DSN()+"&options=-c%20wal_compression%3Dzstd")
 	if v := query(t, sc, "SHOW wal_compression"); v != "zstd" {
