@@ -243,7 +243,8 @@ func (c *Catalog) DropTempRelations(tx *Txn, nsp uint32) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	procs, err := c.dropProcsIn(tx, nsp)
+	return n + procs, err
 }
 
 // createRelStorage makes the file of a new relation (or a relation's new

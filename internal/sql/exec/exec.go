@@ -57,6 +57,12 @@ type Ctx struct {
 	// Session answers questions about the session (cursors, settings);
 	// nil outside one.
 	Session SessionHooks
+
+	// routine is the routine whose body this Ctx runs (nil for a
+	// statement of the client's), routineDepth how many routine calls
+	// enclose it (sqlfunc.go).
+	routine      *routineFrame
+	routineDepth int
 }
 
 // U is the backend's usage counters.

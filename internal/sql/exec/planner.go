@@ -40,7 +40,12 @@ func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
 	if p.C != nil && p.C.Env != nil {
 		st = p.C.Env.Settings
 	}
-	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists}, Settings: st}
+	hooks := expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists, Routine: p.routineCall}
+	hooks.FixedParams = p.C != nil && p.C.routine != nil
+	if s == nil && hooks.FixedParams {
+		s = routineParamScope{p}
+	}
+	return &expr.Compiler{Scope: s, Hooks: hooks, Settings: st}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }
