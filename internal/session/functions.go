@@ -48,6 +48,15 @@ func (s *Session) currentRoleOID(c *exec.Ctx) uint32 {
 	return catalog.BootstrapSuperuserID
 }
 
+// currentRoleIsSuper: the current role (after SET SESSION
+// AUTHORIZATION) is a superuser.
+func (s *Session) currentRoleIsSuper(c *exec.Ctx) bool {
+	if r, err := s.eng.Catalog.LookupRole(c.Tx, s.currentUser()); err == nil && r != nil {
+		return r.Super
+	}
+	return s.isSuperuser()
+}
+
 func routineKindWord(kind byte) string {
 	if kind == catalog.ProcProcedure {
 		return "procedure"
@@ -100,7 +109,7 @@ func (s *Session) createFunction(c *exec.Ctx, st *pg.CreateFunctionStmt, w pgwir
 	if p.Namespace, err = s.routineNamespace(c, def.Schema); err != nil {
 		return err
 	}
-	if p.Leakproof && !s.isSuperuser() {
+	if p.Leakproof && !s.currentRoleIsSuper(c) {
 		return pgerr.Errorf(pgerr.InsufficientPrivilege, "only superuser can define a leakproof function")
 	}
 	p.Owner = s.currentRoleOID(c)
@@ -236,7 +245,7 @@ func procSignature(p *catalog.Proc) string {
 // checkOwner refuses to change a routine the current role does not own
 // (superusers own everything).
 func (s *Session) checkOwner(c *exec.Ctx, p *catalog.Proc) error {
-	if s.isSuperuser() || p.Owner == s.currentRoleOID(c) {
+	if s.currentRoleIsSuper(c) || p.Owner == s.currentRoleOID(c) {
 		return nil
 	}
 	return pgerr.Errorf(pgerr.InsufficientPrivilege, "must be owner of %s %s", routineKindWord(p.Kind), p.Name)

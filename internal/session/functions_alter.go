@@ -142,7 +142,7 @@ func (s *Session) alterFunction(c *exec.Ctx, st *pg.AlterFunctionStmt, w pgwire.
 		return err
 	}
 	np := *p
-	if err := s.applyRoutineActions(&np, st.Actions); err != nil {
+	if err := s.applyRoutineActions(&np, st.Actions, s.currentRoleIsSuper(c)); err != nil {
 		return err
 	}
 	if err := s.eng.Catalog.ReplaceProc(c.Tx, p, &np); err != nil {
@@ -151,7 +151,7 @@ func (s *Session) alterFunction(c *exec.Ctx, st *pg.AlterFunctionStmt, w pgwire.
 	return w.CommandComplete("ALTER " + strings.ToUpper(word))
 }
 
-func (s *Session) applyRoutineActions(p *catalog.Proc, actions []*pg.Node) error {
+func (s *Session) applyRoutineActions(p *catalog.Proc, actions []*pg.Node, super bool) error {
 	for _, a := range actions {
 		de := a.GetDefElem()
 		if de == nil {
@@ -173,7 +173,7 @@ func (s *Session) applyRoutineActions(p *catalog.Proc, actions []*pg.Node) error
 			p.SecDef = defElemBool(de)
 		case "leakproof":
 			lp := defElemBool(de)
-			if lp && !s.isSuperuser() {
+			if lp && !super {
 				return pgerr.Errorf(pgerr.InsufficientPrivilege, "only superuser can define a leakproof function")
 			}
 			p.Leakproof = lp

@@ -168,6 +168,9 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		return fi, nil
 	case n.GetRangeFunction() != nil:
 		rf := n.GetRangeFunction()
+		if fi, ok, err := p.routineFromOnly(rf); ok || err != nil {
+			return fi, err
+		}
 		if len(rf.Functions) != 1 {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
 		}
@@ -491,8 +494,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			return nil, nil, err
 		}
 	}
-	if r := srfOnlySelect(s); r != nil {
+	if r := srfOnlySelect(s, p.isUserSRF); r != nil {
 		s = r
+		p.noteTargetListSRF(r)
 	}
 	outerLocks := p.q.locks
 	p.q.locks = lr

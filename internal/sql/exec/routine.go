@@ -66,6 +66,10 @@ type RoutineCall struct {
 	// parameters, RETURNS TABLE), else nil.
 	Ret  types.Type
 	Cols []Column
+	// ExpandRecord: the result is RECORD without OUT parameters and the
+	// caller (FROM f() AS (a int, …)) takes its columns one by one; else
+	// such a result is one record value.
+	ExpandRecord bool
 	// fallback is the planning Ctx, for an evaluation without one.
 	fallback *Ctx
 	// compiled is the language's per-call-site state (a parsed body).
@@ -73,6 +77,23 @@ type RoutineCall struct {
 }
 
 func (r *RoutineCall) Type() types.Type { return r.Ret }
+
+// FieldNames and FieldTypes describe a row result (expr.NamedFields).
+func (r *RoutineCall) FieldNames() []string {
+	out := make([]string, len(r.Cols))
+	for i, c := range r.Cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func (r *RoutineCall) FieldTypes() []types.Type {
+	out := make([]types.Type, len(r.Cols))
+	for i, c := range r.Cols {
+		out[i] = c.Type
+	}
+	return out
+}
 
 func (r *RoutineCall) String() string {
 	parts := make([]string, len(r.Args))

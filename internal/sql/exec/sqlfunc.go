@@ -151,8 +151,14 @@ func sqlBodyStatements(body string) string {
 	if rest, ok := strings.CutPrefix(body, "RETURN "); ok {
 		return "SELECT " + rest
 	}
-	s := strings.TrimPrefix(body, "BEGIN ATOMIC")
-	return strings.TrimSuffix(strings.TrimSpace(s), "END")
+	s := strings.TrimSuffix(strings.TrimPrefix(body, "BEGIN ATOMIC"), "END")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, " RETURN "); ok {
+			lines[i] = " SELECT " + rest
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // parseErr is a parse error of a body as a 42601 error with its
@@ -510,10 +516,10 @@ func modifyPlan(mt *ModifyTable, err error) (Node, []Column, bool, error) {
 // resultConverter turns a row of the last statement into the routine's
 // result row: for a scalar result its one column cast (by assignment) to
 // the result type, for a row result each column to its OUT parameter's
-// type; a void routine's result is the empty value.
+// type; a void routine's result is NULL, as PostgreSQL's.
 func resultConverter(rc *RoutineCall, cols []Column) (func(Row) (Row, error), error) {
 	if rc.Ret.OID == types.VoidOID {
-		return func(Row) (Row, error) { return Row{types.Str("")}, nil }, nil
+		return func(Row) (Row, error) { return Row{types.Null()}, nil }, nil
 	}
 	want := []types.Type{rc.Ret}
 	if rc.Cols != nil {
@@ -522,7 +528,14 @@ func resultConverter(rc *RoutineCall, cols []Column) (func(Row) (Row, error), er
 			want = append(want, col.Type)
 		}
 	} else if rc.Ret.OID == types.RecordOID {
-		return func(r Row) (Row, error) { return r, nil }, nil
+		if rc.ExpandRecord {
+			return func(r Row) (Row, error) { return r, nil }, nil
+		}
+		ts := make([]types.Type, len(cols))
+		for i, col := range cols {
+			ts[i] = col.Type
+		}
+		return func(r Row) (Row, error) { return Row{types.RecordValue(ts, r)}, nil }, nil
 	}
 	if err := checkResultColumns(rc.Proc, rc.Ret, want, cols); err != nil {
 		return nil, err

@@ -31,6 +31,9 @@ func (sqlLanguage) Validate(c *Ctx, p *catalog.Proc, def *routine.Definition, ch
 			return pgerr.Errorf(pgerr.InvalidFunctionDefinition, "SQL functions cannot have arguments of type %s", t.BaseName())
 		}
 	}
+	if poly && p.HasSQLBody {
+		return pgerr.Errorf(pgerr.InvalidFunctionDefinition, "SQL function with unquoted function body cannot have polymorphic arguments")
+	}
 	stmts, offset, err := validationStatements(p, def)
 	if err != nil {
 		return err
@@ -116,6 +119,9 @@ func bodyNodes(body *pg.Node) []*pg.Node {
 	var out []*pg.Node
 	for _, outer := range body.GetList().GetItems() {
 		for _, n := range outer.GetList().GetItems() {
+			if rs := n.GetReturnStmt(); rs != nil {
+				n = returnAsSelect(rs)
+			}
 			if n != nil && n.Node != nil {
 				out = append(out, n)
 			}
@@ -126,7 +132,8 @@ func bodyNodes(body *pg.Node) []*pg.Node {
 
 func returnAsSelect(rs *pg.ReturnStmt) *pg.Node {
 	return &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
-		TargetList: []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: rs.Returnval}}}},
+		TargetList:  []*pg.Node{{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Val: rs.Returnval, Location: -1}}}},
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE,
 	}}}
 }
 
@@ -140,12 +147,24 @@ func SQLBodyText(body *pg.Node) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("BEGIN ATOMIC\n")
-	for _, n := range bodyNodes(body) {
-		s, err := deparseStmt(n)
-		if err != nil {
-			return "", err
+	for _, outer := range body.GetList().GetItems() {
+		for _, n := range outer.GetList().GetItems() {
+			if n == nil || n.Node == nil {
+				continue
+			}
+			var s string
+			var err error
+			if rs := n.GetReturnStmt(); rs != nil {
+				s, err = deparseStmt(returnAsSelect(rs))
+				s = "RETURN " + strings.TrimPrefix(s, "SELECT ")
+			} else {
+				s, err = deparseStmt(n)
+			}
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(" " + s + ";\n")
 		}
-		b.WriteString(" " + s + ";\n")
 	}
 	b.WriteString("END")
 	return b.String(), nil

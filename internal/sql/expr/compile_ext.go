@@ -420,6 +420,12 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 		return nil, err
 	}
 	for _, n := range ind.Indirection {
+		if fs := n.GetString_(); fs != nil {
+			if e, err = selectField(e, fs.Sval); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		ai := n.GetAIndices()
 		if ai == nil || ai.IsSlice || ai.Uidx == nil {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
@@ -446,6 +452,27 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 		e = &Subscript{Arr: e, Idx: idx, T: et}
 	}
 	return e, nil
+}
+
+// NamedFields is an expression whose value is a row with known column
+// names (a call of a routine with OUT parameters): (expr).name selects
+// one.
+type NamedFields interface {
+	FieldNames() []string
+	FieldTypes() []types.Type
+}
+
+func selectField(e Expr, name string) (Expr, error) {
+	nf, ok := e.(NamedFields)
+	if !ok {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
+	}
+	for i, n := range nf.FieldNames() {
+		if n == name {
+			return &FieldSelect{Arg: e, Field: i, T: nf.FieldTypes()[i]}, nil
+		}
+	}
+	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", name)
 }
 
 // Subscript is arr[i] (1-based; NULL when out of range).

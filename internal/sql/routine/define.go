@@ -208,7 +208,7 @@ func (d *Definition) options(opts []*pg.Node, inlineBody bool) error {
 			}
 		case "window":
 			if boolArg(de) {
-				return pgerr.Errorf(pgerr.FeatureNotSupported, "window functions are not supported")
+				p.Kind = catalog.ProcWindow
 			}
 		case "set":
 			cfg, err := configItem(de.Arg.GetVariableSetStmt())
