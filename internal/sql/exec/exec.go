@@ -63,6 +63,8 @@ type Ctx struct {
 	// enclose it (sqlfunc.go).
 	routine      *routineFrame
 	routineDepth int
+	// routineLimit is maxRoutineDepth's answer, once asked (0: not yet).
+	routineLimit, stackKB int
 }
 
 // U is the backend's usage counters.

@@ -88,13 +88,16 @@ func (r routineParamScope) Resolve(qual, name string, loc int32) (expr.Expr, err
 // (2MB: some 5,000 levels, which is where PostgreSQL stops a recursive SQL
 // function).
 func (c *Ctx) maxRoutineDepth() (int, int64) {
-	kb := int64(2048)
-	if c.Setting != nil {
-		if v, err := strconv.ParseInt(c.Setting("max_stack_depth"), 10, 64); err == nil && v > 0 {
-			kb = v
+	if c.routineLimit == 0 {
+		kb := int64(2048)
+		if c.Setting != nil {
+			if v, err := strconv.ParseInt(c.Setting("max_stack_depth"), 10, 64); err == nil && v > 0 {
+				kb = v
+			}
 		}
+		c.routineLimit, c.stackKB = int(kb*1024/400), int(kb)
 	}
-	return int(kb * 1024 / 400), kb
+	return c.routineLimit, int64(c.stackKB)
 }
 
 func stackDepthError(kb int64) error {
@@ -105,7 +108,7 @@ func stackDepthError(kb int64) error {
 // routineCtx is the Ctx a routine's statements run in: the caller's
 // transaction and session, the arguments as parameters, one level
 // deeper.
-func (c *Ctx) routineCtx(p *catalog.Proc, args []types.Datum, argTypes []types.Type) *Ctx {
+func (c *Ctx) routineCtx(f *routineFrame, args []types.Datum) *Ctx {
 	fc := *c
 	env := *c.Env
 	env.Params = args
@@ -114,7 +117,7 @@ func (c *Ctx) routineCtx(p *catalog.Proc, args []types.Datum, argTypes []types.T
 	fc.Env = &env
 	fc.Instrument, fc.Timing = false, false
 	fc.routineDepth = c.routineDepth + 1
-	fc.routine = &routineFrame{proc: p, names: p.InputArgNames(), types: argTypes}
+	fc.routine = f
 	env.Catalog = fc.CatalogFuncs()
 	return &fc
 }
@@ -126,6 +129,23 @@ type sqlBody struct {
 	// returns: the last statement may give the result (SELECT, VALUES,
 	// or a data change with RETURNING).
 	returns bool
+	// plans are the statements' plans kept for the call site's next
+	// calls (nil: plan afresh); frame is the call site's parameters.
+	plans []*bodyPlan
+	frame *routineFrame
+}
+
+// bodyPlan is a plan of a body statement kept between the calls of one
+// call site (PostgreSQL keeps them for the calling query's duration): a
+// plan Reusable accepts, made when the transaction had changed no
+// catalog, used while the catalog version is the same and no call of
+// the site is using it.
+type bodyPlan struct {
+	node     Node
+	cols     []Column
+	isDML    bool
+	catalogV uint64
+	inUse    bool
 }
 
 // parseSQLBody parses prosrc, or the BEGIN ATOMIC / RETURN body.
@@ -332,6 +352,10 @@ func withRoutineContext(err error, p *catalog.Proc, where string) error {
 }
 
 // body is the call site's parsed body, parsed at the first call.
+func newRoutineFrame(p *catalog.Proc, argTypes []types.Type) *routineFrame {
+	return &routineFrame{proc: p, names: p.InputArgNames(), types: argTypes}
+}
+
 func (rc *RoutineCall) sqlBody() (*sqlBody, error) {
 	if b, ok := rc.compiled.(*sqlBody); ok {
 		return b, nil
@@ -360,7 +384,10 @@ func (sqlLanguage) Call(c *Ctx, rc *RoutineCall, args []types.Datum, emit func(R
 	if err != nil {
 		return withRoutineContext(err, rc.Proc, "during startup")
 	}
-	run := &sqlCall{c: c, rc: rc, body: body, fc: c.routineCtx(rc.Proc, args, rc.ArgTypes), args: args}
+	if body.frame == nil {
+		body.frame = newRoutineFrame(rc.Proc, rc.ArgTypes)
+	}
+	run := &sqlCall{c: c, rc: rc, body: body, fc: c.routineCtx(body.frame, args), args: args}
 	return run.run(emit)
 }
 
@@ -413,7 +440,7 @@ func (s *sqlCall) run(emit func(Row) (bool, error)) error {
 		if last {
 			out = emit
 		}
-		if err := s.statement(st, out); err != nil {
+		if err := s.statement(i, st, out); err != nil {
 			return withRoutineContext(err, s.rc.Proc, "statement "+strconv.Itoa(i+1))
 		}
 		if h.Cid > tx.CommandHigh {
@@ -425,7 +452,7 @@ func (s *sqlCall) run(emit func(Row) (bool, error)) error {
 
 // statement runs one statement of the body; emit, for the last one,
 // receives its rows converted to the routine's result.
-func (s *sqlCall) statement(raw *pg.RawStmt, emit func(Row) (bool, error)) error {
+func (s *sqlCall) statement(idx int, raw *pg.RawStmt, emit func(Row) (bool, error)) error {
 	n := raw.Stmt
 	if !returnsRows(n) && !isPlannable(n) {
 		rs, ok := s.c.Session.(RoutineSession)
@@ -439,12 +466,13 @@ func (s *sqlCall) statement(raw *pg.RawStmt, emit func(Row) (bool, error)) error
 			return err
 		}
 	}
-	p := &Planner{C: s.fc, ParamTypes: append([]types.Type(nil), s.rc.ArgTypes...)}
-	node, cols, isDML, err := p.planBodyStatement(n)
+	node, cols, isDML, release, err := s.plan(idx, n)
 	if err != nil {
 		return err
 	}
-	if emit == nil || !returnsRows(n) {
+	defer release()
+	if emit == nil || !returnsRows(n) || s.rc.Ret.OID == types.VoidOID {
+		// A void routine gives no rows (a scalar call NULL).
 		return Run(s.fc, node, nil)
 	}
 	conv, err := resultConverter(s.rc, cols)
@@ -476,6 +504,33 @@ func (s *sqlCall) statement(raw *pg.RawStmt, emit func(Row) (bool, error)) error
 		return nil
 	}
 	return err
+}
+
+// plan plans statement idx of the body, or takes the call site's kept
+// plan of it; release hands a kept plan back.
+func (s *sqlCall) plan(idx int, n *pg.Node) (Node, []Column, bool, func(), error) {
+	cat, tx := s.c.Eng.Catalog, s.c.Tx
+	b := s.body
+	if b.plans == nil {
+		b.plans = make([]*bodyPlan, len(b.stmts))
+	}
+	if bp := b.plans[idx]; bp != nil && !bp.inUse && !tx.Dirty && bp.catalogV == cat.Version() {
+		bp.inUse = true
+		ResetInstrumentation(bp.node)
+		return bp.node, bp.cols, bp.isDML, func() { bp.inUse = false }, nil
+	}
+	v, dirty := cat.Version(), tx.Dirty
+	p := &Planner{C: s.fc, ParamTypes: append([]types.Type(nil), s.rc.ArgTypes...)}
+	node, cols, isDML, err := p.planBodyStatement(n)
+	if err != nil {
+		return nil, nil, false, nil, err
+	}
+	if !dirty && !tx.Dirty && cat.Version() == v && Reusable(node) {
+		bp := &bodyPlan{node: node, cols: cols, isDML: isDML, catalogV: v, inUse: true}
+		b.plans[idx] = bp
+		return node, cols, isDML, func() { bp.inUse = false }, nil
+	}
+	return node, cols, isDML, func() {}, nil
 }
 
 // errStopRoutine ends a SELECT whose caller has the rows it wants (a

@@ -48,7 +48,7 @@ func (sqlLanguage) Validate(c *Ctx, p *catalog.Proc, def *routine.Definition, ch
 			argTypes[i] = def.ArgTypes[i]
 		}
 	}
-	fc := c.routineCtx(p, nil, argTypes)
+	fc := c.routineCtx(newRoutineFrame(p, argTypes), nil)
 	var lastCols []Column
 	for _, n := range stmts {
 		if !isPlannable(n) {
