@@ -186,7 +186,7 @@ func checkReplace(old, p *catalog.Proc) error {
 		dropCmd = "DROP PROCEDURE"
 	}
 	hint := func(e *pgerr.Error) *pgerr.Error {
-		return e.WithHint("Use %s %s first.", dropCmd, procSignature(old))
+		return e.WithHint("Use %s %s first.", dropCmd, formatProcedure(old))
 	}
 	if old.RetType != p.RetType || old.RetSet != p.RetSet {
 		msg := "cannot change return type of existing function"
@@ -233,13 +233,19 @@ func argName(p *catalog.Proc, i int) string {
 	return ""
 }
 
-// procSignature is format_procedure: name(argument types).
-func procSignature(p *catalog.Proc) string {
+// procSignature is func_signature_string: name(argument types).
+func procSignature(p *catalog.Proc) string { return signature(p, ", ") }
+
+// formatProcedure is format_procedure: name(argument types), the types
+// separated by bare commas.
+func formatProcedure(p *catalog.Proc) string { return signature(p, ",") }
+
+func signature(p *catalog.Proc, sep string) string {
 	parts := make([]string, len(p.ArgTypes))
 	for i, t := range p.ArgTypes {
 		parts[i] = types.Type{OID: t, Typmod: -1}.BaseName()
 	}
-	return types.QuoteIdent(p.Name) + "(" + strings.Join(parts, ", ") + ")"
+	return types.QuoteIdent(p.Name) + "(" + strings.Join(parts, sep) + ")"
 }
 
 // checkOwner refuses to change a routine the current role does not own

@@ -53,6 +53,16 @@ func (s *Session) lookupRoutine(c *exec.Ctx, owa *pg.ObjectWithArgs, objType pg.
 	}
 	var found *catalog.Proc
 	sig := qname + "()"
+	if owa.ArgsUnspecified && want != 0 {
+		// By name alone, only routines of the kind asked for count.
+		var same []*catalog.Proc
+		for _, p := range procs {
+			if p.Kind == want || (want == catalog.ProcFunction && p.Kind != catalog.ProcProcedure) {
+				same = append(same, p)
+			}
+		}
+		procs = same
+	}
 	if owa.ArgsUnspecified {
 		if len(procs) > 1 {
 			return nil, "", pgerr.Errorf(pgerr.AmbiguousFunction, "%s name \"%s\" is not unique", word, qname).
@@ -65,23 +75,25 @@ func (s *Session) lookupRoutine(c *exec.Ctx, owa *pg.ObjectWithArgs, objType pg.
 		}
 	} else {
 		var oids []uint32
-		var names []string
+		var names, written []string
 		for _, a := range owa.Objargs {
-			t, err := exec.DeclType(c, a.GetTypeName())
+			tn := a.GetTypeName()
+			t, err := exec.DeclType(c, tn)
 			if err != nil {
 				return nil, "", err
 			}
 			oids = append(oids, t.OID)
 			names = append(names, t.BaseName())
+			written = append(written, typeNameString(tn))
 		}
-		sig = qname + "(" + strings.Join(names, ", ") + ")"
+		sig = qname + "(" + strings.Join(written, ", ") + ")"
 		for _, p := range procs {
 			if sameOids(p.ArgTypes, oids) {
 				found = p
 			}
 		}
 		if found == nil && !missingOK {
-			return nil, "", pgerr.Errorf(pgerr.UndefinedFunction, "%s %s does not exist", word, sig)
+			return nil, "", pgerr.Errorf(pgerr.UndefinedFunction, "%s %s(%s) does not exist", word, qname, strings.Join(names, ", "))
 		}
 	}
 	if found != nil && want != 0 && found.Kind != want {
@@ -305,6 +317,23 @@ func (s *Session) alterRoutineOwner(c *exec.Ctx, st *pg.AlterOwnerStmt, w pgwire
 		return err
 	}
 	return w.CommandComplete("ALTER " + strings.ToUpper(word))
+}
+
+// typeNameString is TypeNameToString: a type name as written (int is
+// pg_catalog.int4), for the NOTICE of DROP … IF EXISTS.
+func typeNameString(tn *pg.TypeName) string {
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	s := strings.Join(parts, ".")
+	if tn.PctType {
+		s += "%TYPE"
+	}
+	for range tn.ArrayBounds {
+		s += "[]"
+	}
+	return s
 }
 
 func isRoutineObject(t pg.ObjectType) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/routine"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
@@ -232,13 +233,13 @@ func compileCallArgs(fc *pg.FuncCall, comp *expr.Compiler, name string) ([]expr.
 			arg, argName = na.Arg, na.Name
 		} else if len(call.Args) > 0 && call.Args[len(call.Args)-1].Name != "" {
 			e := pgerr.Errorf(pgerr.SyntaxError, "positional argument cannot follow named argument")
-			e.Position = fc.Location + 1
+			e.Position = parser.Location(a) + 1
 			return nil, nil, e
 		}
 		for _, prev := range call.Args {
 			if argName != "" && prev.Name == argName {
 				e := pgerr.Errorf(pgerr.SyntaxError, "argument name \"%s\" used more than once", argName)
-				e.Position = fc.Location + 1
+				e.Position = a.GetNamedArgExpr().Location + 1
 				return nil, nil, e
 			}
 		}
@@ -270,20 +271,20 @@ func (p *Planner) bindRoutineCall(best *routine.Candidate, args []expr.Expr, cal
 	}
 	bind, err := routine.Bind(best.Types, actual)
 	if err != nil {
-		return nil, withCallPos(err, call)
+		return nil, err
 	}
 	nin := len(proc.ArgTypes)
 	rc := &RoutineCall{Proc: proc, Args: make([]expr.Expr, nin), ArgTypes: make([]types.Type, nin), fallback: p.C}
 	for i := range proc.ArgTypes {
 		if rc.ArgTypes[i], err = bind.Resolve(types.Type{OID: proc.ArgTypes[i], Typmod: -1}); err != nil {
-			return nil, withCallPos(err, call)
+			return nil, err
 		}
 	}
 	var variadic []expr.Expr
 	for i, a := range args {
 		want, err := bind.Resolve(best.Types[i])
 		if err != nil {
-			return nil, withCallPos(err, call)
+			return nil, err
 		}
 		ca, err := expr.Coerce(a, want, types.CastImplicit)
 		if err != nil {
@@ -310,7 +311,7 @@ func (p *Planner) bindRoutineCall(best *routine.Candidate, args []expr.Expr, cal
 		rc.Args[i] = d
 	}
 	if err := p.bindResult(rc, bind); err != nil {
-		return nil, withCallPos(err, call)
+		return nil, err
 	}
 	return rc, nil
 }

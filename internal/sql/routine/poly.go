@@ -57,10 +57,7 @@ func Bind(declared, actual []types.Type) (Binding, error) {
 			compat = append(compat, et)
 		}
 	}
-	if b.Elem.OID == 0 && elemUnknown {
-		// Only unknown literals: PostgreSQL resolves them as text.
-		b.Elem = types.Text
-	}
+	_ = elemUnknown // unknown literals take the bound type, if any (Resolve)
 	for i, d := range declared {
 		if d.OID == types.AnyNonArrayOID && b.Elem.OID != 0 {
 			if _, isArr := types.ElemType(b.Elem); isArr {
@@ -91,6 +88,13 @@ func (b *Binding) setElem(t types.Type) error {
 	}
 	b.Elem = t
 	return nil
+}
+
+// Consistent reports whether the arguments can bind the polymorphic
+// parameters alike; arguments of unknown type bind nothing.
+func Consistent(declared, actual []types.Type) bool {
+	_, err := Bind(declared, actual)
+	return err == nil
 }
 
 // Resolve is the actual type that declared type t stands for under the

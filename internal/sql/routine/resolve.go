@@ -198,7 +198,7 @@ func BuiltinCandidates(call *Call) []*Candidate {
 // candidate by implicit coercion (types.SelectCandidate). Errors: 42883
 // "function f(integer) does not exist", 42725 "… is not unique".
 func Select(cands []*Candidate, call *Call) (*Candidate, error) {
-	cands = hideShadowed(cands)
+	cands = hideShadowed(consistent(cands, call))
 	shadows := make([]*types.Func, len(cands))
 	byShadow := map[*types.Func]*Candidate{}
 	for i, c := range cands {
@@ -227,6 +227,22 @@ func Select(cands []*Candidate, call *Call) (*Candidate, error) {
 		}
 	}
 	return best, nil
+}
+
+// consistent drops the candidates whose polymorphic parameters the
+// arguments cannot bind alike (check_generic_type_consistency).
+func consistent(cands []*Candidate, call *Call) []*Candidate {
+	actual := make([]types.Type, len(call.Args))
+	for i, a := range call.Args {
+		actual[i] = a.Type
+	}
+	var out []*Candidate
+	for _, c := range cands {
+		if c.Proc == nil || Consistent(c.Types, actual) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // hideShadowed drops the candidates a routine of an earlier namespace
