@@ -65,6 +65,8 @@ type Ctx struct {
 	routineDepth int
 	// routineLimit is maxRoutineDepth's answer, once asked (0: not yet).
 	routineLimit, stackKB int
+	// inlining are the functions being inlined (inline.go).
+	inlining []uint32
 }
 
 // U is the backend's usage counters.

@@ -194,7 +194,13 @@ func (p *Planner) routineCall(fc *pg.FuncCall, comp *expr.Compiler) (expr.Expr, 
 		return e, true, err
 	}
 	rc, err := p.bindRoutineCall(best, args, call)
-	return rc, true, err
+	if err != nil {
+		return nil, true, err
+	}
+	if e := p.inlined(rc); e != nil {
+		return e, true, nil
+	}
+	return rc, true, nil
 }
 
 // routinesNamed lists the user routines a (possibly qualified) name may
