@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // TestFunctionErrors: errors of routine definitions and calls carry
@@ -91,5 +95,57 @@ func TestFunctionErrors(t *testing.T) {
 	exec(t, c, "RESET max_stack_depth")
 	if got := query(t, c, "SELECT fe_two(5)"); got != "1" {
 		t.Errorf("after the errors: fe_two(5) = %q", got)
+	}
+}
+
+// TestFunctionInterrupts: statement_timeout and a CancelRequest end a
+// statement that spends its time inside SQL functions (their statements'
+// loops check for interrupts), with the calls' CONTEXT, and the block
+// is aborted.
+func TestFunctionInterrupts(t *testing.T) {
+	s := startInterruptServer(t)
+	c := connect(t, s.DSN())
+	exec(t, c, "CREATE FUNCTION intr_cross(int) RETURNS bigint LANGUAGE sql AS 'SELECT 1 FROM intr_t LIMIT 0; SELECT count(*) + $1 FROM intr_t a, intr_t b, intr_t c'")
+	exec(t, c, "CREATE FUNCTION intr_many(int) RETURNS int LANGUAGE sql VOLATILE AS 'SELECT 1 FROM intr_t LIMIT 0; SELECT $1 + 1'")
+	exec(t, c, "SET statement_timeout = '300ms'")
+	for _, q := range []string{
+		"SELECT intr_cross(1)",
+		"SELECT count(intr_many(g::int)) FROM generate_series(1, 1e10) g",
+		"SELECT * FROM intr_t WHERE intr_cross(g) < 0",
+	} {
+		began := time.Now()
+		wantEndsWith(t, start(c, q), began, "57014", "canceling statement due to statement timeout")
+		wantUsable(t, c)
+	}
+	exec(t, c, "RESET statement_timeout")
+	exec(t, c, "BEGIN")
+	p := start(c, "SELECT intr_cross(2)")
+	p.stillBlocked(t)
+	began := time.Now()
+	if err := c.PgConn().CancelRequest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wantEndsWith(t, p, began, "57014", "canceling statement due to user request")
+	wantBlockAborted(t, c)
+}
+
+// TestConcurrentCreateFunction: two sessions creating the same function
+// at once do not both succeed (pg_proc has no unique index here: routine
+// DDL is serialized); the second waits for the first and then sees its
+// function.
+func TestConcurrentCreateFunction(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	a, b := connect(t, s.DSN()), connect(t, s.DSN())
+	exec(t, a, "BEGIN")
+	exec(t, a, "CREATE FUNCTION race() RETURNS int LANGUAGE sql AS 'SELECT 1'")
+	p := start(b, "CREATE FUNCTION race() RETURNS int LANGUAGE sql AS 'SELECT 2'")
+	p.stillBlocked(t)
+	exec(t, a, "COMMIT")
+	wantState(t, p.sql, p.wait(t).err, "42723")
+	if got := query(t, b, "SELECT race()"); got != "1" {
+		t.Errorf("race() = %q, want the first session's 1", got)
+	}
+	if got := query(t, b, "SELECT count(*) FROM pg_proc WHERE proname = 'race'"); got != "1" {
+		t.Errorf("pg_proc rows for race: %s", got)
 	}
 }
