@@ -5,6 +5,8 @@ package session
 // statements of a body (DECLARE CURSOR, CREATE TABLE, SET, …).
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -64,10 +66,13 @@ func (s *Session) RunUtility(c *exec.Ctx, stmt *pg.Node, source string, params [
 	if err := s.checkReadOnlyInRoutine(stmt); err != nil {
 		return err
 	}
-	saveParams, saveText := s.boundParams, s.queryString
+	// Not a top-level statement (PostgreSQL's isTopLevel false): it may
+	// run as inside a transaction block (DECLARE, SET LOCAL without a
+	// warning), as the implicit block of a multi-statement message does.
+	saveParams, saveText, saveMulti := s.boundParams, s.queryString, s.multiStatement
 	s.boundParams = boundParams{vals: params, types: paramTypes}
-	s.queryString = source
-	defer func() { s.boundParams, s.queryString = saveParams, saveText }()
+	s.queryString, s.multiStatement = source, true
+	defer func() { s.boundParams, s.queryString, s.multiStatement = saveParams, saveText, saveMulti }()
 	return s.execute(c.Context, stmt, source, &routineWriter{notice: c.Notice})
 }
 
@@ -97,4 +102,40 @@ func (r *routineWriter) Notice(e *pgerr.Error) error {
 		r.notice(e)
 	}
 	return nil
+}
+
+// ApplyRoutineConfig implements exec.RoutineSession: the SET clauses
+// take effect on a GUC level of their own, as SET LOCAL would; done
+// closes it. After a successful call a plain SET the body made of one of
+// those settings stays (PostgreSQL: it overrides the SET clause); every
+// other change of the level is undone.
+func (s *Session) ApplyRoutineConfig(cfg []string) (*types.Settings, func(bool), error) {
+	s.gucBegin()
+	depth := len(s.gucs)
+	for _, item := range cfg {
+		name, value, _ := strings.Cut(item, "=")
+		if err := s.set(name, value, true); err != nil {
+			s.gucAbortLevel()
+			return nil, nil, err
+		}
+	}
+	return s.typeSettings(), func(ok bool) {
+		if len(s.gucs) != depth {
+			return // the transaction ended meanwhile
+		}
+		if !ok {
+			s.gucAbortLevel()
+			return
+		}
+		lvl := s.gucs[depth-1]
+		for k, e := range lvl {
+			if e.hasSession {
+				s.putSetting(k, e.session)
+			} else {
+				s.putSetting(k, e.prior)
+				delete(lvl, k)
+			}
+		}
+		s.gucReleaseLevel()
+	}, nil
 }

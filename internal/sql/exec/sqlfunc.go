@@ -40,6 +40,11 @@ type RoutineSession interface {
 	// CheckReadOnly refuses a data change in a read-only transaction
 	// (25006), as for the client's statements.
 	CheckReadOnly(stmt *pg.Node) error
+	// ApplyRoutineConfig sets a routine's SET clauses (name=value) for
+	// the length of a call, as PostgreSQL's fmgr_security_definer: done
+	// restores them (ok: the call succeeded, so plain SETs the body made
+	// stay); settings are the type settings in effect meanwhile.
+	ApplyRoutineConfig(cfg []string) (settings *types.Settings, done func(ok bool), err error)
 }
 
 // routineFrame is the routine whose body a Ctx runs: its parameters
@@ -388,6 +393,18 @@ func (sqlLanguage) Call(c *Ctx, rc *RoutineCall, args []types.Datum, emit func(R
 		body.frame = newRoutineFrame(rc.Proc, rc.ArgTypes)
 	}
 	run := &sqlCall{c: c, rc: rc, body: body, fc: c.routineCtx(body.frame, args), args: args}
+	if len(rc.Proc.Config) > 0 {
+		if rs, ok := c.Session.(RoutineSession); ok {
+			settings, done, err := rs.ApplyRoutineConfig(rc.Proc.Config)
+			if err != nil {
+				return withRoutineContext(err, rc.Proc, "during startup")
+			}
+			run.fc.Env.Settings = settings
+			err = run.run(emit)
+			done(err == nil)
+			return err
+		}
+	}
 	return run.run(emit)
 }
 

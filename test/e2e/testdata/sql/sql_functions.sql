@@ -779,3 +779,47 @@ SELECT pg_temp.fn_tmp()
 
 error 42883
 SELECT fn_tmp()
+
+# SET clauses hold for the call; a plain SET in the body outlasts it.
+statement ok
+CREATE FUNCTION fn_cfg() RETURNS text LANGUAGE sql SET work_mem = '1234kB' AS 'SELECT current_setting(''work_mem'')'
+
+query
+SELECT fn_cfg(), current_setting('work_mem')
+----
+1234kB|4MB
+
+statement ok
+CREATE FUNCTION fn_cfg_set() RETURNS text LANGUAGE sql SET work_mem = '1234kB' AS 'SET work_mem = ''2MB''; SELECT current_setting(''work_mem'')'
+
+query
+SELECT fn_cfg_set(), current_setting('work_mem')
+----
+2MB|2MB
+
+statement ok
+RESET work_mem
+
+statement ok
+CREATE FUNCTION fn_cfg_local() RETURNS text LANGUAGE sql SET work_mem = '1234kB' AS 'SET LOCAL work_mem = ''3MB''; SELECT current_setting(''work_mem'')'
+
+query
+SELECT fn_cfg_local(), current_setting('work_mem')
+----
+3MB|4MB
+
+query
+SELECT proconfig FROM pg_proc WHERE proname = 'fn_cfg'
+----
+{work_mem=1234kB}
+
+statement ok
+ALTER FUNCTION fn_cfg() RESET work_mem
+
+query
+SELECT fn_cfg(), proconfig IS NULL FROM pg_proc WHERE proname = 'fn_cfg'
+----
+4MB|t
+
+error 42704
+CREATE FUNCTION fn_cfg_bad() RETURNS int LANGUAGE sql SET no_such_setting = 1 AS 'SELECT 1'
