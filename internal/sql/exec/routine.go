@@ -193,6 +193,9 @@ func (p *Planner) routineCall(fc *pg.FuncCall, comp *expr.Compiler) (expr.Expr, 
 		e, err := comp.BuiltinCall(name, args, fc.Location)
 		return e, true, err
 	}
+	if err := checkCallable(best.Proc, fc); err != nil {
+		return nil, true, err
+	}
 	rc, err := p.bindRoutineCall(best, args, call)
 	if err != nil {
 		return nil, true, err
@@ -201,6 +204,31 @@ func (p *Planner) routineCall(fc *pg.FuncCall, comp *expr.Compiler) (expr.Expr, 
 		return e, true, nil
 	}
 	return rc, true, nil
+}
+
+// checkCallable refuses a procedure or a window function called as a
+// plain function.
+func checkCallable(p *catalog.Proc, fc *pg.FuncCall) error {
+	var e *pgerr.Error
+	switch p.Kind {
+	case catalog.ProcProcedure:
+		e = pgerr.Errorf(pgerr.WrongObjectType, "%s is a procedure", funcSignature(p)).WithHint("To call a procedure, use CALL.")
+	case catalog.ProcWindow:
+		e = pgerr.Errorf(pgerr.WrongObjectType, "window function %s requires an OVER clause", p.Name)
+	default:
+		return nil
+	}
+	e.Position = fc.Location + 1
+	return e
+}
+
+// funcSignature is func_signature_string: name(argument types).
+func funcSignature(p *catalog.Proc) string {
+	parts := make([]string, len(p.ArgTypes))
+	for i, t := range p.ArgTypes {
+		parts[i] = types.Type{OID: t, Typmod: -1}.BaseName()
+	}
+	return p.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // routinesNamed lists the user routines a (possibly qualified) name may
