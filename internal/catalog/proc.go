@@ -48,23 +48,23 @@ const (
 	ArgTable    = 't'
 )
 
-// PgProc holds functions and procedures with PostgreSQL's columns. As in
-// the other catalogs, array and node-tree columns are stored as text in
-// their PostgreSQL text form: proargtypes as oidvector prints ("23 25"),
-// proallargtypes, proargmodes, proargnames and proconfig as array literals.
-// proargdefaults (a node tree in PostgreSQL) is an array literal of the
-// default expressions as SQL text, already coerced to the argument types
-// (e.g. {1,"'x'::text"}); prosqlbody is the SQL text of a BEGIN ATOMIC
-// body.
+// PgProc holds functions and procedures with PostgreSQL's columns and
+// types, except: proargtypes (an oidvector) is text in oidvector's text
+// form ("23 25"); proargdefaults and prosqlbody (node trees) are text —
+// proargdefaults an array literal of the default expressions as SQL text,
+// already coerced to the argument types (e.g. {1,"'x'::text"}),
+// prosqlbody the SQL text of a BEGIN ATOMIC or RETURN body; proacl
+// (aclitem[]) is a text[], always NULL. Array columns are stored in their
+// text form (types' encArrayText).
 var PgProc = &TableDef{PgProcRelID, "pg_proc", []Column{
 	col("oid", tOid), col("proname", tName), col("pronamespace", tOid), col("proowner", tOid),
 	col("prolang", tOid), col("procost", tFlt4), col("prorows", tFlt4), col("provariadic", tOid),
 	col("prosupport", tOid), col("prokind", tChar), col("prosecdef", tBool), col("proleakproof", tBool),
 	col("proisstrict", tBool), col("proretset", tBool), col("provolatile", tChar), col("proparallel", tChar),
 	col("pronargs", tInt2), col("pronargdefaults", tInt2), col("prorettype", tOid), col("proargtypes", tText),
-	col("proallargtypes", tText), col("proargmodes", tText), col("proargnames", tText), col("proargdefaults", tText),
-	col("protrftypes", tText), col("prosrc", tText), col("probin", tText), col("prosqlbody", tText),
-	col("proconfig", tText), col("proacl", tText),
+	col("proallargtypes", oidArrayT), col("proargmodes", charArrayT), col("proargnames", textArrayT), col("proargdefaults", tText),
+	col("protrftypes", oidArrayT), col("prosrc", tText), col("probin", tText), col("prosqlbody", tText),
+	col("proconfig", textArrayT), col("proacl", textArrayT),
 }}
 
 // PgLanguage holds the procedural languages: fixed rows (initdb's, with
@@ -224,7 +224,7 @@ func parseOidVector(d types.Datum) []uint32 {
 	return out
 }
 
-func oidArrayText(oids []uint32) types.Datum {
+func oidArray(oids []uint32) types.Datum {
 	if oids == nil {
 		return types.Null()
 	}
@@ -232,10 +232,10 @@ func oidArrayText(oids []uint32) types.Datum {
 	for i, o := range oids {
 		el[i] = ov(o)
 	}
-	return types.Str(types.FormatText(oidArrayT, types.Array(el)))
+	return types.Array(el)
 }
 
-func textArrayText(ss []string) types.Datum {
+func textArray(ss []string) types.Datum {
 	if ss == nil {
 		return types.Null()
 	}
@@ -243,10 +243,18 @@ func textArrayText(ss []string) types.Datum {
 	for i, s := range ss {
 		el[i] = types.Str(s)
 	}
-	return types.Str(types.FormatText(textArrayT, types.Array(el)))
+	return types.Array(el)
 }
 
-func modesText(ms []byte) types.Datum {
+// textArrayText is a text column holding an array literal (proargdefaults).
+func textArrayText(ss []string) types.Datum {
+	if ss == nil {
+		return types.Null()
+	}
+	return types.Str(types.FormatText(textArrayT, textArray(ss)))
+}
+
+func modesArray(ms []byte) types.Datum {
 	if ms == nil {
 		return types.Null()
 	}
@@ -254,27 +262,35 @@ func modesText(ms []byte) types.Datum {
 	for i, m := range ms {
 		el[i] = cv(m)
 	}
-	return types.Str(types.FormatText(charArrayT, types.Array(el)))
+	return types.Array(el)
 }
 
-// arrayElems parses a stored array literal of type t (nil for NULL).
-func arrayElems(d types.Datum, t types.Type) []types.Datum {
+// arrayElems are the elements of an array column's value (nil for NULL).
+func arrayElems(d types.Datum) []types.Datum {
 	if d.IsNull() {
 		return nil
 	}
-	a, err := types.Parse(t, d.Str())
-	if err != nil {
-		return nil
-	}
-	el := a.Elems()
+	el := d.Elems()
 	if el == nil {
 		el = []types.Datum{}
 	}
 	return el
 }
 
+// parseTextArrayText reads a text column holding an array literal.
+func parseTextArrayText(d types.Datum) []string {
+	if d.IsNull() {
+		return nil
+	}
+	a, err := types.Parse(textArrayT, d.Str())
+	if err != nil {
+		return nil
+	}
+	return parseTextArray(a)
+}
+
 func parseOidArray(d types.Datum) []uint32 {
-	el := arrayElems(d, oidArrayT)
+	el := arrayElems(d)
 	if el == nil {
 		return nil
 	}
@@ -286,7 +302,7 @@ func parseOidArray(d types.Datum) []uint32 {
 }
 
 func parseTextArray(d types.Datum) []string {
-	el := arrayElems(d, textArrayT)
+	el := arrayElems(d)
 	if el == nil {
 		return nil
 	}
@@ -298,7 +314,7 @@ func parseTextArray(d types.Datum) []string {
 }
 
 func parseModes(d types.Datum) []byte {
-	el := arrayElems(d, charArrayT)
+	el := arrayElems(d)
 	if el == nil {
 		return nil
 	}
@@ -323,9 +339,9 @@ func (p *Proc) row() []types.Datum {
 		ov(0), cv(p.Kind), bv(p.SecDef), bv(p.Leakproof),
 		bv(p.Strict), bv(p.RetSet), cv(p.Volatile), cv(p.Parallel),
 		iv(int64(len(p.ArgTypes))), iv(int64(len(p.ArgDefaults))), ov(p.RetType), oidVectorText(p.ArgTypes),
-		oidArrayText(p.AllArgTypes), modesText(p.ArgModes), textArrayText(p.ArgNames), textArrayText(p.ArgDefaults),
+		oidArray(p.AllArgTypes), modesArray(p.ArgModes), textArray(p.ArgNames), textArrayText(p.ArgDefaults),
 		types.Null(), types.Str(p.Src), types.Null(), nullableText(p.SQLBody, p.HasSQLBody),
-		textArrayText(p.Config), types.Null(),
+		textArray(p.Config), types.Null(),
 	}
 }
 
@@ -337,7 +353,7 @@ func procFromRow(v []types.Datum, tid page.ItemPointer) *Proc {
 		Strict: v[12].Bool(), RetSet: v[13].Bool(), Volatile: byte(v[14].Int()), Parallel: byte(v[15].Int()),
 		RetType: uint32(v[18].Int()), ArgTypes: parseOidVector(v[19]),
 		AllArgTypes: parseOidArray(v[20]), ArgModes: parseModes(v[21]), ArgNames: parseTextArray(v[22]),
-		ArgDefaults: parseTextArray(v[23]), Src: v[25].Str(), SQLBody: v[27].Str(), HasSQLBody: !v[27].IsNull(),
+		ArgDefaults: parseTextArrayText(v[23]), Src: v[25].Str(), SQLBody: v[27].Str(), HasSQLBody: !v[27].IsNull(),
 		Config: parseTextArray(v[28]), tid: tid,
 	}
 	if len(p.ArgDefaults) == 0 {

@@ -20,7 +20,7 @@ func TestPsqlFunctions(t *testing.T) {
 	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "functions_setup.sql"))
 	for i, cmd := range []string{`\df`, `\df fn_*`, `\sf fn_add`, `\sf fn_many`, `\sf fn_table`, `\sf "Fn Quoted"`,
-		`\sf fn_set`, `\sf fn_void`, `\sf fn_poly`, `\sf+ fn_add`, `\sf fn_add(int, int)`} {
+		`\sf fn_set`, `\sf fn_void`, `\sf fn_poly`, `\sf+ fn_add`, `\sf fn_add(int, int)`, `\df+`, `\df+ fn_add`} {
 		want, err := os.ReadFile(filepath.Join("testdata", "psql", fmt.Sprintf("fn_%02d.out", i+1)))
 		if err != nil {
 			t.Fatal(err)
