@@ -139,15 +139,15 @@ type Proc struct {
 	Rows      float32
 	// Variadic is provariadic: the element type of a VARIADIC argument
 	// (or "any"), 0 without one.
-	Variadic uint32
-	Kind     byte
-	SecDef   bool
+	Variadic  uint32
+	Kind      byte
+	SecDef    bool
 	Leakproof bool
-	Strict   bool
-	RetSet   bool
-	Volatile byte
-	Parallel byte
-	RetType  uint32
+	Strict    bool
+	RetSet    bool
+	Volatile  byte
+	Parallel  byte
+	RetType   uint32
 	// ArgTypes are the input arguments (modes IN, INOUT, VARIADIC):
 	// proargtypes. AllArgTypes, ArgModes and ArgNames cover every
 	// argument, OUT and TABLE ones included; AllArgTypes and ArgModes are

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/expr"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 

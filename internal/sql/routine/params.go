@@ -32,7 +32,9 @@ func parameterMode(m pg.FunctionParameterMode) byte {
 }
 
 // isOutputMode: the parameter is part of the result (OUT, INOUT, TABLE).
-func isOutputMode(m byte) bool { return m == catalog.ArgOut || m == catalog.ArgInOut || m == catalog.ArgTable }
+func isOutputMode(m byte) bool {
+	return m == catalog.ArgOut || m == catalog.ArgInOut || m == catalog.ArgTable
+}
 
 // parameters is interpret_function_parameter_list: argument types, modes,
 // names and defaults, with PostgreSQL's checks and messages.
