@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/tidal-db/tidal/internal/testutil"
 )
@@ -28,5 +30,29 @@ func TestPsqlFunctions(t *testing.T) {
 		if got := run("-c", cmd); got != string(want) {
 			t.Errorf("%s:\n got:\n%s\nwant:\n%s", cmd, got, want)
 		}
+	}
+}
+
+// TestTempFunctionEndsWithSession: a function made in pg_temp belongs to
+// its session's temporary namespace and is dropped with it, as in
+// PostgreSQL; another session never sees it.
+func TestTempFunctionEndsWithSession(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	a := connect(t, s.DSN())
+	exec(t, a, "CREATE FUNCTION pg_temp.tf() RETURNS int LANGUAGE sql AS 'SELECT 5'")
+	if got := query(t, a, "SELECT pg_temp.tf()"); got != "5" {
+		t.Fatalf("pg_temp.tf() = %q", got)
+	}
+	b := connect(t, s.DSN())
+	if _, err := queryErr(b, "SELECT pg_temp.tf()"); sqlState(err) != "42883" {
+		t.Errorf("other session: got %v, want 42883", err)
+	}
+	a.Close(context.Background())
+	deadline := time.Now().Add(10 * time.Second)
+	for query(t, b, "SELECT count(*) FROM pg_proc WHERE proname = 'tf'") != "0" {
+		if time.Now().After(deadline) {
+			t.Fatal("the temporary function outlived its session")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
