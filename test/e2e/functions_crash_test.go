@@ -2,7 +2,11 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // TestCrashFunctions: routines created, replaced, altered and dropped
@@ -64,4 +68,29 @@ func TestCrashFunctions(t *testing.T) {
 	}
 	s.start()
 	check("after a clean restart")
+}
+
+// TestFunctionCatalogUpgrade: a data directory made before pg_proc and
+// pg_language existed gets them (with pg_language's rows) at start-up,
+// and functions made then survive a restart.
+func TestFunctionCatalogUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	catalog.LegacyBootstrap = true
+	s, err := testutil.StartE(testutil.Options{Dir: dir}, t.TempDir)
+	catalog.LegacyBootstrap = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, s.DSN())
+	if got := queryString(t, c, "SELECT string_agg(lanname, ',' ORDER BY oid) FROM pg_language"); got != "internal,c,sql,plpgsql" {
+		t.Errorf("pg_language after the upgrade: %s", got)
+	}
+	exec(t, c, "CREATE FUNCTION up_f(x int) RETURNS int LANGUAGE sql AS 'SELECT x * 2'")
+	c.Close(context.Background())
+	s.Close()
+	s = testutil.Start(t, testutil.Options{Dir: dir})
+	c = connect(t, s.DSN())
+	if got := queryString(t, c, "SELECT up_f(21)::text"); got != "42" {
+		t.Errorf("up_f(21) after restart: %s", got)
+	}
 }
