@@ -150,6 +150,9 @@ type Catalog struct {
 	oidLimit uint32 // OIDs below this are covered by a NEXTOID WAL record
 
 	temp tempRegistry // temporary namespaces and slots (temp.go), under mu
+	// procNames: the committed pg_proc rows by name (proc.go), nil until
+	// read; flushed with the relation cache.
+	procNames map[string][]*Proc
 }
 
 // XLOG record kinds used by the catalog.
@@ -219,6 +222,7 @@ func (c *Catalog) Invalidate() {
 func (c *Catalog) flushCache() {
 	c.byName = map[relName]*Relation{}
 	c.byOID = map[uint32]*Relation{}
+	c.procNames = nil
 	c.cacheV = c.version.Load()
 }
 
@@ -271,6 +275,12 @@ type Txn struct {
 	// AccessedTemp: the transaction used a temporary relation (it cannot
 	// be prepared; PostgreSQL's XACT_FLAGS_ACCESSEDTEMPNAMESPACE).
 	AccessedTemp bool
+	// CommandHigh is the highest command id handed out in the
+	// transaction. Statements of VOLATILE routines run with command ids
+	// beyond their calling statement's (and cursors with older ones), so
+	// Heap.Cid is not always the newest; the next command starts past
+	// this one (exec/sqlfunc.go, session's nextCommand).
+	CommandHigh uint32
 }
 
 // newRelFrozenXid is the relfrozenxid of a relation tx creates: a bound

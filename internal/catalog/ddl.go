@@ -370,6 +370,9 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 	if err := c.insertBootstrapRole(tx); err != nil {
 		return err
 	}
+	if err := c.insertBootstrapLanguages(tx); err != nil {
+		return err
+	}
 	return c.insertBootstrapMemberships(tx)
 }
 

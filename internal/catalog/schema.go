@@ -1,6 +1,7 @@
 // Package catalog keeps tidal's system catalogs — pg_namespace, pg_class,
 // pg_attribute, pg_type, pg_index, pg_attrdef, pg_authid, pg_constraint,
-// pg_sequence, pg_depend — as ordinary heap tables of the engine,
+// pg_sequence, pg_depend, pg_auth_members, pg_proc, pg_language — as
+// ordinary heap tables of the engine (README.md),
 // with PostgreSQL's names, OIDs and column names, so DDL is transactional
 // and the catalogs can be queried with plain SQL.
 //
@@ -112,7 +113,7 @@ var (
 )
 
 // SystemTables lists the catalog tables, bootstrapped in this order.
-var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers}
+var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage}
 
 // ColumnIndex returns the position of a column in a catalog table.
 func (d *TableDef) ColumnIndex(name string) int {

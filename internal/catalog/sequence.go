@@ -295,7 +295,7 @@ func (c *Catalog) MissingSystemTables(tx *Txn) ([]*TableDef, error) {
 		return true, nil
 	})
 	var out []*TableDef
-	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers} {
+	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage} {
 		if !have[d.OID] {
 			out = append(out, d)
 		}
@@ -321,6 +321,11 @@ func (c *Catalog) CreateSystemTable(tx *Txn, d *TableDef) error {
 	}
 	if d == PgAuthMembers {
 		if err := c.insertBootstrapMemberships(tx); err != nil {
+			return err
+		}
+	}
+	if d == PgLanguage {
+		if err := c.insertBootstrapLanguages(tx); err != nil {
 			return err
 		}
 	}

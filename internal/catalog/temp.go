@@ -243,7 +243,8 @@ func (c *Catalog) DropTempRelations(tx *Txn, nsp uint32) (int, error) {
 			n++
 		}
 	}
-	return n, nil
+	procs, err := c.dropProcsIn(tx, nsp)
+	return n + procs, err
 }
 
 // createRelStorage makes the file of a new relation (or a relation's new
@@ -275,7 +276,8 @@ func (tx *Txn) IsOtherTemp(r *Relation) bool {
 	return r.IsTemp() && r.Namespace != tx.TempNamespace
 }
 
-// NamespaceIsEmpty reports whether no relation lives in namespace nsp.
+// NamespaceIsEmpty reports whether no relation or routine lives in
+// namespace nsp.
 func (c *Catalog) NamespaceIsEmpty(tx *Txn, nsp uint32) (bool, error) {
 	empty := true
 	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
@@ -285,7 +287,11 @@ func (c *Catalog) NamespaceIsEmpty(tx *Txn, nsp uint32) (bool, error) {
 		}
 		return true, nil
 	})
-	return empty, err
+	if err != nil || !empty {
+		return empty, err
+	}
+	procs, err := c.Procs(tx, func(_ string, n uint32) bool { return n == nsp })
+	return len(procs) == 0, err
 }
 
 // IsOwnTempNamespace reports whether nsp is the temporary namespace of

@@ -70,6 +70,8 @@ func init() {
 	def(Def{Name: "standard_conforming_strings", Kind: Bool, Default: "on", Context: User})
 	def(Def{Name: "application_name", Kind: String, Default: "", Context: User})
 	def(Def{Name: "search_path", Kind: String, Default: "\"$user\", public", Context: User})
+	def(Def{Name: "check_function_bodies", Kind: Bool, Default: "on", Context: User, Desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE."})
+	def(Def{Name: "max_stack_depth", Kind: Int, Default: "2048", Unit: "kB", Context: Superuser, Min: 100, Max: 2147483647, Desc: "Sets the maximum stack depth, in kilobytes."})
 	def(Def{Name: "is_superuser", Kind: Bool, Default: "on", Context: Internal})
 	def(Def{Name: "session_authorization", Kind: String, Default: "postgres", Context: Superuser})
 	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})

@@ -351,6 +351,9 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 
 // rename handles ALTER TABLE / ALTER INDEX … RENAME.
 func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) error {
+	if isRoutineObject(rs.RenameType) {
+		return s.renameRoutine(c, rs, w)
+	}
 	tag := "ALTER TABLE"
 	if rs.RenameType == pg.ObjectType_OBJECT_INDEX || rs.RelationType == pg.ObjectType_OBJECT_INDEX {
 		tag = "ALTER INDEX"

@@ -431,6 +431,9 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) error {
 	var kind byte
 	var tag, what string
+	if isRoutineObject(ds.RemoveType) {
+		return s.dropRoutines(c, ds, w)
+	}
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
 		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"

@@ -111,6 +111,12 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.closeCursorStmt(stmt.GetClosePortalStmt(), w)
 	case stmt.GetListenStmt() != nil, stmt.GetUnlistenStmt() != nil, stmt.GetNotifyStmt() != nil:
 		return s.listenStmt(stmt, w)
+	case stmt.GetCreateFunctionStmt() != nil:
+		return s.createFunction(c, stmt.GetCreateFunctionStmt(), w)
+	case stmt.GetAlterFunctionStmt() != nil:
+		return s.alterFunction(c, stmt.GetAlterFunctionStmt(), w)
+	case stmt.GetAlterOwnerStmt() != nil && isRoutineObject(stmt.GetAlterOwnerStmt().ObjectType):
+		return s.alterRoutineOwner(c, stmt.GetAlterOwnerStmt(), w)
 	}
 	return pgerr.Errorf(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtKind(stmt))
 }

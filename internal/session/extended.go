@@ -700,7 +700,7 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 				p.releasePlan()
 				p.done = true
 				if !resumed {
-					s.htx.Cid++
+					s.nextCommand()
 				}
 				// The tag counts this Execute's rows, as PostgreSQL's.
 				return w.CommandComplete(p.completionTag(int64(sent)))

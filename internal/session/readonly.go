@@ -87,6 +87,15 @@ func writeCommandName(n *pg.Node) string {
 		if n.GetCopyStmt().IsFrom {
 			return "COPY FROM"
 		}
+	case n.GetCreateFunctionStmt() != nil:
+		if n.GetCreateFunctionStmt().IsProcedure {
+			return "CREATE PROCEDURE"
+		}
+		return "CREATE FUNCTION"
+	case n.GetAlterFunctionStmt() != nil:
+		return "ALTER " + objectTypeName(n.GetAlterFunctionStmt().Objtype)
+	case n.GetAlterOwnerStmt() != nil:
+		return "ALTER " + objectTypeName(n.GetAlterOwnerStmt().ObjectType)
 	case n.GetCreateRoleStmt() != nil:
 		return "CREATE ROLE"
 	case n.GetAlterRoleStmt() != nil:
@@ -139,6 +148,10 @@ func objectTypeName(t pg.ObjectType) string {
 		return "SCHEMA"
 	case pg.ObjectType_OBJECT_FUNCTION:
 		return "FUNCTION"
+	case pg.ObjectType_OBJECT_PROCEDURE:
+		return "PROCEDURE"
+	case pg.ObjectType_OBJECT_ROUTINE:
+		return "ROUTINE"
 	case pg.ObjectType_OBJECT_TYPE:
 		return "TYPE"
 	}

@@ -182,6 +182,7 @@ type Session struct {
 	queryString    string      // the query string being run (pg_cursors.statement)
 	xminFloor      xact.XID    // the oldest snapshot xmin an open cursor reads with
 	boundParams    boundParams // a utility statement's Bind parameters (DECLARE)
+	routineFloor   xact.XID    // the xmin floor while VOLATILE routines run (routines.go)
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool
@@ -571,7 +572,7 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		s.statementFailed(keepOpen)
 		return err
 	}
-	s.htx.Cid++
+	s.nextCommand()
 	s.eng.Xact.ResetXmin(s.proc)
 	// Outside BEGIN … COMMIT, the statement that ends the Query message
 	// commits: a lone statement's own transaction, or the implicit

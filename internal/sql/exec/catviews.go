@@ -240,6 +240,9 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return types.Int(int64(r.OID)), nil
 	case "pg_get_triggerdef":
 		return types.Null(), nil // tidal has no triggers (pg_trigger is empty)
+	case "pg_get_functiondef", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
+		"pg_get_function_sqlbody", "regprocin", "regprocedurein", "regprocout", "regprocedureout":
+		return f.procCall(name, args)
 	case "pg_get_constraintdef":
 		return constraintDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_get_indexdef":

@@ -33,6 +33,14 @@ func figureColname(n *pg.Node) (string, int) {
 		}
 	case n.GetCollateClause() != nil:
 		return figureColname(n.GetCollateClause().Arg)
+	case n.GetAIndirection() != nil:
+		ind := n.GetAIndirection().Indirection
+		for i := len(ind) - 1; i >= 0; i-- {
+			if s := ind[i].GetString_(); s != nil {
+				return s.Sval, 2
+			}
+		}
+		return figureColname(n.GetAIndirection().Arg)
 	case n.GetCaseExpr() != nil:
 		if name, strength := figureColname(n.GetCaseExpr().Defresult); strength > 1 {
 			return name, strength

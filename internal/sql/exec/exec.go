@@ -57,6 +57,16 @@ type Ctx struct {
 	// Session answers questions about the session (cursors, settings);
 	// nil outside one.
 	Session SessionHooks
+
+	// routine is the routine whose body this Ctx runs (nil for a
+	// statement of the client's), routineDepth how many routine calls
+	// enclose it (sqlfunc.go).
+	routine      *routineFrame
+	routineDepth int
+	// routineLimit is maxRoutineDepth's answer, once asked (0: not yet).
+	routineLimit, stackKB int
+	// inlining are the functions being inlined (inline.go).
+	inlining []uint32
 }
 
 // U is the backend's usage counters.

@@ -48,6 +48,12 @@ func (e *explainer) estimateMore(n Node) estimate {
 		return estimate{l.total + r.total, l.total + r.total + 0.01*l.rows, l.rows, colsWidth(x.Cols)}
 	case *ViewScan:
 		return estimate{0, 10, 1000, colsWidth(x.view.cols)}
+	case *RoutineScan:
+		rows := 1.0
+		if rc, ok := x.Call.(*RoutineCall); ok && rc.Proc.RetSet {
+			rows = float64(rc.Proc.Rows)
+		}
+		return estimate{0.25, 0.25 + 0.01*rows, rows, colsWidth(x.Cols)}
 	}
 	return estimate{0, 0, 1, 0}
 }
@@ -56,6 +62,8 @@ func labelMore(n Node) string {
 	switch x := n.(type) {
 	case *LockRows:
 		return "LockRows"
+	case *RoutineScan:
+		return "Function Scan on " + x.Name + " " + x.Alias
 	case *HashJoin:
 		if k := joinName(x.Kind); k != "" {
 			return "Hash " + k + " Join"
@@ -171,6 +179,8 @@ func nodeExprs(n Node) []expr.Expr {
 		return append([]expr.Expr{x.Qual}, x.Args...)
 	case *ViewScan:
 		return []expr.Expr{x.Qual}
+	case *RoutineScan:
+		return []expr.Expr{x.Call}
 	case *SubqueryScan:
 		return []expr.Expr{x.Qual}
 	case *CTEScan:

@@ -36,6 +36,10 @@ type planState struct {
 	// locks are the locking clauses of the query level whose FROM list
 	// is being built (nil: none).
 	locks *lockRequest
+	// tlistSRFs are FROM functions that stand for a set-returning
+	// function of the target list (tlistsrf.go): a row result is one
+	// record column there.
+	tlistSRFs map[*pg.RangeFunction]bool
 }
 
 // markOuterRef notes that a reference to level lvl was made: every query
@@ -407,6 +411,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			if err := p.q.locks.refuseNamed(rf.Alias.Aliasname, "a function"); err != nil {
 				return nil, err
 			}
+		}
+		if t, ok, err := p.routineFromItem(rf, sc, left); ok || err != nil {
+			return t, err
 		}
 		if len(rf.Functions) != 1 || rf.IsRowsfrom {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")

@@ -173,7 +173,7 @@ func checkSelectLocking(s *pg.SelectStmt, lr *lockRequest, agg bool) error {
 		what = "aggregate functions"
 	case hasWindowFunc(s):
 		what = "window functions"
-	case srfOnlySelect(s) != nil:
+	case srfOnlySelect(s, noUserSRF) != nil:
 		what = "set-returning functions in the target list"
 	default:
 		return nil

@@ -40,7 +40,12 @@ func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
 	if p.C != nil && p.C.Env != nil {
 		st = p.C.Env.Settings
 	}
-	return &expr.Compiler{Scope: s, Hooks: expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists}, Settings: st}
+	hooks := expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists, Routine: p.routineCall}
+	hooks.FixedParams = p.C != nil && p.C.routine != nil
+	if s == nil && hooks.FixedParams {
+		s = routineParamScope{p}
+	}
+	return &expr.Compiler{Scope: s, Hooks: hooks, Settings: st}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }
@@ -163,6 +168,9 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 		return fi, nil
 	case n.GetRangeFunction() != nil:
 		rf := n.GetRangeFunction()
+		if fi, ok, err := p.routineFromOnly(rf); ok || err != nil {
+			return fi, err
+		}
 		if len(rf.Functions) != 1 {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ROWS FROM is not supported yet")
 		}
@@ -486,8 +494,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			return nil, nil, err
 		}
 	}
-	if r := srfOnlySelect(s); r != nil {
+	if r := srfOnlySelect(s, p.isUserSRF); r != nil {
 		s = r
+		p.noteTargetListSRF(r)
 	}
 	outerLocks := p.q.locks
 	p.q.locks = lr

@@ -11,7 +11,7 @@ import (
 // WHERE or grouping — to SELECT * FROM srf(args) AS name, which returns
 // the same rows under the same column name. (General target-list SRFs are
 // not supported.) It returns nil when s has another shape.
-func srfOnlySelect(s *pg.SelectStmt) *pg.SelectStmt {
+func srfOnlySelect(s *pg.SelectStmt, userSRF func(*pg.FuncCall) bool) *pg.SelectStmt {
 	if len(s.FromClause) > 0 || s.WhereClause != nil || len(s.GroupClause) > 0 || s.HavingClause != nil ||
 		len(s.TargetList) != 1 || len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.DistinctClause) > 0 {
 		return nil
@@ -22,7 +22,7 @@ func srfOnlySelect(s *pg.SelectStmt) *pg.SelectStmt {
 		return nil
 	}
 	name := fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
-	if !types.IsSRF(name) {
+	if !types.IsSRF(name) && !userSRF(fc) {
 		return nil
 	}
 	alias := name
@@ -37,3 +37,7 @@ func srfOnlySelect(s *pg.SelectStmt) *pg.SelectStmt {
 		FromClause: []*pg.Node{{Node: &pg.Node_RangeFunction{RangeFunction: rf}}},
 	}
 }
+
+// noUserSRF is srfOnlySelect's predicate where user routines are not
+// looked at (a builtin set-returning function only).
+func noUserSRF(*pg.FuncCall) bool { return false }

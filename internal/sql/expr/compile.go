@@ -38,6 +38,14 @@ type Hooks struct {
 	// planner turns those it can into hashed semi joins);
 	// handled=false plans it as a SubPlan.
 	Exists func(sub *pg.Node, outer Scope) (e Expr, handled bool, err error)
+	// Routine, when set, is offered every call that is not an aggregate
+	// before the builtins (user functions; the hook weighs builtins
+	// against them and may compile the call with BuiltinCall);
+	// handled=false compiles it as a builtin call.
+	Routine func(fc *pg.FuncCall, c *Compiler) (e Expr, handled bool, err error)
+	// FixedParams: ParamTypes are all the parameters there are ($n
+	// beyond them is 42P02), as in a function body.
+	FixedParams bool
 }
 
 // Compiler turns parse nodes into expressions.
@@ -118,6 +126,9 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		t := types.Unknown
 		var slot *types.Type
+		if c.Hooks.FixedParams && int(p.Number) > len(c.Hooks.ParamTypes) {
+			return nil, withPos(pgerr.Errorf(pgerr.UndefinedParameter, "there is no parameter $%d", p.Number), p.Location)
+		}
 		if int(p.Number) <= len(c.Hooks.ParamTypes) {
 			slot = &c.Hooks.ParamTypes[p.Number-1]
 			t = *slot
@@ -676,15 +687,52 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here"), fc.Location)
 	}
+	if c.Hooks.Routine != nil {
+		if e, handled, err := c.Hooks.Routine(fc, c); handled || err != nil {
+			return e, err
+		}
+	}
+	if fc.FuncVariadic {
+		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
+	}
 	var args []Expr
-	var ts []types.Type
 	for _, a := range fc.Args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			return nil, c.namedArgCallError(fc, name)
+		}
 		e, err := c.Compile(a)
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, e)
-		ts = append(ts, e.Type())
+	}
+	return c.BuiltinCall(name, args, fc.Location)
+}
+
+// namedArgCallError is the error for a call in named notation that no
+// builtin takes (builtins have no parameter names here).
+func (c *Compiler) namedArgCallError(fc *pg.FuncCall, name string) error {
+	var parts []string
+	for _, a := range fc.Args {
+		arg, prefix := a, ""
+		if na := a.GetNamedArgExpr(); na != nil {
+			arg, prefix = na.Arg, na.Name+" => "
+		}
+		e, err := c.Compile(arg)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, prefix+e.Type().BaseName())
+	}
+	return withPos(types.FuncNotFound(name, strings.Join(parts, ", "), false), fc.Location)
+}
+
+// BuiltinCall compiles a call of builtin function name on compiled
+// arguments (resolution, coercion of the arguments).
+func (c *Compiler) BuiltinCall(name string, args []Expr, loc int32) (Expr, error) {
+	ts := make([]types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type()
 	}
 	switch name {
 	case "pg_relation_size", "pg_table_size", "pg_indexes_size", "pg_total_relation_size", "tidal_check":
@@ -698,17 +746,17 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 		return &CatalogFunc{Name: name, Args: args}, nil
 	}
-	if e, ok, err := c.catalogCall(name, args, fc.Location); ok {
+	if e, ok, err := c.catalogCall(name, args, loc); ok {
 		return e, err
 	}
 	fn, err := types.LookupFunction(name, ts)
 	if err != nil {
-		return nil, withPos(err, fc.Location)
+		return nil, withPos(err, loc)
 	}
 	for i := range args {
 		if i < len(fn.Args) {
 			if args[i], err = Coerce(args[i], fn.Args[i], types.CastImplicit); err != nil {
-				return nil, withPos(err, fc.Location)
+				return nil, withPos(err, loc)
 			}
 		}
 	}
@@ -827,8 +875,6 @@ func refuseUnsupportedCallSyntax(fc *pg.FuncCall) error {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "window functions are not supported")
 	case fc.AggWithinGroup:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ordered-set aggregates (WITHIN GROUP) are not supported")
-	case fc.FuncVariadic:
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported")
 	}
 	return nil
 }

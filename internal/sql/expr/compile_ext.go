@@ -9,6 +9,13 @@ import (
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
+// DeclTypeFromName resolves a type named in a routine declaration:
+// arrays allowed, typmods dropped (pg_proc keeps only type OIDs).
+func DeclTypeFromName(tn *pg.TypeName) (types.Type, error) {
+	t, err := castTypeFromName(tn)
+	return types.Type{OID: t.OID, Typmod: -1}, err
+}
+
 // castTypeFromName is TypeFromName that also accepts array types
 // (text[], _int4 …), which casts may name but columns may not (yet).
 func castTypeFromName(tn *pg.TypeName) (types.Type, error) {
@@ -290,6 +297,16 @@ var catalogCalls = map[string]struct {
 	"pg_is_other_temp_schema": {[]types.Type{types.Oid}, 1, types.Boolean},
 	"pg_get_userbyid":         {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
 	"pg_get_triggerdef":       {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	// Routines (exec/proccat.go).
+	"pg_get_functiondef":                 {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_get_function_arguments":          {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_get_function_identity_arguments": {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_get_function_result":             {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_get_function_sqlbody":            {[]types.Type{types.Oid}, 1, types.Text},
+	"regprocin":                          {[]types.Type{types.Text}, 1, types.Oid},
+	"regprocedurein":                     {[]types.Type{types.Text}, 1, types.Oid},
+	"regprocout":                         {[]types.Type{types.Oid}, 1, types.Text},
+	"regprocedureout":                    {[]types.Type{types.Oid}, 1, types.Text},
 	// The sequence functions; their first argument is a regclass.
 	"nextval":                {[]types.Type{types.Oid}, 1, types.Int8},
 	"currval":                {[]types.Type{types.Oid}, 1, types.Int8},
@@ -366,7 +383,7 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 	}
 	t := e.Type()
 	if types.IsString(t) || t.OID == types.UnknownOID {
-		if kind != "regclass" && kind != "regnamespace" && kind != "regrole" {
+		if kind != "regclass" && kind != "regnamespace" && kind != "regrole" && kind != "regproc" && kind != "regprocedure" {
 			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "casts to %s are not supported yet", kind)
 		}
 		a, err := Coerce(e, types.Text, types.CastImplicit)
@@ -390,6 +407,8 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 		return &CatalogCall{Name: kind + "out", Args: []Expr{a}, T: types.Text}, true, nil
 	case "regrole":
 		return &CatalogCall{Name: "pg_get_userbyid", Args: []Expr{a}, T: types.Name}, true, nil
+	case "regproc", "regprocedure":
+		return &CatalogCall{Name: kind + "out", Args: []Expr{a}, T: types.Text}, true, nil
 	}
 	return a, true, nil
 }
@@ -401,6 +420,12 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 		return nil, err
 	}
 	for _, n := range ind.Indirection {
+		if fs := n.GetString_(); fs != nil {
+			if e, err = selectField(e, fs.Sval); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		ai := n.GetAIndices()
 		if ai == nil || ai.IsSlice || ai.Uidx == nil {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
@@ -427,6 +452,27 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 		e = &Subscript{Arr: e, Idx: idx, T: et}
 	}
 	return e, nil
+}
+
+// NamedFields is an expression whose value is a row with known column
+// names (a call of a routine with OUT parameters): (expr).name selects
+// one.
+type NamedFields interface {
+	FieldNames() []string
+	FieldTypes() []types.Type
+}
+
+func selectField(e Expr, name string) (Expr, error) {
+	nf, ok := e.(NamedFields)
+	if !ok {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
+	}
+	for i, n := range nf.FieldNames() {
+		if n == name {
+			return &FieldSelect{Arg: e, Field: i, T: nf.FieldTypes()[i]}, nil
+		}
+	}
+	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", name)
 }
 
 // Subscript is arr[i] (1-based; NULL when out of range).

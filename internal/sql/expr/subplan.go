@@ -382,17 +382,49 @@ func Walk(e Expr, fn func(Expr) bool) bool {
 	return true
 }
 
+// ExternalNode is an expression node of another package (a call of a
+// user routine) whose arguments MapVars and MapParams reach.
+type ExternalNode interface {
+	Expr
+	ArgExprs() []Expr
+	WithArgs(args []Expr) Expr
+}
+
 // MapVars returns a copy of e with every Var replaced by fn(v); ok is
 // false if e holds a node that cannot be copied (a correlated subquery,
 // which reads the whole row, or an unknown node).
 func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
+	return mapLeaves(e, func(x Expr) (Expr, bool) {
+		if v, ok := x.(*Var); ok {
+			return fn(v), true
+		}
+		return nil, false
+	})
+}
+
+// MapParams returns a copy of e with every Param replaced by fn(p) (the
+// arguments of an inlined function); ok as for MapVars.
+func MapParams(e Expr, fn func(p *Param) Expr) (Expr, bool) {
+	return mapLeaves(e, func(x Expr) (Expr, bool) {
+		if p, ok := x.(*Param); ok {
+			return fn(p), true
+		}
+		return nil, false
+	})
+}
+
+// mapLeaves copies e, replacing each node for which leaf says done.
+func mapLeaves(e Expr, leaf func(Expr) (Expr, bool)) (Expr, bool) {
 	if e == nil {
 		return nil, true
+	}
+	if r, done := leaf(e); done {
+		return r, true
 	}
 	mapAll := func(es []Expr) ([]Expr, bool) {
 		out := make([]Expr, len(es))
 		for i, a := range es {
-			m, ok := MapVars(a, fn)
+			m, ok := mapLeaves(a, leaf)
 			if !ok {
 				return nil, false
 			}
@@ -401,10 +433,14 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		return out, true
 	}
 	switch x := e.(type) {
-	case *Var:
-		return fn(x), true
-	case *OuterVar, *Const, *Param:
+	case *Var, *OuterVar, *Const, *Param:
 		return x, true
+	case ExternalNode:
+		args, ok := mapAll(x.ArgExprs())
+		if !ok {
+			return nil, false
+		}
+		return x.WithArgs(args), true
 	case *Func:
 		args, ok := mapAll(x.Args)
 		return &Func{Fn: x.Fn, Args: args, Op: x.Op, Name: x.Name}, ok
@@ -412,31 +448,31 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		args, ok := mapAll(x.Args)
 		return &BoolOp{Op: x.Op, Args: args}, ok
 	case *NullTest:
-		a, ok := MapVars(x.Arg, fn)
+		a, ok := mapLeaves(x.Arg, leaf)
 		return &NullTest{Arg: a, Not: x.Not, Of: x.Of}, ok
 	case *Cast:
-		a, ok := MapVars(x.Arg, fn)
+		a, ok := mapLeaves(x.Arg, leaf)
 		return &Cast{Arg: a, To: x.To, Ctx: x.Ctx}, ok
 	case *Like:
-		a, ok1 := MapVars(x.Arg, fn)
-		p, ok2 := MapVars(x.Pattern, fn)
+		a, ok1 := mapLeaves(x.Arg, leaf)
+		p, ok2 := mapLeaves(x.Pattern, leaf)
 		return &Like{Arg: a, Pattern: p, Not: x.Not, ICase: x.ICase}, ok1 && ok2
 	case *InList:
-		a, ok1 := MapVars(x.Arg, fn)
+		a, ok1 := mapLeaves(x.Arg, leaf)
 		eqs, ok2 := mapAll(x.Eqs)
 		return &InList{Arg: a, Eqs: eqs, Not: x.Not, Text: x.Text}, ok1 && ok2
 	case *Case:
 		w, ok1 := mapAll(x.Whens)
 		t, ok2 := mapAll(x.Thens)
-		el, ok3 := MapVars(x.Else, fn)
+		el, ok3 := mapLeaves(x.Else, leaf)
 		return &Case{Whens: w, Thens: t, Else: el, T: x.T}, ok1 && ok2 && ok3
 	case *Coalesce:
 		args, ok := mapAll(x.Args)
 		return &Coalesce{Args: args, T: x.T, Name: x.Name}, ok
 	case *distinctFrom:
-		l, ok1 := MapVars(x.l, fn)
-		r, ok2 := MapVars(x.r, fn)
-		eq, ok3 := MapVars(x.eq, fn)
+		l, ok1 := mapLeaves(x.l, leaf)
+		r, ok2 := mapLeaves(x.r, leaf)
+		eq, ok3 := mapLeaves(x.eq, leaf)
 		return &distinctFrom{l: l, r: r, eq: eq, not: x.not}, ok1 && ok2 && ok3
 	case *CatalogFunc:
 		args, ok := mapAll(x.Args)
@@ -454,8 +490,8 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		el, ok := mapAll(x.Elems)
 		return &ArrayExpr{Elems: el, T: x.T}, ok
 	case *ScalarArrayOp:
-		l, ok1 := MapVars(x.Left, fn)
-		a, ok2 := MapVars(x.Arr, fn)
+		l, ok1 := mapLeaves(x.Left, leaf)
+		a, ok2 := mapLeaves(x.Arr, leaf)
 		return &ScalarArrayOp{Left: l, Arr: a, Op: x.Op, OpName: x.OpName, All: x.All}, ok1 && ok2
 	case *RowValue:
 		fields, ok := mapAll(x.Fields)
@@ -465,8 +501,8 @@ func MapVars(e Expr, fn func(v *Var) Expr) (Expr, bool) {
 		r, ok2 := mapAll(x.Right)
 		return &RowCompare{Op: x.Op, Left: l, Right: r, Cmp: x.Cmp, Eq: x.Eq}, ok1 && ok2
 	case *Subscript:
-		a, ok1 := MapVars(x.Arr, fn)
-		i, ok2 := MapVars(x.Idx, fn)
+		a, ok1 := mapLeaves(x.Arr, leaf)
+		i, ok2 := mapLeaves(x.Idx, leaf)
 		return &Subscript{Arr: a, Idx: i, T: x.T}, ok1 && ok2
 	case *CatalogCall:
 		args, ok := mapAll(x.Args)

@@ -62,6 +62,9 @@ func newTypeInfo(oid OID) *typeInfo {
 	if ti := sysTypeInfo(oid); ti != nil {
 		return ti
 	}
+	if ti := pseudoTypeInfo(oid); ti != nil {
+		return ti
+	}
 	switch oid {
 	case DateOID:
 		return &infoDate

@@ -337,11 +337,15 @@ func LookupFunction(name string, args []Type) (*Func, error) {
 }
 
 func funcErr(name string, args []Type, ambiguous bool) error {
+	return funcErrSig(name, argList(args), ambiguous)
+}
+
+func funcErrSig(name, sig string, ambiguous bool) error {
 	if ambiguous {
-		return pgerr.Errorf(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, argList(args)).
+		return pgerr.Errorf(pgerr.AmbiguousFunction, "function %s(%s) is not unique", name, sig).
 			WithHint("Could not choose a best candidate function. You might need to add explicit type casts.")
 	}
-	return pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, argList(args)).
+	return pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, sig).
 		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
