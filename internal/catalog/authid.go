@@ -224,8 +224,8 @@ func (c *Catalog) DropRole(tx *Txn, r *Role) error {
 }
 
 // LegacyBootstrap makes Bootstrap write a data directory as tidal did
-// before pg_authid, pg_constraint, pg_sequence, pg_depend and
-// pg_auth_members existed
+// before pg_authid, pg_constraint, pg_sequence, pg_depend,
+// pg_auth_members and pg_inherits existed
 // (tests of the upgrade at engine start).
 var LegacyBootstrap bool
 
@@ -235,7 +235,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers {
+		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers && d != PgInherits {
 			out = append(out, d)
 		}
 	}
