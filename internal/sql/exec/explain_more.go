@@ -48,6 +48,10 @@ func (e *explainer) estimateMore(n Node) estimate {
 		return estimate{l.total + r.total, l.total + r.total + 0.01*l.rows, l.rows, colsWidth(x.Cols)}
 	case *ViewScan:
 		return estimate{0, 10, 1000, colsWidth(x.view.cols)}
+	case *InhChild:
+		return e.estimate(x.Input)
+	case *inheritUpdateResult:
+		return e.estimate(x.Input)
 	}
 	return estimate{0, 0, 1, 0}
 }
@@ -78,6 +82,8 @@ func labelMore(n Node) string {
 		return s
 	case *Append:
 		return "Append"
+	case *inheritUpdateResult:
+		return "Result"
 	case *CurrentOfScan:
 		return x.explainLabel()
 	case *SetOp:
@@ -107,6 +113,8 @@ func childrenMore(n Node) []Node {
 		return []Node{x.Input}
 	case *Append:
 		return x.Inputs
+	case *inheritUpdateResult:
+		return []Node{x.Input}
 	case *SetOp:
 		return []Node{x.Left, x.Right}
 	case *Project:
@@ -131,6 +139,11 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 	case *CurrentOfScan:
 		add(x.explainCond())
 	case *ModifyTable:
+		if x.inh != nil {
+			for _, sub := range x.inh.subs {
+				add(x.Kind + " on " + sub.Rel.Name + " " + sub.Alias)
+			}
+		}
 		if x.Conflict != nil {
 			for _, l := range x.Conflict.explainLines() {
 				add(l)

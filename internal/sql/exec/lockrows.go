@@ -297,6 +297,9 @@ type lockedTable struct {
 	TIDIndex int       // where the row version's TID is (the leaf's last column)
 	natts    int
 	deformer *heap.Deformer
+	// members: an inheritance parent's tables; a row's member OID is just
+	// before its TID (inherit.go).
+	members []*lockedMember
 }
 
 func (l *LockRows) Columns() []Column { return l.cols }
@@ -311,6 +314,11 @@ func (l *LockRows) Open(c *Ctx) error {
 		if m.deformer == nil {
 			m.deformer = m.Rel.NewDeformer()
 			m.natts = len(m.Rel.Attrs)
+		}
+		for _, mm := range m.members {
+			if mm.deformer == nil {
+				mm.deformer = mm.Rel.NewDeformer()
+			}
 		}
 	}
 	return Open(c, l.Input)
@@ -370,12 +378,16 @@ func (l *LockRows) lockRow(c *Ctx, raw Row) (ok, changed bool, err error) {
 			continue
 		}
 		tid := DatumTID(raw[tidx])
+		rel, member := m.Rel, m.memberOf(raw)
+		if member != nil {
+			rel = member.Rel
+		}
 		var oc heap.Outcome
 		var t heap.Tuple
 		if rr {
-			oc, err = m.Rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
+			oc, err = rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
 		} else {
-			oc, tid, t, err = m.Rel.Heap.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
+			oc, tid, t, err = rel.Heap.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
 		}
 		if err != nil {
 			return false, false, err
@@ -383,10 +395,10 @@ func (l *LockRows) lockRow(c *Ctx, raw Row) (ok, changed bool, err error) {
 		switch oc.Result {
 		case heap.Ok:
 			if oc.Traversed {
-				if err := m.deformer.Deform(t, raw[m.Offset:m.Offset+m.natts]); err != nil {
+				if err := m.deformInto(raw, member, t); err != nil {
 					return false, false, err
 				}
-				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, m.Rel, t, tid)
+				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, rel, t, tid)
 				raw[tidx] = TIDDatum(tid)
 				changed = true
 			}
@@ -438,8 +450,12 @@ func (p *Planner) planLockRows(s *pg.SelectStmt, lr *lockRequest, jt *jtree, agg
 	}
 	l := &LockRows{Qual: recheck}
 	for _, t := range leaves {
-		l.Marks = append(l.Marks, &lockedTable{Rel: t.fi.rel, Alias: t.fi.alias, Mode: t.fi.mark.mode, Wait: t.fi.mark.wait,
-			Offset: t.offset, Sys: t.fi.sys, TIDIndex: t.offset + t.width - 1})
+		lt := &lockedTable{Rel: t.fi.rel, Alias: t.fi.alias, Mode: t.fi.mark.mode, Wait: t.fi.mark.wait,
+			Offset: t.offset, Sys: t.fi.sys, TIDIndex: t.offset + t.width - 1}
+		for _, m := range t.fi.inh {
+			lt.members = append(lt.members, &lockedMember{inhMember: m})
+		}
+		l.Marks = append(l.Marks, lt)
 	}
 	return l, nil
 }
