@@ -9,7 +9,6 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
-	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -281,9 +280,9 @@ type LockRows struct {
 	// Qual is re-checked on rows whose newer version was locked.
 	Qual expr.Expr
 	cols []Column
-	// lastTID is, per mark, the version locked for the row returned last
+	// last is, per mark, the version locked for the row returned last
 	// (WHERE CURRENT OF a FOR UPDATE cursor acts on it).
-	lastTID []page.ItemPointer
+	last []RowRef
 }
 
 // lockedTable is a marked table's place in the query row.
@@ -461,21 +460,35 @@ func (p *Planner) planLockRows(s *pg.SelectStmt, lr *lockRequest, jt *jtree, agg
 }
 
 func (l *LockRows) noteTIDs(raw Row) {
-	if l.lastTID == nil {
-		l.lastTID = make([]page.ItemPointer, len(l.Marks))
+	if l.last == nil {
+		l.last = make([]RowRef, len(l.Marks))
 	}
 	for i, m := range l.Marks {
 		if d := raw[m.TIDIndex]; !d.IsNull() {
-			l.lastTID[i] = DatumTID(d)
+			table := m.Rel.OID
+			if mm := m.memberOf(raw); mm != nil {
+				table = mm.Rel.OID
+			}
+			l.last[i] = RowRef{table, DatumTID(d)}
 		}
 	}
 }
 
-// currentTID is the locked version of the last row returned, for a
-// LockRows with one marked table (WHERE CURRENT OF).
-func (l *LockRows) currentTID() page.ItemPointer {
-	if len(l.lastTID) == 0 {
-		return page.ItemPointer{}
+// cursorSource: WHERE CURRENT OF a FOR UPDATE cursor acts on the row
+// versions LockRows locked, one per marked FROM item.
+func (l *LockRows) cursorSource() *CursorRowSource {
+	src := &CursorRowSource{Locked: true, Current: func() []RowRef {
+		return append([]RowRef(nil), l.last...)
+	}}
+	for _, m := range l.Marks {
+		tables := []uint32{m.Rel.OID}
+		if m.members != nil {
+			tables = tables[:0]
+			for _, mm := range m.members {
+				tables = append(tables, mm.Rel.OID)
+			}
+		}
+		src.Tables = append(src.Tables, tables)
 	}
-	return l.lastTID[0]
+	return src
 }
