@@ -37,11 +37,14 @@ var (
 	aHasMissing = PgAttribute.ColumnIndex("atthasmissing")
 	aIsDropped  = PgAttribute.ColumnIndex("attisdropped")
 	aMissingVal = PgAttribute.ColumnIndex("attmissingval")
+	aIsLocal    = PgAttribute.ColumnIndex("attislocal")
+	aInhCount   = PgAttribute.ColumnIndex("attinhcount")
 )
 
 // attrFromRow builds a column description from its pg_attribute row.
 func attrFromRow(v []types.Datum) (Attr, error) {
-	a := Attr{Name: v[aName].Str(), Num: int16(v[aNum].Int()), NotNull: v[aNotNull].Bool(), HasDefault: v[aHasDef].Bool(), Identity: byte(v[aIdentity].Int())}
+	a := Attr{Name: v[aName].Str(), Num: int16(v[aNum].Int()), NotNull: v[aNotNull].Bool(), HasDefault: v[aHasDef].Bool(), Identity: byte(v[aIdentity].Int()),
+		InhCount: int16(v[aInhCount].Int()), InheritedOnly: !v[aIsLocal].Bool()}
 	if v[aIsDropped].Bool() {
 		a.Dropped = true
 		t, err := layoutStandIn(int16(v[aLen].Int()), byte(v[aAlign].Int()), byte(v[aStorage].Int()))

@@ -225,7 +225,7 @@ func (c *Catalog) DropRole(tx *Txn, r *Role) error {
 
 // LegacyBootstrap makes Bootstrap write a data directory as tidal did
 // before pg_authid, pg_constraint, pg_sequence, pg_depend,
-// pg_auth_members, pg_proc and pg_language existed
+// pg_auth_members, pg_proc, pg_language and pg_inherits existed
 // (tests of the upgrade at engine start).
 var LegacyBootstrap bool
 
@@ -235,7 +235,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers && d != PgProc && d != PgLanguage {
+		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers && d != PgProc && d != PgLanguage && d != PgInherits {
 			out = append(out, d)
 		}
 	}

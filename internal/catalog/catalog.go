@@ -53,6 +53,11 @@ type Attr struct {
 	// default_toast_compression).
 	Storage     byte
 	Compression byte
+	// InhCount is attinhcount: how many parents give the table this
+	// column; InheritedOnly is !attislocal: the column exists only
+	// because a parent has it (dropping it from the last parent drops it).
+	InhCount      int16
+	InheritedOnly bool
 }
 
 // IndexInfo describes an index relation.
@@ -82,9 +87,14 @@ type Relation struct {
 	// foreign keys of any table that reference it.
 	Constraints  []*Constraint
 	ReferencedBy []*Constraint
-	Seq          *SequenceInfo    // for a sequence: its pg_sequence row
-	Persistence  byte             // relpersistence: PersistencePermanent or PersistenceTemp
-	tid          page.ItemPointer // of its pg_class row
+	Seq          *SequenceInfo // for a sequence: its pg_sequence row
+	// Parents are the tables this one inherits from, in pg_inherits'
+	// inhseqno order; HasSubclass is relhassubclass (set once a child was
+	// made, as in PostgreSQL; the children are in pg_inherits).
+	Parents     []uint32
+	HasSubclass bool
+	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
+	tid         page.ItemPointer // of its pg_class row
 
 	Heap *heap.Relation // storage handle (tables)
 
@@ -483,17 +493,18 @@ func (c *Catalog) ByOID(tx *Txn, oid uint32) (*Relation, error) {
 }
 
 var (
-	cOid         = PgClass.ColumnIndex("oid")
-	cRelname     = PgClass.ColumnIndex("relname")
-	cRelnsp      = PgClass.ColumnIndex("relnamespace")
-	cRelkind     = PgClass.ColumnIndex("relkind")
-	cRelfilenode = PgClass.ColumnIndex("relfilenode")
-	cRelpages    = PgClass.ColumnIndex("relpages")
-	cReltuples   = PgClass.ColumnIndex("reltuples")
-	cRelhasindex = PgClass.ColumnIndex("relhasindex")
-	cReloptions  = PgClass.ColumnIndex("reloptions")
-	cRelnatts    = PgClass.ColumnIndex("relnatts")
-	cRelpersist  = PgClass.ColumnIndex("relpersistence")
+	cOid            = PgClass.ColumnIndex("oid")
+	cRelname        = PgClass.ColumnIndex("relname")
+	cRelnsp         = PgClass.ColumnIndex("relnamespace")
+	cRelkind        = PgClass.ColumnIndex("relkind")
+	cRelfilenode    = PgClass.ColumnIndex("relfilenode")
+	cRelpages       = PgClass.ColumnIndex("relpages")
+	cReltuples      = PgClass.ColumnIndex("reltuples")
+	cRelhasindex    = PgClass.ColumnIndex("relhasindex")
+	cReloptions     = PgClass.ColumnIndex("reloptions")
+	cRelnatts       = PgClass.ColumnIndex("relnatts")
+	cRelpersist     = PgClass.ColumnIndex("relpersistence")
+	cRelhassubclass = PgClass.ColumnIndex("relhassubclass")
 )
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
@@ -509,7 +520,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Kind: byte(v[cRelkind].Int()), RelFileNode: uint32(v[cRelfilenode].Int()),
 			Pages: int32(v[cRelpages].Int()), Tuples: float32(v[cReltuples].Float()),
 			HasIndex: v[cRelhasindex].Bool(), Options: parseOptions(v[cReloptions]), tid: tid,
-			Persistence: byte(v[cRelpersist].Int()),
+			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
 		}
 		return false, nil
 	})
@@ -601,6 +612,9 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 	}
 	if r.Kind == KindTable && r.Namespace != PgCatalogNamespace {
 		if err := c.loadConstraints(tx, r); err != nil {
+			return nil, err
+		}
+		if r.Parents, err = c.InheritParents(tx, oid); err != nil {
 			return nil, err
 		}
 	}

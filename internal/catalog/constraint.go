@@ -65,6 +65,12 @@ type Constraint struct {
 	Keys      []int16 // constrained columns (c: the columns the expression uses)
 	FKeys     []int16 // f: referenced columns, pairwise with Keys
 	Expr      string  // c: the CHECK expression as SQL text
+	// InhCount is coninhcount (how many parents' constraints this one
+	// stands for), InheritedOnly !conislocal, NoInherit connoinherit
+	// (a CHECK … NO INHERIT, which children do not get).
+	InhCount      int
+	InheritedOnly bool
+	NoInherit     bool
 
 	tid page.ItemPointer
 }
@@ -109,8 +115,8 @@ func (k *Constraint) row() []types.Datum {
 		ov(k.OID), types.Str(k.Name), ov(k.Namespace), cv(k.Type),
 		bv(false), bv(false), bv(k.Validated), ov(k.RelID),
 		ov(0), ov(k.IndexID), ov(0), ov(k.FRelID),
-		charOrSpace(k.FUpdType), charOrSpace(k.FDelType), charOrSpace(k.FMatch), bv(true),
-		iv(0), bv(false), formatInt2s(k.Keys), formatInt2s(k.FKeys),
+		charOrSpace(k.FUpdType), charOrSpace(k.FDelType), charOrSpace(k.FMatch), bv(!k.InheritedOnly),
+		iv(int64(k.InhCount)), bv(k.NoInherit), formatInt2s(k.Keys), formatInt2s(k.FKeys),
 		bin,
 	}
 }
@@ -121,6 +127,7 @@ func constraintFromRow(v []types.Datum, tid page.ItemPointer) *Constraint {
 		Validated: v[6].Bool(), RelID: uint32(v[7].Int()), IndexID: uint32(v[9].Int()), FRelID: uint32(v[11].Int()),
 		FUpdType: byte(v[12].Int()), FDelType: byte(v[13].Int()), FMatch: byte(v[14].Int()),
 		Keys: parseInt2s(v[18]), FKeys: parseInt2s(v[19]), tid: tid,
+		InheritedOnly: !v[15].Bool(), InhCount: int(v[16].Int()), NoInherit: v[17].Bool(),
 	}
 	if !v[20].IsNull() {
 		k.Expr = v[20].Str()

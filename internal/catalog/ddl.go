@@ -78,7 +78,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 		iv(int64(a.Num)), iv(-1), iv(int64(a.Type.Typmod)), iv(0),
 		bv(l.ByVal), cv(align), cv(a.storage()), cv(a.Compression),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
-		cv(0), bv(false), bv(true), iv(0),
+		cv(0), bv(false), bv(!a.InheritedOnly), iv(int64(a.InhCount)),
 		ov(0), types.Null(), iv(-1),
 	}
 }
@@ -201,6 +201,9 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 	}
 	if r.Kind == KindTable {
 		if err := c.dropConstraintsOf(tx, r.OID); err != nil {
+			return err
+		}
+		if err := c.dropInheritsOf(tx, r.OID); err != nil {
 			return err
 		}
 	}

@@ -509,10 +509,6 @@ func (c *Catalog) DropProc(tx *Txn, p *Proc) error {
 	return nil
 }
 
-// DepNormal is pg_depend's 'n': the dependent object must go first, or
-// with CASCADE.
-const DepNormal = 'n'
-
 // firstUnpinnedObjectID: objects below it (initdb's) are pinned and get
 // no pg_depend rows, as in PostgreSQL.
 const firstUnpinnedObjectID = 12000

@@ -38,6 +38,7 @@ var PgDepend = &TableDef{PgDependRelID, "pg_depend", []Column{
 
 // Dependency types (pg_depend.deptype).
 const (
+	DepNormal   = 'n' // the dependent goes first, or with CASCADE
 	DepAuto     = 'a'
 	DepInternal = 'i'
 )
@@ -295,7 +296,7 @@ func (c *Catalog) MissingSystemTables(tx *Txn) ([]*TableDef, error) {
 		return true, nil
 	})
 	var out []*TableDef
-	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage} {
+	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits} {
 		if !have[d.OID] {
 			out = append(out, d)
 		}

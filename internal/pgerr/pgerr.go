@@ -66,6 +66,7 @@ const (
 	InvalidColumnReference        = "42P10"
 	InvalidForeignKey             = "42830"
 	InvalidTableDefinition        = "42P16"
+	InvalidColumnDefinition       = "42611"
 	InvalidObjectDefinition       = "42P17"
 	ProgramLimitExceeded          = "54000"
 	TooManyColumns                = "54011"

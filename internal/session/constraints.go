@@ -149,7 +149,7 @@ func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstra
 	}
 	return s.eng.Catalog.AddConstraint(c.Tx, &catalog.Constraint{
 		Name: name, Namespace: rel.Namespace, Type: catalog.ConCheck, Validated: !con.SkipValidation,
-		RelID: rel.OID, Keys: keys, Expr: text,
+		RelID: rel.OID, Keys: keys, Expr: text, NoInherit: con.IsNoInherit,
 	})
 }
 

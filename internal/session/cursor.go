@@ -97,14 +97,14 @@ type cursorRows struct {
 	opened bool
 	snap   *xact.Snapshot
 	cid    uint32
-	// scanRel and tidOf: the table and TID of each row, for WHERE CURRENT
-	// OF (nil when the plan is not a simply updatable scan)
-	scanRel *catalog.Relation
-	tidOf   func() page.ItemPointer
+	// source names the table rows behind each row, for WHERE CURRENT OF
+	// (nil when the plan is neither FOR UPDATE nor a simply updatable
+	// scan); refs holds them per kept row.
+	source *exec.CursorRowSource
 
 	keep  bool // keep every row read (scrollable)
 	rows  []exec.Row
-	tids  []page.ItemPointer
+	refs  [][]exec.RowRef
 	first int64 // rows[0] is row first+1
 	n     int64 // rows read from the plan
 	done  bool  // the plan returned its last row
@@ -265,7 +265,7 @@ func (s *Session) declareCursor(ctx context.Context, ds *pg.DeclareCursorStmt, w
 		level: s.subxactLevel(), cols: cols, atStart: true,
 		src: cursorRows{c: c, ctx: dc, sink: sink, node: node, snap: s.htx.Snap, cid: s.htx.Cid, keep: scroll},
 	}
-	cur.src.scanRel, cur.src.tidOf = exec.ScanTIDSource(node)
+	cur.src.source = exec.CursorSource(node)
 	s.cursors.add(cur)
 	s.keepCursorSnapshots()
 	return w.CommandComplete("DECLARE CURSOR")
@@ -620,7 +620,7 @@ func (s *Session) cursorStep(ctx context.Context, cur *cursor, forward bool) (ex
 	r.at = r.n
 	if !r.keep {
 		// Backward moves are refused: only the current row is needed.
-		r.rows, r.tids, r.first = r.rows[len(r.rows)-1:], r.tids[len(r.tids)-1:], r.n-1
+		r.rows, r.refs, r.first = r.rows[len(r.rows)-1:], r.refs[len(r.refs)-1:], r.n-1
 	}
 	return row, nil
 }
@@ -655,12 +655,12 @@ func (s *Session) cursorPull(ctx context.Context, cur *cursor) (exec.Row, error)
 		s.keepCursorSnapshots()
 		return nil, nil
 	}
-	var tid page.ItemPointer
-	if r.tidOf != nil {
-		tid = r.tidOf()
+	var refs []exec.RowRef
+	if r.source != nil {
+		refs = r.source.Current()
 	}
 	r.rows = append(r.rows, row)
-	r.tids = append(r.tids, tid)
+	r.refs = append(r.refs, refs)
 	r.n++
 	return row, nil
 }
@@ -694,7 +694,7 @@ func (s *Session) materialize(ctx context.Context, cur *cursor) error {
 		}
 	}
 	r.closePlan()
-	r.scanRel, r.tidOf = nil, nil
+	r.source = nil
 	cur.level = 0
 	return nil
 }
@@ -762,21 +762,53 @@ func (s *Session) cursorsClose() {
 }
 
 // CurrentOf implements exec.SessionHooks (PostgreSQL's execCurrentOf).
-func (s *Session) CurrentOf(name string, rel *catalog.Relation) (page.ItemPointer, error) {
+func (s *Session) CurrentOf(name string, rel *catalog.Relation) (page.ItemPointer, bool, error) {
 	cur := s.cursors.get(name)
 	if cur == nil {
-		return page.ItemPointer{}, undefinedCursor(name)
+		return page.ItemPointer{}, false, undefinedCursor(name)
 	}
 	if cur.level == 0 {
-		return page.ItemPointer{}, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is held from a previous transaction", name)
+		return page.ItemPointer{}, false, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is held from a previous transaction", name)
 	}
-	if cur.src.scanRel == nil || cur.src.scanRel.OID != rel.OID {
-		return page.ItemPointer{}, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is not a simply updatable scan of table \"%s\"", name, rel.Name)
+	ref, err := cursorReference(cur, rel)
+	if err != nil {
+		return page.ItemPointer{}, false, err
 	}
 	if cur.atStart || cur.atEnd {
-		return page.ItemPointer{}, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is not positioned on a row", name)
+		return page.ItemPointer{}, false, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is not positioned on a row", name)
 	}
-	return cur.src.tids[cur.pos-cur.src.first-1], nil
+	refs := cur.src.refs[cur.pos-cur.src.first-1]
+	if ref >= len(refs) || refs[ref].Table != rel.OID || !refs[ref].TID.Valid() {
+		// Another member of the inheritance tree has the row.
+		return page.ItemPointer{}, false, nil
+	}
+	return refs[ref].TID, true, nil
+}
+
+// cursorReference finds which of the cursor's row references can name a
+// row of rel, or PostgreSQL's error when none or several can.
+func cursorReference(cur *cursor, rel *catalog.Relation) (int, error) {
+	src := cur.src.source
+	if src == nil {
+		return 0, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is not a simply updatable scan of table \"%s\"", cur.name, rel.Name)
+	}
+	found, n := 0, 0
+	for i, tables := range src.Tables {
+		for _, t := range tables {
+			if t == rel.OID {
+				found, n = i, n+1
+			}
+		}
+	}
+	switch {
+	case src.Locked && n == 0:
+		return 0, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" does not have a FOR UPDATE/SHARE reference to table \"%s\"", cur.name, rel.Name)
+	case src.Locked && n > 1:
+		return 0, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" has multiple FOR UPDATE/SHARE references to table \"%s\"", cur.name, rel.Name)
+	case n != 1:
+		return 0, pgerr.Errorf(codeInvalidCursorState, "cursor \"%s\" is not a simply updatable scan of table \"%s\"", cur.name, rel.Name)
+	}
+	return found, nil
 }
 
 // Cursors implements exec.SessionHooks: pg_cursors lists the cursors and

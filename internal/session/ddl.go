@@ -86,8 +86,8 @@ type indexSpec struct {
 }
 
 func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWriter) error {
-	if len(cs.InhRelations) > 0 || cs.Partspec != nil || cs.OfTypename != nil {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "inheritance, partitioning and typed tables are not supported yet")
+	if cs.Partbound != nil || cs.Partspec != nil || cs.OfTypename != nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "partitioning and typed tables are not supported yet")
 	}
 	rv := cs.Relation
 	nsp, err := s.namespaceFor(c, rv)
@@ -180,6 +180,12 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		}
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "this table element is not supported yet")
 	}
+	var inh *tableInheritance
+	if len(cs.InhRelations) > 0 {
+		if inh, attrs, cons, err = s.inheritFor(c, cs, nsp, attrs, colSeqs, cons); err != nil {
+			return err
+		}
+	}
 	if len(attrs) > 1600 {
 		return pgerr.Errorf(pgerr.TooManyColumns, "tables can have at most 1600 columns")
 	}
@@ -204,6 +210,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		return err
 	}
 	s.noteOnCommit(c, oid, cs.Oncommit)
+	if inh != nil {
+		if err := s.storeInheritance(c, oid, inh); err != nil {
+			return err
+		}
+	}
 	if err := s.createColumnSequences(c, nsp, oid, colSeqs); err != nil {
 		return err
 	}
@@ -492,6 +503,11 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		}
 		if err := s.dropDependencies(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
 			return err
+		}
+		if rel.Kind == catalog.KindTable {
+			if err := s.dropInheritors(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
+				return err
+			}
 		}
 		if err := s.lockOwnedSequences(c, rel); err != nil {
 			return err

@@ -81,7 +81,6 @@ var catalogViews = map[string]*systemView{
 			}, nil
 		},
 	},
-	"pg_inherits": emptyView("inhrelid", types.Oid, "inhparent", types.Oid, "inhseqno", types.Int4, "inhdetachpending", types.Boolean),
 	"pg_partitioned_table": emptyView("partrelid", types.Oid, "partstrat", types.Char, "partnatts", types.Int2,
 		"partdefid", types.Oid, "partattrs", types.Int2VectorType, "partclass", types.Text, "partcollation", types.Text, "partexprs", types.Text),
 	"pg_description":           emptyView("objoid", types.Oid, "classoid", types.Oid, "objsubid", types.Int4, "description", types.Text),

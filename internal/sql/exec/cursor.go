@@ -17,10 +17,12 @@ import (
 // the session it runs in. The session package implements them; a Ctx
 // without them (internal statements) refuses those questions.
 type SessionHooks interface {
-	// CurrentOf is the TID of the row cursor name is positioned on, for
-	// UPDATE or DELETE … WHERE CURRENT OF on table rel (execCurrentOf),
-	// or PostgreSQL's error for a cursor that is not on a row of rel.
-	CurrentOf(name string, rel *catalog.Relation) (tid page.ItemPointer, err error)
+	// CurrentOf is the TID of the row of table rel that cursor name is
+	// positioned on, for UPDATE or DELETE … WHERE CURRENT OF
+	// (execCurrentOf); ok=false when the cursor's current row came from
+	// another member of rel's inheritance tree; PostgreSQL's error for a
+	// cursor that cannot be on a row of rel.
+	CurrentOf(name string, rel *catalog.Relation) (tid page.ItemPointer, ok bool, err error)
 	// Cursors lists the session's open cursors and portals (pg_cursors).
 	Cursors() []CursorInfo
 	// Call runs a builtin that reads or changes session state
@@ -106,8 +108,8 @@ func (s *CurrentOfScan) Open(c *Ctx) error {
 	if err != nil {
 		return err
 	}
-	tid, err := sess.CurrentOf(s.Cursor, s.Rel)
-	if err != nil {
+	tid, ok, err := sess.CurrentOf(s.Cursor, s.Rel)
+	if err != nil || !ok {
 		return err
 	}
 	if tid, err = s.Rel.Heap.LatestVisibleTID(c.U(), c.Tx.Heap, tid); err != nil {
@@ -129,13 +131,30 @@ func (s *CurrentOfScan) Next(c *Ctx) (Row, error) {
 
 func (s *CurrentOfScan) Close(c *Ctx) {}
 
-// ScanTIDSource finds the table scan that produces a cursor plan's current
-// row (PostgreSQL's search_plan_tree): it descends only through nodes that
-// return their input's current row (projection, filter, limit, subquery in
-// FROM). It returns the scanned table and a function giving the TID of the
-// row the scan returned last, or nil when the plan is not a simply
-// updatable scan of one table.
-func ScanTIDSource(n Node) (*catalog.Relation, func() page.ItemPointer) {
+// RowRef names a table row: the table and the TID of the row version.
+type RowRef struct {
+	Table uint32
+	TID   page.ItemPointer
+}
+
+// CursorRowSource is how WHERE CURRENT OF finds the table rows behind a
+// cursor's current row (execCurrentOf). A cursor with FOR UPDATE/SHARE
+// (Locked) has one reference per locked FROM item, the row version it
+// locked; any other cursor has one, the row its plan's scan returned last
+// — for a plan that is a simply updatable scan (search_plan_tree: down
+// through projections, filters, limits, subqueries in FROM and Appends).
+type CursorRowSource struct {
+	Locked bool
+	// Tables[i] are the tables reference i can name: the members of an
+	// inheritance parent; without Locked, a table twice is ambiguous.
+	Tables [][]uint32
+	// Current gives the references of the row returned last.
+	Current func() []RowRef
+}
+
+// CursorSource describes plan n's rows for WHERE CURRENT OF; nil when n
+// is neither a FOR UPDATE cursor nor a simply updatable scan.
+func CursorSource(n Node) *CursorRowSource {
 	for {
 		switch x := n.(type) {
 		case *Project:
@@ -147,19 +166,60 @@ func ScanTIDSource(n Node) (*catalog.Relation, func() page.ItemPointer) {
 		case *SubqueryScan:
 			n = x.Input
 		case *LockRows:
-			// A FOR UPDATE cursor: the row version it locked.
-			if len(x.Marks) != 1 {
-				return nil, nil
-			}
-			return x.Marks[0].Rel, x.currentTID
-		case *SeqScan:
-			return x.Rel, func() page.ItemPointer { return x.lastTID }
-		case *IndexScan:
-			return x.Rel, func() page.ItemPointer { return x.lastTID }
+			return x.cursorSource()
 		default:
-			return nil, nil
+			sc := scanSourceOf(n)
+			if sc == nil {
+				return nil
+			}
+			return &CursorRowSource{Tables: [][]uint32{sc.tables}, Current: func() []RowRef { return []RowRef{sc.current()} }}
 		}
 	}
+}
+
+// scanSource is the scans of a simply updatable plan.
+type scanSource struct {
+	tables  []uint32
+	current func() RowRef
+}
+
+func scanSourceOf(n Node) *scanSource {
+	switch x := n.(type) {
+	case *Project:
+		return scanSourceOf(x.Input)
+	case *Filter:
+		return scanSourceOf(x.Input)
+	case *Limit:
+		return scanSourceOf(x.Input)
+	case *SubqueryScan:
+		return scanSourceOf(x.Input)
+	case *InhChild:
+		return scanSourceOf(x.Input)
+	case *SeqScan:
+		return &scanSource{[]uint32{x.Rel.OID}, func() RowRef { return RowRef{x.Rel.OID, x.lastTID} }}
+	case *IndexScan:
+		return &scanSource{[]uint32{x.Rel.OID}, func() RowRef { return RowRef{x.Rel.OID, x.lastTID} }}
+	case *Append:
+		// The input that returned the current row is the Append's
+		// current input; the others are inactive scans.
+		srcs := make([]*scanSource, len(x.Inputs))
+		var tables []uint32
+		for i, in := range x.Inputs {
+			if srcs[i] = scanSourceOf(in); srcs[i] != nil {
+				tables = append(tables, srcs[i].tables...)
+			}
+		}
+		if tables == nil {
+			return nil
+		}
+		return &scanSource{tables, func() RowRef {
+			if x.i < len(srcs) && srcs[x.i] != nil {
+				return srcs[x.i].current()
+			}
+			return RowRef{}
+		}}
+	}
+	return nil
 }
 
 // SupportsBackwardScan reports whether PostgreSQL could run this plan
@@ -170,6 +230,8 @@ func SupportsBackwardScan(n Node) bool {
 	case *SeqScan, *IndexScan, *Sort, *FunctionScan, *Values, *CTEScan, *ViewScan:
 		return true
 	case *Project:
+		return SupportsBackwardScan(x.Input)
+	case *InhChild:
 		return SupportsBackwardScan(x.Input)
 	case *Filter:
 		return SupportsBackwardScan(x.Input)

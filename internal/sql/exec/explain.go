@@ -173,7 +173,11 @@ func (e *explainer) label(n Node) string {
 		}
 		return s
 	case *IndexScan:
-		return "Index Scan using " + x.Index.Name + " on " + x.Rel.Name
+		s := "Index Scan using " + x.Index.Name + " on " + x.Rel.Name
+		if x.Alias != "" && x.Alias != x.Rel.Name {
+			s += " " + x.Alias
+		}
+		return s
 	case *TidScan:
 		return x.label()
 	case *ModifyTable:
@@ -235,6 +239,9 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 		return
 	case *Filter:
 		e.nodeSubs(x.Input, d, append(extra, "Filter: "+x.Qual.String(), fmt.Sprintf("Rows Removed by Filter: %d", x.instr.Filtered)), append(subs, x.Qual))
+		return
+	case *InhChild:
+		e.nodeSubs(x.Input, d, extra, subs)
 		return
 	}
 	line := e.label(n)

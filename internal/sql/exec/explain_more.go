@@ -54,6 +54,10 @@ func (e *explainer) estimateMore(n Node) estimate {
 			rows = float64(rc.Proc.Rows)
 		}
 		return estimate{0.25, 0.25 + 0.01*rows, rows, colsWidth(x.Cols)}
+	case *InhChild:
+		return e.estimate(x.Input)
+	case *inheritUpdateResult:
+		return e.estimate(x.Input)
 	}
 	return estimate{0, 0, 1, 0}
 }
@@ -86,6 +90,8 @@ func labelMore(n Node) string {
 		return s
 	case *Append:
 		return "Append"
+	case *inheritUpdateResult:
+		return "Result"
 	case *CurrentOfScan:
 		return x.explainLabel()
 	case *SetOp:
@@ -115,6 +121,8 @@ func childrenMore(n Node) []Node {
 		return []Node{x.Input}
 	case *Append:
 		return x.Inputs
+	case *inheritUpdateResult:
+		return []Node{x.Input}
 	case *SetOp:
 		return []Node{x.Left, x.Right}
 	case *Project:
@@ -139,6 +147,11 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 	case *CurrentOfScan:
 		add(x.explainCond())
 	case *ModifyTable:
+		if x.inh != nil {
+			for _, sub := range x.inh.subs {
+				add(x.Kind + " on " + sub.Rel.Name + " " + sub.Alias)
+			}
+		}
 		if x.Conflict != nil {
 			for _, l := range x.Conflict.explainLines() {
 				add(l)

@@ -344,11 +344,18 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		sys := p.sysAttrs()
 		cols = append(cols, sysScopeCols(alias, rel, sys)...)
+		fi := &fromItem{rel: rel, alias: alias, sys: sys, mark: mark, withTID: mark != nil}
+		if err := p.expandInherited(fi, rv, lockRelMode(mark)); err != nil {
+			return nil, err
+		}
 		if mark != nil {
+			if fi.inh != nil {
+				cols = append(cols, inhJunkScopeCol(alias))
+			}
 			// The row's TID, for LockRows.
 			cols = append(cols, tidScopeCol(alias))
 		}
-		return p.addLeaf(sc, &fromItem{rel: rel, alias: alias, sys: sys, mark: mark, withTID: mark != nil}, cols), nil
+		return p.addLeaf(sc, fi, cols), nil
 
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
@@ -746,6 +753,9 @@ func (p *Planner) buildNode(t *jtree) (Node, error) {
 			return nil, err
 		}
 		fi := t.fi
+		if fi.inh != nil {
+			return p.inheritScan(fi, q, fi.withTID), nil
+		}
 		if fi.rel != nil {
 			return p.scanFor(fi, q, fi.withTID), nil
 		}

@@ -89,6 +89,7 @@ func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid pa
 type IndexScan struct {
 	nodeBase
 	Rel     *catalog.Relation
+	Alias   string // the table's name in the query, if not its own
 	Index   *catalog.Relation
 	Lower   []expr.Expr // key prefix values, nil = unbounded
 	LowerIn bool

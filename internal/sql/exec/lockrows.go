@@ -9,7 +9,6 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
-	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -281,9 +280,9 @@ type LockRows struct {
 	// Qual is re-checked on rows whose newer version was locked.
 	Qual expr.Expr
 	cols []Column
-	// lastTID is, per mark, the version locked for the row returned last
+	// last is, per mark, the version locked for the row returned last
 	// (WHERE CURRENT OF a FOR UPDATE cursor acts on it).
-	lastTID []page.ItemPointer
+	last []RowRef
 }
 
 // lockedTable is a marked table's place in the query row.
@@ -297,6 +296,9 @@ type lockedTable struct {
 	TIDIndex int       // where the row version's TID is (the leaf's last column)
 	natts    int
 	deformer *heap.Deformer
+	// members: an inheritance parent's tables; a row's member OID is just
+	// before its TID (inherit.go).
+	members []*lockedMember
 }
 
 func (l *LockRows) Columns() []Column { return l.cols }
@@ -311,6 +313,11 @@ func (l *LockRows) Open(c *Ctx) error {
 		if m.deformer == nil {
 			m.deformer = m.Rel.NewDeformer()
 			m.natts = len(m.Rel.Attrs)
+		}
+		for _, mm := range m.members {
+			if mm.deformer == nil {
+				mm.deformer = mm.Rel.NewDeformer()
+			}
 		}
 	}
 	return Open(c, l.Input)
@@ -370,12 +377,16 @@ func (l *LockRows) lockRow(c *Ctx, raw Row) (ok, changed bool, err error) {
 			continue
 		}
 		tid := DatumTID(raw[tidx])
+		rel, member := m.Rel, m.memberOf(raw)
+		if member != nil {
+			rel = member.Rel
+		}
 		var oc heap.Outcome
 		var t heap.Tuple
 		if rr {
-			oc, err = m.Rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
+			oc, err = rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
 		} else {
-			oc, tid, t, err = m.Rel.Heap.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
+			oc, tid, t, err = rel.Heap.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
 		}
 		if err != nil {
 			return false, false, err
@@ -383,10 +394,10 @@ func (l *LockRows) lockRow(c *Ctx, raw Row) (ok, changed bool, err error) {
 		switch oc.Result {
 		case heap.Ok:
 			if oc.Traversed {
-				if err := m.deformer.Deform(t, raw[m.Offset:m.Offset+m.natts]); err != nil {
+				if err := m.deformInto(raw, member, t); err != nil {
 					return false, false, err
 				}
-				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, m.Rel, t, tid)
+				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, rel, t, tid)
 				raw[tidx] = TIDDatum(tid)
 				changed = true
 			}
@@ -438,28 +449,46 @@ func (p *Planner) planLockRows(s *pg.SelectStmt, lr *lockRequest, jt *jtree, agg
 	}
 	l := &LockRows{Qual: recheck}
 	for _, t := range leaves {
-		l.Marks = append(l.Marks, &lockedTable{Rel: t.fi.rel, Alias: t.fi.alias, Mode: t.fi.mark.mode, Wait: t.fi.mark.wait,
-			Offset: t.offset, Sys: t.fi.sys, TIDIndex: t.offset + t.width - 1})
+		lt := &lockedTable{Rel: t.fi.rel, Alias: t.fi.alias, Mode: t.fi.mark.mode, Wait: t.fi.mark.wait,
+			Offset: t.offset, Sys: t.fi.sys, TIDIndex: t.offset + t.width - 1}
+		for _, m := range t.fi.inh {
+			lt.members = append(lt.members, &lockedMember{inhMember: m})
+		}
+		l.Marks = append(l.Marks, lt)
 	}
 	return l, nil
 }
 
 func (l *LockRows) noteTIDs(raw Row) {
-	if l.lastTID == nil {
-		l.lastTID = make([]page.ItemPointer, len(l.Marks))
+	if l.last == nil {
+		l.last = make([]RowRef, len(l.Marks))
 	}
 	for i, m := range l.Marks {
 		if d := raw[m.TIDIndex]; !d.IsNull() {
-			l.lastTID[i] = DatumTID(d)
+			table := m.Rel.OID
+			if mm := m.memberOf(raw); mm != nil {
+				table = mm.Rel.OID
+			}
+			l.last[i] = RowRef{table, DatumTID(d)}
 		}
 	}
 }
 
-// currentTID is the locked version of the last row returned, for a
-// LockRows with one marked table (WHERE CURRENT OF).
-func (l *LockRows) currentTID() page.ItemPointer {
-	if len(l.lastTID) == 0 {
-		return page.ItemPointer{}
+// cursorSource: WHERE CURRENT OF a FOR UPDATE cursor acts on the row
+// versions LockRows locked, one per marked FROM item.
+func (l *LockRows) cursorSource() *CursorRowSource {
+	src := &CursorRowSource{Locked: true, Current: func() []RowRef {
+		return append([]RowRef(nil), l.last...)
+	}}
+	for _, m := range l.Marks {
+		tables := []uint32{m.Rel.OID}
+		if m.members != nil {
+			tables = tables[:0]
+			for _, mm := range m.members {
+				tables = append(tables, mm.Rel.OID)
+			}
+		}
+		src.Tables = append(src.Tables, tables)
 	}
-	return l.lastTID[0]
+	return src
 }

@@ -47,15 +47,21 @@ type ModifyTable struct {
 	retRows  []Row
 	retI     int
 	deformer *heap.Deformer
+	// inh: UPDATE or DELETE of an inheritance parent routes each row to
+	// the ModifyTable of the member it came from (inheritmodify.go);
+	// inhParent and inhMember are set on those.
+	inh       *inheritTargets
+	inhParent *ModifyTable
+	inhMember *inhMember
 }
 
 func (m *ModifyTable) Columns() []Column { return m.RetCols }
 
 func (m *ModifyTable) Open(c *Ctx) error {
-	m.done, m.Count, m.hot, m.retRows, m.retI, m.upserted = false, 0, 0, nil, 0, 0
-	m.deferred = nil
-	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
-	if err := m.prepareConstraints(c); err != nil {
+	if err := m.openTarget(c); err != nil {
+		return err
+	}
+	if err := m.inh.open(c); err != nil {
 		return err
 	}
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
@@ -66,19 +72,26 @@ func (m *ModifyTable) Open(c *Ctx) error {
 	return Open(c, m.Input)
 }
 
+// openTarget resets the execution state of the table's changes.
+func (m *ModifyTable) openTarget(c *Ctx) error {
+	m.done, m.Count, m.hot, m.retRows, m.retI, m.upserted = false, 0, 0, nil, 0, 0
+	m.deferred = nil
+	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
+	return m.prepareConstraints(c)
+}
+
 func (m *ModifyTable) Close(c *Ctx) { Close(c, m.Input) }
 
 func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 	if !m.done {
 		m.done = true
 		err := m.run(c)
-		switch m.Kind {
-		case "Insert":
-			c.Eng.Stats.Modified(m.Rel.OID, m.Count-m.upserted, m.upserted, m.hot, 0)
-		case "Update":
-			c.Eng.Stats.Modified(m.Rel.OID, 0, m.Count, m.hot, 0)
-		case "Delete":
-			c.Eng.Stats.Modified(m.Rel.OID, 0, 0, 0, m.Count)
+		if m.inh != nil {
+			for _, sub := range m.inh.subs {
+				sub.reportStats(c)
+			}
+		} else {
+			m.reportStats(c)
 		}
 		if err != nil {
 			return nil, err
@@ -89,6 +102,18 @@ func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 		return m.retRows[m.retI-1], nil
 	}
 	return nil, nil
+}
+
+// reportStats counts the rows changed in the table's statistics.
+func (m *ModifyTable) reportStats(c *Ctx) {
+	switch m.Kind {
+	case "Insert":
+		c.Eng.Stats.Modified(m.Rel.OID, m.Count-m.upserted, m.upserted, m.hot, 0)
+	case "Update":
+		c.Eng.Stats.Modified(m.Rel.OID, 0, m.Count, m.hot, 0)
+	case "Delete":
+		c.Eng.Stats.Modified(m.Rel.OID, 0, 0, 0, m.Count)
+	}
 }
 
 func (m *ModifyTable) run(c *Ctx) error {
@@ -102,6 +127,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 			return err
 		}
 		if in == nil {
+			if m.inh != nil {
+				return m.inh.runDeferredChecks(c)
+			}
 			return m.runDeferredChecks(c)
 		}
 		var out Row
@@ -141,7 +169,11 @@ func (m *ModifyTable) run(c *Ctx) error {
 			}
 			out = row
 		case "Update":
-			row, ntid, ok, err := m.update(c, in)
+			t, tin, err := m.route(c, in)
+			if err != nil {
+				return err
+			}
+			row, ntid, ok, err := t.update(c, tin)
 			if err != nil {
 				return err
 			}
@@ -149,11 +181,16 @@ func (m *ModifyTable) run(c *Ctx) error {
 				continue
 			}
 			out = row
-			if m.Returning != nil && len(in) > natts {
-				out = m.updatedRow(c, row, in, ntid)
+			if m.Returning != nil && len(tin) > len(t.Rel.Attrs) {
+				out = t.parentRow(t.updatedRow(c, row, tin, ntid))
 			}
+			t.countRow(m)
 		case "Delete":
-			row, ok, err := m.delete(c, in)
+			t, tin, err := m.route(c, in)
+			if err != nil {
+				return err
+			}
+			row, ok, err := t.delete(c, tin)
 			if err != nil {
 				return err
 			}
@@ -161,6 +198,10 @@ func (m *ModifyTable) run(c *Ctx) error {
 				continue
 			}
 			out = row
+			if t != m {
+				out = in
+			}
+			t.countRow(m)
 		}
 		m.Count++
 		if m.Returning != nil {
@@ -223,8 +264,8 @@ func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer, in Row) (Row, page.It
 		return nil, ntid, false, err
 	}
 	row = append(row, in[m.targetWidth(in):]...)
-	if m.Qual != nil {
-		ok, err := expr.IsTrue(c.Env, m.Qual, row)
+	if qual, qrow := m.recheck(row); qual != nil {
+		ok, err := expr.IsTrue(c.Env, qual, qrow)
 		if err != nil || !ok {
 			return nil, ntid, false, err
 		}
@@ -237,17 +278,12 @@ func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer, in Row) (Row, page.It
 // already updated by this command: a row joined to several FROM rows is
 // updated once).
 func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error) {
-	natts := len(m.Rel.Attrs)
 	tid := DatumTID(in[m.targetWidth(in)-1])
 	old := in
 	for attempt := 0; attempt < 100; attempt++ {
-		newRow := make(Row, natts)
-		for i, e := range m.NewRow {
-			d, err := e.Eval(c.Env, old)
-			if err != nil {
-				return nil, tid, false, err
-			}
-			newRow[i] = d
+		newRow, err := m.newRow(c, old)
+		if err != nil {
+			return nil, tid, false, err
 		}
 		if err := m.checkNotNull(c, newRow); err != nil {
 			return nil, tid, false, err

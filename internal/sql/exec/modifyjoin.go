@@ -48,7 +48,7 @@ func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.No
 		if len(from) > 0 {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WHERE CURRENT OF with FROM or USING is not supported yet")
 		}
-		node := &CurrentOfScan{Rel: fi.rel, Alias: fi.alias, Cursor: co.CursorName, Sys: fi.sys}
+		node := currentOfScan(fi, co.CursorName)
 		return &modifyInput{fi: fi, sc: sc, node: node, width: len(cols)}, nil
 	}
 	for _, n := range from {
@@ -118,8 +118,10 @@ func (p *Planner) planUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModifyTable{Kind: "Update", Rel: rel, Input: in.node, NewRow: newRow, Qual: in.qual, Sys: in.fi.sys,
-		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}, nil
+	mt := &ModifyTable{Kind: "Update", Rel: rel, Input: in.node, NewRow: newRow, Qual: in.qual, Sys: in.fi.sys,
+		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}
+	planInheritTargets(mt, in.fi)
+	return mt, nil
 }
 
 // PlanDelete plans DELETE … [USING …] WHERE … [RETURNING …].
@@ -145,8 +147,10 @@ func (p *Planner) planDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ModifyTable{Kind: "Delete", Rel: in.fi.rel, Input: in.node, Qual: in.qual, Sys: in.fi.sys,
-		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}, nil
+	mt := &ModifyTable{Kind: "Delete", Rel: in.fi.rel, Input: in.node, Qual: in.qual, Sys: in.fi.sys,
+		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}
+	planInheritTargets(mt, in.fi)
+	return mt, nil
 }
 
 func aliasIfAny(rv *pg.RangeVar) string {

@@ -119,6 +119,8 @@ type fromItem struct {
 	// withTID: the scan adds the row's TID (the target of UPDATE/DELETE).
 	withTID bool
 	mark    *rowMark // rows to be locked (SELECT … FOR UPDATE)
+	// inh: the tables of an inheritance parent read with it (inherit.go)
+	inh []*inhMember
 }
 
 func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
@@ -165,6 +167,12 @@ func (p *Planner) planFrom(from []*pg.Node, withTID bool) (*fromItem, error) {
 			fi.cols = append(fi.cols, col)
 		}
 		fi.cols = append(fi.cols, sysScopeCols(alias, rel, fi.sys)...)
+		if err := p.expandInherited(fi, rv, mode); err != nil {
+			return nil, err
+		}
+		if fi.inh != nil && withTID {
+			fi.cols = append(fi.cols, inhJunkScopeCol(alias))
+		}
 		return fi, nil
 	case n.GetRangeFunction() != nil:
 		rf := n.GetRangeFunction()
@@ -350,7 +358,7 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 				if len(conds) > 1 {
 					cond = "(" + cond + ")"
 				}
-				is := &IndexScan{Rel: rel, Index: ir, Cond: cond, Qual: andOf(rest), Sys: fi.sys, WithTID: withTID, LowerIn: lowerIn, UpperIn: upperIn}
+				is := &IndexScan{Rel: rel, Alias: fi.alias, Index: ir, Cond: cond, Qual: andOf(rest), Sys: fi.sys, WithTID: withTID, LowerIn: lowerIn, UpperIn: upperIn}
 				if len(lower) > 0 {
 					is.Lower = lower
 				}

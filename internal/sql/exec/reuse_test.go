@@ -18,8 +18,8 @@ func TestReusableNodeFields(t *testing.T) {
 		node   any
 		fields string
 	}{
-		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot upserted checks deferred done retRows retI deformer"},
-		{IndexScan{}, "nodeBase Rel Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur def natts lastTID"},
+		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot upserted checks deferred done retRows retI deformer inh inhParent inhMember"},
+		{IndexScan{}, "nodeBase Rel Alias Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur def natts lastTID"},
 		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID scan def row natts qualAttrs scratch pushed lastTID"},
 		{Project{}, "nodeBase Input Exprs Cols"},
 		{Filter{}, "nodeBase Input Qual"},
