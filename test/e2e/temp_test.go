@@ -78,15 +78,23 @@ func TestTempTableOtherSessions(t *testing.T) {
 
 	// Once the owner disconnects, its table is gone and its slot is free.
 	oid := query(t, owner, "SELECT 'secret'::regclass::oid")
+	ownerPID := query(t, owner, "SELECT pg_backend_pid()")
 	if err := owner.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// A backend stops being one (pg_cancel_backend answers false) after
+	// it has dropped its temporary objects and given up its slot, as a
+	// PostgreSQL backend leaves its PGPROC: wait for that, not merely for
+	// the catalog rows, which are gone a moment before the slot is free.
 	deadline := time.Now().Add(10 * time.Second)
-	for query(t, other, "SELECT count(*) FROM pg_class WHERE oid = "+oid) != "0" {
+	for query(t, other, "SELECT pg_cancel_backend("+ownerPID+")") != "false" {
 		if time.Now().After(deadline) {
-			t.Fatalf("the temporary table of a closed session is still in pg_class")
+			t.Fatalf("the closed session is still a backend")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if got := query(t, other, "SELECT count(*) FROM pg_class WHERE oid = "+oid); got != "0" {
+		t.Fatalf("the temporary table of a closed session is still in pg_class")
 	}
 	if got := query(t, other, "SELECT count(*) FROM pg_class WHERE relnamespace = '"+nsp+"'::regnamespace"); got != "0" {
 		t.Fatalf("%s still holds %s relations", nsp, got)
