@@ -697,6 +697,7 @@ func (c *Catalog) catalogSnapshot(tx *Txn) *heap.Txn {
 		return tx.Heap
 	}
 	h := *tx.Heap
+	h.SSI = nil // catalog reads take no part in SSI
 	h.Snap = c.env.Xact.CatalogSnapshot(tx.Heap.Proc)
 	h.Snap.Cid = tx.Heap.Snap.Cid
 	return &h

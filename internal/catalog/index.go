@@ -56,6 +56,7 @@ func (c *Catalog) BtreeEnv() *btree.Env {
 		WAL:        c.env.WAL,
 		NextXid:    func() uint32 { return uint32(x.NextXid()) },
 		OldestXmin: func() uint32 { return uint32(x.OldestXmin()) },
+		Pred:       c.env.Pred,
 	}
 }
 

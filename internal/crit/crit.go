@@ -39,9 +39,11 @@ var releasesOnUnwind = []string{
 	// A unique insert runs the executor's heap check (and the key's text
 	// for the error) with the leaf locked; checkUnique releases the leaf
 	// and the page to its right on unwind, and Insert holds nothing else
-	// then (Lehman-Yao: no parent locks during the check).
+	// then (Lehman-Yao: no parent locks during the check). Insert is
+	// InsertFor without a serializable record.
 	module + "access/btree.(*op).checkUnique",
 	module + "access/btree.(*Index).Insert",
+	module + "access/btree.(*Index).InsertFor",
 	// Opening an index handle or a build holds nothing.
 	module + "access/btree.Open",
 	module + "access/btree.NewBuilder",

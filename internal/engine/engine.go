@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"log"
 	"math/rand/v2"
 	"os"
@@ -245,7 +246,7 @@ func (e *Engine) start(fresh bool) error {
 		return err
 	}
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
-	e.Heap = &heap.Env{Pool: e.Pool, Xact: e.Xact}
+	e.Heap = &heap.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits)}
 	e.Catalog = catalog.Open(e.Heap, ctl.NextOid)
 	e.registerRmgrs()
 

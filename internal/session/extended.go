@@ -228,7 +228,9 @@ func (s *Session) parse(ctx context.Context, name, query string, paramOIDs []uin
 		if !s.inTx {
 			s.begin()
 		}
-		s.statementSnapshot()
+		if err := s.statementSnapshot(); err != nil {
+			return err
+		}
 		ps.paramTypes, ps.cols, ps.an = a.paramTypes, a.cols, a
 	} else {
 		v := s.eng.Catalog.Version()
@@ -288,7 +290,9 @@ func (s *Session) analyze(ctx context.Context, ps *prepared, declared []types.Ty
 		if !s.inTx {
 			s.begin()
 		}
-		s.statementSnapshot()
+		if err := s.statementSnapshot(); err != nil {
+			return err
+		}
 		if err := s.withStatement(ctx, plan); err != nil {
 			return err
 		}
@@ -659,7 +663,9 @@ func (s *Session) runPlanned(ctx context.Context, p *portal, maxRows int, w pgwi
 				s.begin()
 				p.txStart = s.txStart
 			}
-			s.statementSnapshot()
+			if err := s.statementSnapshot(); err != nil {
+				return err
+			}
 			c := s.newCtx(ctx, noticeTo{p})
 			c.Env.Params = p.params
 			c.Env.Exec = c // subquery runners of a kept plan must use this execution's context

@@ -43,8 +43,11 @@ func (s *Session) writesOnlyTempTable(stmt *pg.Node) bool {
 		return false
 	}
 	// The statement takes its snapshot next anyway; looking the target up
-	// needs one now.
-	s.statementSnapshot()
+	// needs one now (an interrupted wait for a safe snapshot fails the
+	// statement when it takes its own).
+	if s.statementSnapshot() != nil {
+		return false
+	}
 	rel, err := s.eng.Catalog.Lookup(&s.ctx, rv.Schemaname, rv.Relname)
 	return err == nil && rel != nil && rel.IsTemp() && rel.Namespace == s.temp.nsp
 }

@@ -88,7 +88,7 @@ func (s *Session) roleStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultWriter) er
 	if err := s.lockRel(c, catalog.PgAuthidRelID, xact.ExclusiveLock); err != nil {
 		return err
 	}
-	if s.isolation != "repeatable read" && s.isolation != "serializable" {
+	if !s.usesTxSnapshot() {
 		s.htx.Snap = s.eng.Xact.GetSnapshot(s.proc)
 	}
 	cat := s.eng.Catalog

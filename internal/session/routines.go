@@ -32,7 +32,7 @@ func (s *Session) nextCommand() {
 // the snapshot of the statement that called it (which still reads):
 // the xmin floor holds it until done.
 func (s *Session) RoutineSnapshot() (*xact.Snapshot, func()) {
-	if s.isolation == "repeatable read" && s.snapshot != nil {
+	if s.usesTxSnapshot() && s.snapshot != nil {
 		snap := *s.snapshot
 		snap.Own = s.htx.Xid
 		return &snap, func() {}

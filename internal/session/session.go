@@ -291,20 +291,7 @@ func (s *Session) set(name, value string, local bool) error {
 	if err := s.checkTxSetting(k, nv); err != nil {
 		return err
 	}
-	if k == "default_transaction_isolation" {
-		if err := checkIsolation(nv); err != nil {
-			return err
-		}
-	}
 	s.changeSetting(k, nv, local)
-	return nil
-}
-
-func checkIsolation(v string) error {
-	if v == "serializable" {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "SERIALIZABLE isolation is not supported yet").
-			WithHint("Use REPEATABLE READ or READ COMMITTED; tidal refuses rather than silently running a weaker level.")
-	}
 	return nil
 }
 
@@ -441,19 +428,29 @@ func (s *Session) endTx() {
 	s.ctx = catalog.Txn{}
 }
 
-// statementSnapshot sets up the snapshot for the next statement.
-func (s *Session) statementSnapshot() {
+// statementSnapshot sets up the snapshot for the next statement. Only
+// SERIALIZABLE READ ONLY DEFERRABLE can fail (interrupted while waiting for
+// a safe snapshot).
+func (s *Session) statementSnapshot() error {
 	s.snapTaken = true
-	if s.isolation == "repeatable read" {
+	if s.usesTxSnapshot() {
+		if s.snapshot == nil && s.isolation == "serializable" {
+			snap, err := s.serializableSnapshot()
+			if err != nil {
+				return err
+			}
+			s.snapshot = snap
+		}
 		if s.snapshot == nil {
 			s.snapshot = s.eng.Xact.GetSnapshot(s.proc)
 		}
 		snap := *s.snapshot
 		snap.Own = s.htx.Xid
 		s.htx.Snap = &snap
-		return
+		return nil
 	}
 	s.htx.Snap = s.eng.Xact.GetSnapshot(s.proc)
+	return nil
 }
 
 // SimpleQuery implements pgwire.Session.
@@ -560,7 +557,10 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		return err
 	}
 	if needsSnapshot(stmt) {
-		s.statementSnapshot()
+		if err := s.statementSnapshot(); err != nil {
+			s.statementFailed(keepOpen)
+			return err
+		}
 	}
 	ctx, end := s.statementContext(ctx)
 	err := s.interruptedError(ctx, s.recovering(func() error {

@@ -112,7 +112,9 @@ func (s *Session) preCommitTemp(ctx context.Context) error {
 	if s.htx.Snap == nil {
 		// The transaction ran nothing that needed a snapshot (SET); the
 		// actions read and write catalogs.
-		s.statementSnapshot()
+		if err := s.statementSnapshot(); err != nil {
+			return err
+		}
 	}
 	c := s.newCtx(ctx, quietWriter{})
 	var drop, deleteRows, empty []*catalog.Relation
@@ -215,8 +217,10 @@ func (s *Session) endTemp() {
 	}
 	s.temp.onCommit = nil
 	s.begin()
-	s.statementSnapshot()
-	err := s.dropTempRelations(s.newCtx(context.Background(), quietWriter{}))
+	err := s.statementSnapshot()
+	if err == nil {
+		err = s.dropTempRelations(s.newCtx(context.Background(), quietWriter{}))
+	}
 	if err == nil {
 		err = s.commit()
 	} else {

@@ -6,16 +6,21 @@ package session
 // atPreCommit runs before the transaction commits; an error makes the
 // commit fail (the caller rolls back).
 func (s *Session) atPreCommit() error {
-	return s.cursorsPreCommit()
+	if err := s.cursorsPreCommit(); err != nil {
+		return err
+	}
+	return s.ssiPreCommit()
 }
 
 // atCommit runs once the transaction has committed.
 func (s *Session) atCommit() {
+	s.ssiRelease(true)
 	s.notifyAtCommit()
 }
 
 // atAbort runs when the transaction is rolled back (or its block fails).
 func (s *Session) atAbort() {
+	s.ssiRelease(false)
 	s.cursorsAtAbort()
 	s.notifyAtAbort()
 }

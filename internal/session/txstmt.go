@@ -238,7 +238,7 @@ func (s *Session) checkTxSetting(k, v string) error {
 		if sub {
 			return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must not be called in a subtransaction")
 		}
-		return checkIsolation(v)
+		return nil
 	case "transaction_read_only":
 		if v == "off" && s.readOnly {
 			if sub {

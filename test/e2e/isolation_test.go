@@ -410,47 +410,65 @@ func TestRepeatableReadSerializationFailure(t *testing.T) {
 	}
 }
 
-// SERIALIZABLE is refused rather than silently run as a weaker level. A
-// refused BEGIN still opens the block, failed: the client's next
-// statements get 25P02 instead of committing one by one.
-func TestSerializableRefused(t *testing.T) {
+// Every way of asking for SERIALIZABLE gives a transaction that runs at
+// it, and a write skew between two of them fails one with 40001, its
+// DETAIL and HINT as in PostgreSQL 15.
+func TestSerializableLevels(t *testing.T) {
 	cases := []struct {
-		name   string
-		pre    string // run first (may be "")
-		sql    string
-		status byte // transaction status after the error
+		name string
+		pre  string // run first, outside any block (may be "")
+		sql  []string
 	}{
-		{"BEGIN ISOLATION LEVEL", "", "BEGIN ISOLATION LEVEL SERIALIZABLE", 'E'},
-		{"START TRANSACTION", "", "START TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'E'},
-		{"SET TRANSACTION in block", "BEGIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'E'},
-		{"SET transaction_isolation in block", "BEGIN", "SET transaction_isolation = 'serializable'", 'E'},
-		{"SET default_transaction_isolation", "", "SET default_transaction_isolation = 'serializable'", 'I'},
-		{"SET SESSION CHARACTERISTICS", "", "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", 'I'},
+		{"BEGIN ISOLATION LEVEL", "", []string{"BEGIN ISOLATION LEVEL SERIALIZABLE"}},
+		{"START TRANSACTION", "", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE"}},
+		{"SET TRANSACTION in block", "", []string{"BEGIN", "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"}},
+		{"SET transaction_isolation in block", "", []string{"BEGIN", "SET transaction_isolation = 'serializable'"}},
+		{"SET default_transaction_isolation", "SET default_transaction_isolation = 'serializable'", []string{"BEGIN"}},
+		{"SET SESSION CHARACTERISTICS", "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", []string{"BEGIN"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := sessions(t, 1)
-			a := cs[0]
-			if tc.pre != "" {
-				exec(t, a, tc.pre)
+			cs := sessions(t, 2, "CREATE TABLE doctors (name text PRIMARY KEY, on_call boolean)",
+				"INSERT INTO doctors VALUES ('alice', true), ('bob', true)")
+			a, b := cs[0], cs[1]
+			for _, c := range cs {
+				if tc.pre != "" {
+					exec(t, c, tc.pre)
+				}
+				for _, q := range tc.sql {
+					exec(t, c, q)
+				}
+				if got := query(t, c, "SHOW transaction_isolation"); got != "serializable" {
+					t.Fatalf("transaction runs at %q", got)
+				}
+				if got := query(t, c, "SELECT count(*) FROM doctors WHERE on_call"); got != "2" {
+					t.Fatalf("on call: %s", got)
+				}
 			}
-			_, err := execErr(a, tc.sql)
-			wantState(t, tc.sql, err, "0A000")
-			if s := txStatus(a); s != tc.status {
-				t.Fatalf("transaction status %q, want %q", s, tc.status)
-			}
-			if tc.status != 'I' {
-				exec(t, a, "ROLLBACK")
-			}
-			wantUsable(t, a)
-			if got := query(t, a, "SHOW default_transaction_isolation"); got != "read committed" {
-				t.Fatalf("default_transaction_isolation %q after refusal", got)
-			}
-			exec(t, a, "BEGIN")
-			if got := query(t, a, "SHOW transaction_isolation"); got != "read committed" {
-				t.Fatalf("next transaction runs at %q", got)
-			}
+			exec(t, a, "UPDATE doctors SET on_call = false WHERE name = 'alice'")
+			exec(t, b, "UPDATE doctors SET on_call = false WHERE name = 'bob'")
 			exec(t, a, "COMMIT")
+			_, err := execErr(b, "COMMIT")
+			pe := wantState(t, "second COMMIT", err, "40001")
+			if pe.Message != "could not serialize access due to read/write dependencies among transactions" ||
+				pe.Detail != "Reason code: Canceled on identification as a pivot, during commit attempt." ||
+				pe.Hint != "The transaction might succeed if retried." {
+				t.Fatalf("error %q / %q / %q", pe.Message, pe.Detail, pe.Hint)
+			}
+			if s := txStatus(b); s != 'I' {
+				t.Fatalf("transaction status %q after a failed COMMIT", s)
+			}
+			if got := query(t, b, "SELECT count(*) FROM doctors WHERE on_call"); got != "1" {
+				t.Fatalf("on call after the failed commit: %s", got)
+			}
+			if tc.pre != "" {
+				exec(t, a, "RESET default_transaction_isolation")
+				exec(t, a, "BEGIN")
+				if got := query(t, a, "SHOW transaction_isolation"); got != "read committed" {
+					t.Fatalf("next transaction after RESET runs at %q", got)
+				}
+				exec(t, a, "COMMIT")
+			}
 		})
 	}
 }

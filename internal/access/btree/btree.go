@@ -34,6 +34,7 @@ package btree
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -133,6 +134,9 @@ type Env struct {
 	// page is recycled (reused by a split) only once its safexid precedes
 	// it. nil: deleted pages are never recycled.
 	OldestXmin func() uint32
+	// Pred is the engine's predicate lock manager: page splits and
+	// deletions carry SIREAD locks along. nil: no serializable readers.
+	Pred *predicate.Manager
 }
 
 // Options describe an index.

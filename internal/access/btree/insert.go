@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"slices"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -68,11 +69,19 @@ func (e *WaitError) Error() string {
 // check (which must not be nil then): a conflict fails with SQLSTATE 23505,
 // a wait verdict returns *WaitError. xid labels the WAL records.
 func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page.ItemPointer, check UniqueCheck) error {
+	return ix.InsertFor(u, nil, xid, keys, tid, check)
+}
+
+// InsertFor is Insert by a serializable transaction (sx, nil for others):
+// the leaf page written to, or the one a unique violation is found on, is
+// checked for SIREAD locks of concurrent readers first.
+func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []types.Datum, tid page.ItemPointer, check UniqueCheck) error {
 	if len(keys) != ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
 	}
 	o := ix.getOp(u)
-	defer putOp(o)
+	o.ssi = sx
+	defer func() { o.ssi = nil; putOp(o) }()
 	ob := o.bufs()
 	tup := ix.formTupleInto(ob.tupBuf, keys, tid)
 	ob.tupBuf = tup
@@ -122,6 +131,10 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page
 				}
 				continue
 			}
+		}
+		if err := sx.ConflictIn(uint32(ix.rel), uint32(lb.blk), 0); err != nil {
+			o.release(lb)
+			return err
 		}
 		p := o.page(lb)
 		off, err := o.binsrch(p, getOpaque(p), sk)
@@ -173,7 +186,7 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 			}
 			htid := page.GetItemPointer(t)
 			if check == nil {
-				return ix.uniqueViolation(keys)
+				return o.uniqueViolation(lb, keys)
 			}
 			v, err := check(htid)
 			if err != nil {
@@ -184,7 +197,7 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 			case VerdictWait:
 				return &WaitError{Xid: v.Xid, TID: htid}
 			default:
-				return ix.uniqueViolation(keys)
+				return o.uniqueViolation(lb, keys)
 			}
 		}
 		if op.rightmost() {
@@ -209,6 +222,17 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 		op = getOpaque(p)
 		off = op.firstData()
 	}
+}
+
+// uniqueViolation fails an insert on a duplicate key — after a
+// serializable inserter checked the page for readers, as if it wrote
+// there: a read/write conflict that explains the duplicate is reported
+// rather than masked by it (_bt_check_unique).
+func (o *op) uniqueViolation(lb lockedBuf, keys []types.Datum) error {
+	if err := o.ssi.ConflictIn(uint32(o.ix.rel), uint32(lb.blk), 0); err != nil {
+		return err
+	}
+	return o.ix.uniqueViolation(keys)
 }
 
 func (ix *Index) uniqueViolation(keys []types.Datum) error {
@@ -365,6 +389,7 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 		return fail(err)
 	}
 	rblk := rb.blk
+	ix.env.Pred.PageSplit(uint32(ix.rel), uint32(lb.blk), uint32(rblk))
 	// Read only now that both halves are locked: a bulk delete that starts
 	// later cannot reach the right page before the entries are in it, and
 	// one running now finds its cycle id on the left page and comes back

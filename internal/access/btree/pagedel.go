@@ -375,6 +375,9 @@ func topParentLink(blk page.BlockNumber) []byte {
 // markHalfDead removes the leaf's downlink and marks it half-dead, in one
 // MARK_PAGE_HALFDEAD record (leaf, parent).
 func (o *op) markHalfDead(leaf, par lockedBuf, poff page.OffsetNumber, rightsib page.BlockNumber, xid uint32) error {
+	// The right sibling takes over the leaf's key space, and its readers'
+	// SIREAD locks (PredicateLockPageCombine).
+	o.ix.env.Pred.PageCombine(uint32(o.ix.rel), uint32(leaf.blk), uint32(rightsib))
 	pp := o.page(par)
 	// The parent: the pivot for the leaf now points at the right sibling
 	// (which inherits the leaf's key space), and the right sibling's own

@@ -2,6 +2,7 @@ package btree
 
 import (
 	"encoding/binary"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -58,6 +59,10 @@ type Cursor struct {
 	started bool
 	done    bool
 	err     error
+
+	// SSI, when set, is the serializable transaction scanning: it gets a
+	// SIREAD lock on each leaf page read (on the index when it is empty).
+	SSI *predicate.Xact
 }
 
 // Scan starts a scan of the entries between lower and upper (nil =
@@ -160,6 +165,7 @@ func (c *Cursor) fetch() error {
 			return err
 		}
 		if lb.buf == buffer.InvalidBuffer {
+			c.SSI.LockRelation(uint32(c.ix.rel))
 			c.done = true
 			return nil
 		}
@@ -206,6 +212,7 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 		}
 		return nil
 	}
+	c.SSI.LockPage(uint32(ix.rel), uint32(lb.blk))
 	max := p.MaxOffset()
 	// After a page deletion moved key space to the right, a page further
 	// on may start with entries inserted below the lower bound: skip them

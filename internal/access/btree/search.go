@@ -1,6 +1,7 @@
 package btree
 
 import (
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"sync"
 
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -28,6 +29,8 @@ type op struct {
 	scratch []types.Datum
 	arr     [4]types.Datum
 	b       *opBufs // allocated on first use; kept by pooled ops
+	// ssi is the inserting transaction's serializable record, if any.
+	ssi *predicate.Xact
 }
 
 // opBufs is an op's reusable storage for writes.

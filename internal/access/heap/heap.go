@@ -20,6 +20,7 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 )
 
 // WAL record kinds (info bits), with PostgreSQL's values.
@@ -43,6 +44,8 @@ type Env struct {
 	Pool *buffer.Pool
 	WAL  *wal.WAL
 	Xact *xact.Manager
+	// Pred is the predicate lock manager of SERIALIZABLE transactions.
+	Pred *predicate.Manager
 }
 
 // Relation is one heap table's storage.
@@ -206,6 +209,9 @@ func insertMain(off page.OffsetNumber, flags uint8) []byte {
 // Insert adds a tuple for the transaction and returns its TID.
 func (r *Relation) Insert(u *stats.Usage, tx *Txn, t Tuple, bulk *buffer.Strategy) (page.ItemPointer, error) {
 	if err := tooBig(len(t)); err != nil {
+		return page.ItemPointer{}, err
+	}
+	if err := r.ssiConflictIn(tx, predicate.InvalidBlock, 0); err != nil {
 		return page.ItemPointer{}, err
 	}
 	pool := r.env.Pool

@@ -245,6 +245,9 @@ func (r *Relation) deleteTuple(ctx context.Context, u *stats.Usage, tx *Txn, tid
 	}
 	defer r.release(tx, &st.tl)
 	defer pool.UnlockRelease(b, buffer.Exclusive)
+	if err := r.ssiConflictIn(tx, uint32(tid.Block), uint16(tid.Offset)); err != nil {
+		return Outcome{}, err
+	}
 	xmax, bits, bits2, err := r.newXmax(tx, t.Xmax(), t.Infomask(), t.Infomask2(), tx.Xid, LockExclusive, true)
 	if err != nil {
 		return Outcome{}, err
@@ -314,7 +317,12 @@ func (r *Relation) UpdateKeys(ctx context.Context, u *stats.Usage, tx *Txn, tid 
 	defer r.release(tx, &st.tl)
 	// The old version's xmax keeps whoever still locks it; so does the
 	// new version's, unless they are gone.
-	ox, obits, obits2, err := r.newXmax(tx, old.Xmax(), old.Infomask(), old.Infomask2(), tx.Xid, mode, true)
+	err = r.ssiConflictIn(tx, uint32(tid.Block), uint16(tid.Offset))
+	var ox xact.XID
+	var obits, obits2 uint16
+	if err == nil {
+		ox, obits, obits2, err = r.newXmax(tx, old.Xmax(), old.Infomask(), old.Infomask2(), tx.Xid, mode, true)
+	}
 	if err == nil {
 		err = r.stampNewVersion(newTup, tx, old, st)
 	}

@@ -49,6 +49,9 @@ func (r *Relation) BeginScan(u *stats.Usage, tx *Txn) (*Scan, error) {
 		return nil, err
 	}
 	s := &Scan{rel: r, u: u, tx: tx, nblocks: nb}
+	if r.ssiTracked(tx) {
+		tx.SSI.LockRelation(uint32(r.Rel))
+	}
 	if int(nb) > r.env.Pool.NBuffers()/4 {
 		s.strategy = r.env.Pool.NewStrategy(buffer.BulkRead, 256<<10)
 	}
@@ -123,6 +126,10 @@ func (s *Scan) collect(b buffer.Buffer, blk page.BlockNumber) {
 			var bits uint16
 			vis, bits = VisibleHints(r.env.Xact, t, s.tx)
 			s.hints.Add(off, it.Off, t, bits)
+			if err := r.ssiConflictOut(t, vis, s.tx); err != nil {
+				s.filterErr = err
+				return
+			}
 		}
 		if vis && s.Filter != nil {
 			keep, err := s.Filter(t)
@@ -188,8 +195,13 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 		}
 		vis, bits := VisibleHints(r.env.Xact, t, tx)
 		hints.Add(off, it.Off, t, bits)
+		if err := r.ssiConflictOut(t, vis, tx); err != nil {
+			return nil, tid, false, err
+		}
 		if vis {
-			return append(Tuple(nil), t...), page.ItemPointer{Block: tid.Block, Offset: off}, true, nil
+			found := page.ItemPointer{Block: tid.Block, Offset: off}
+			r.ssiLockTuple(t, found, tx)
+			return append(Tuple(nil), t...), found, true, nil
 		}
 		if !t.IsHotUpdated() {
 			return nil, tid, false, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/page"
 
 	"github.com/tidal-db/tidal/internal/xact"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 )
 
 // Txn is what heap operations need to know about the calling transaction.
@@ -17,6 +18,9 @@ type Txn struct {
 	Cid   uint32   // current command id
 	Snap  *xact.Snapshot
 	Combo *ComboCids
+	// SSI is the transaction's serializable record, nil unless it runs
+	// SERIALIZABLE (ssi.go).
+	SSI *predicate.Xact
 }
 
 // IsCurrent reports whether xid is one of the calling transaction's own

@@ -65,7 +65,7 @@ func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid pa
 			}
 		}
 		for {
-			err := ix.Insert(c.U(), c.Tx.Heap.Xid, key, tid, check)
+			err := ix.InsertFor(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check)
 			var w *btree.WaitError
 			if errors.As(err, &w) {
 				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, w.Xid); err != nil {
@@ -152,6 +152,7 @@ func (s *IndexScan) Open(c *Ctx) error {
 		hi = &btree.Bound{Key: k, Inclusive: s.UpperIn}
 	}
 	s.cur = ix.Scan(c.U(), lo, hi)
+	s.cur.SSI = c.Tx.Heap.SSI
 	return nil
 }
 

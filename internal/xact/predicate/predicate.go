@@ -6,6 +6,7 @@ package predicate
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -214,6 +215,22 @@ func (m *Manager) beginLocked(proc *xact.Proc, pid int32, readOnly bool) (*Xact,
 // unsafe (GetSafeSnapshot). The transaction then runs without predicate
 // locks. interrupted is asked after each wake-up; an error gives up.
 func (m *Manager) BeginSafe(proc *xact.Proc, pid int32, interrupted func() error) (*xact.Snapshot, error) {
+	// Commits wake the waiters; a ticker wakes them too, so that a cancel
+	// is noticed.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(safeWaitPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				m.WakeWaiters()
+			case <-stop:
+				return
+			}
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for {
@@ -239,8 +256,11 @@ func (m *Manager) BeginSafe(proc *xact.Proc, pid int32, interrupted func() error
 	}
 }
 
+// safeWaitPoll is how often a DEFERRABLE waiter looks for an interrupt.
+const safeWaitPoll = 50 * time.Millisecond
+
 // WakeWaiters wakes DEFERRABLE transactions waiting in BeginSafe so they
-// can notice a cancel (the session's interrupt path calls it).
+// look at their interrupts.
 func (m *Manager) WakeWaiters() {
 	m.mu.Lock()
 	m.safeWake.Broadcast()
