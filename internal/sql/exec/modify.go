@@ -407,8 +407,8 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 	return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
 }
 
-// serializationCheck: REPEATABLE READ transactions may not modify a row
-// that was concurrently updated.
+// serializationCheck: REPEATABLE READ and SERIALIZABLE transactions may not
+// modify a row that was concurrently updated.
 func (c *Ctx) serializationCheck() error {
 	if c.repeatableRead() {
 		return pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
@@ -416,6 +416,12 @@ func (c *Ctx) serializationCheck() error {
 	return nil
 }
 
+// repeatableRead: the level reads with one transaction snapshot
+// (IsolationUsesXactSnapshot): REPEATABLE READ or SERIALIZABLE.
 func (c *Ctx) repeatableRead() bool {
-	return c.Setting != nil && strings.HasPrefix(c.Setting("transaction_isolation"), "repeatable")
+	if c.Setting == nil {
+		return false
+	}
+	v := c.Setting("transaction_isolation")
+	return strings.HasPrefix(v, "repeatable") || v == "serializable"
 }
