@@ -25,6 +25,8 @@
 # Tunables (env): SCRIPTS="tpcb-like select-only" (builtin names or bench/<name>.sql)
 #   MODES="simple extended prepared"
 #   TRIALS=2  PGB_SCALE=10 PGB_CLIENTS=8 PGB_JOBS=2 PGB_TIME=30  PAUSE=2
+#   PGB_ARGS= (extra pgbench options for the runs, e.g. "--max-tries=10": pgbench then
+#   retries serialization failures and reports how many it retried)
 #   TIDAL_REV= (build this git revision via read-only `git archive`, e.g. a baseline
 #   commit, instead of the working tree)  TIDAL_BIN= (prebuilt binary)  TIDAL_ARGS= (extra args for `tidal serve`, e.g.
 #   "-cpuprofile /tmp/t.prof": the profile then covers the whole server lifetime)
@@ -42,6 +44,7 @@ MODES=${MODES:-"simple extended prepared"}
 TRIALS=${TRIALS:-2}
 PGB_SCALE=${PGB_SCALE:-10} PGB_CLIENTS=${PGB_CLIENTS:-8} PGB_JOBS=${PGB_JOBS:-2} PGB_TIME=${PGB_TIME:-30}
 PAUSE=${PAUSE:-2}
+PGB_ARGS=${PGB_ARGS:-}
 TIDAL_BIN=${TIDAL_BIN:-}
 TIDAL_REV=${TIDAL_REV:-}
 TIDAL_ARGS=${TIDAL_ARGS:-}
@@ -169,13 +172,15 @@ for t in $(seq 1 "$TRIALS"); do
         sync; sleep "$PAUSE"
         before=$(balances "$s")
         log "$s: $sc -M $m (trial $t)"
-        pgbench -h 127.0.0.1 -p "$(port_of $s)" -c "$PGB_CLIENTS" -j "$PGB_JOBS" -T "$PGB_TIME" -M "$m" "${sargs[@]}" >"$f" 2>&1
+        pgbench -h 127.0.0.1 -p "$(port_of $s)" -c "$PGB_CLIENTS" -j "$PGB_JOBS" -T "$PGB_TIME" -M "$m" "${sargs[@]}" $PGB_ARGS >"$f" 2>&1
         tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$f")
         failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$f")
         errs=$(grep -c -i 'error' "$f")
+        retried=$(sed -n 's/^number of transactions retried: \([0-9]*\).*/\1/p' "$f")
+        [ -n "$retried" ] && errs="$errs,retried=$retried"
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s" "$sc" "$m" "$t" "${tps:-0}" "${failed:-?}/$errs" >>"$RES/runs.tsv"
         check_balances "$s" "$sc -M $m trial $t" "$before" "$(balances "$s")"
-        log "$s: $sc -M $m: tps=${tps:-FAILED} failed=${failed:-?} error lines=$errs"
+        log "$s: $sc -M $m: tps=${tps:-FAILED} failed=${failed:-?} error lines[,retried]=$errs"
       done
     done
   done

@@ -614,7 +614,7 @@ func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwir
 		s.failingPortal = nil
 		return false, err
 	}
-	if !suspended && !s.portalsRunning() {
+	if !suspended && !s.portalsRunning() && !s.usesTxSnapshot() {
 		s.eng.Xact.ResetXmin(s.proc)
 	}
 	return suspended, nil

@@ -573,7 +573,11 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 		return err
 	}
 	s.nextCommand()
-	s.eng.Xact.ResetXmin(s.proc)
+	if !s.usesTxSnapshot() {
+		// READ COMMITTED needs no snapshot between statements; the other
+		// levels keep the transaction's horizon until it ends.
+		s.eng.Xact.ResetXmin(s.proc)
+	}
 	// Outside BEGIN … COMMIT, the statement that ends the Query message
 	// commits: a lone statement's own transaction, or the implicit
 	// transaction that earlier statements of a multi-statement message

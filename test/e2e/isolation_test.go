@@ -348,6 +348,31 @@ func TestRepeatableReadSnapshot(t *testing.T) {
 	}
 }
 
+// A REPEATABLE READ or SERIALIZABLE transaction that has not written keeps
+// its snapshot's horizon published between statements: VACUUM (or page
+// pruning) must not remove a version its snapshot still sees.
+func TestTxSnapshotHoldsHorizon(t *testing.T) {
+	for _, level := range []string{"REPEATABLE READ", "SERIALIZABLE"} {
+		t.Run(level, func(t *testing.T) {
+			cs := sessions(t, 2, "CREATE TABLE hz (id int PRIMARY KEY, v int)", "INSERT INTO hz VALUES (1, 10)")
+			a, b := cs[0], cs[1]
+			exec(t, a, "BEGIN ISOLATION LEVEL "+level)
+			if got := query(t, a, "SELECT v FROM hz WHERE id = 1"); got != "10" {
+				t.Fatalf("first read %s", got)
+			}
+			exec(t, b, "UPDATE hz SET v = 11 WHERE id = 1")
+			exec(t, b, "VACUUM hz")
+			if got := query(t, a, "SELECT v FROM hz"); got != "10" {
+				t.Fatalf("second read (sequential) %q: the snapshot's version was removed", got)
+			}
+			if got := query(t, a, "SELECT v FROM hz WHERE id = 1"); got != "10" {
+				t.Fatalf("second read (index) %q: the snapshot's version was removed", got)
+			}
+			exec(t, a, "COMMIT")
+		})
+	}
+}
+
 func TestRepeatableReadSerializationFailure(t *testing.T) {
 	cases := []struct {
 		name    string
