@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -563,4 +565,43 @@ func TestSetTransactionIsolationTooLate(t *testing.T) {
 	wantState(t, "SET TRANSACTION after a query (read committed)", err, "25001")
 	exec(t, a, "ROLLBACK")
 	wantUsable(t, a)
+}
+
+// SERIALIZABLE READ ONLY DEFERRABLE waits at its first query until no
+// concurrent writable serializable transaction can make its snapshot
+// unsafe; the wait ends with the writer, and a cancel ends it too.
+func TestSerializableDeferrableWaits(t *testing.T) {
+	cs := sessions(t, 3, "CREATE TABLE dfr (id int PRIMARY KEY, v int)", "INSERT INTO dfr VALUES (1, 10)")
+	w, ro, admin := cs[0], cs[1], cs[2]
+	roPID := backendPID(t, ro)
+	exec(t, w, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	exec(t, w, "UPDATE dfr SET v = 11 WHERE id = 1")
+
+	exec(t, ro, "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+	p := start(ro, "SELECT v FROM dfr")
+	p.stillBlocked(t)
+	exec(t, w, "COMMIT")
+	if r := p.wait(t); r.err != nil {
+		t.Fatalf("deferrable read after the writer committed: %v", r.err)
+	}
+	// The snapshot is the one taken before the wait, now known safe: it
+	// does not see the writer's commit (GetSafeSnapshot).
+	if got := query(t, ro, "SELECT v FROM dfr"); got != "10" {
+		t.Fatalf("deferrable snapshot sees %s", got)
+	}
+	exec(t, ro, "COMMIT")
+
+	exec(t, w, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	exec(t, w, "UPDATE dfr SET v = 12 WHERE id = 1")
+	exec(t, ro, "BEGIN ISOLATION LEVEL SERIALIZABLE READ ONLY DEFERRABLE")
+	p = start(ro, "SELECT v FROM dfr")
+	p.stillBlocked(t)
+	began := time.Now()
+	if got := query(t, admin, fmt.Sprintf("SELECT pg_cancel_backend(%d)", roPID)); got != "true" {
+		t.Fatalf("pg_cancel_backend = %s", got)
+	}
+	wantEndsWith(t, p, began, "57014", "canceling statement due to user request")
+	exec(t, ro, "ROLLBACK")
+	exec(t, w, "COMMIT")
+	wantUsable(t, ro)
 }
