@@ -193,6 +193,13 @@ func TestPromotion(t *testing.T) {
 	if len(a.sx.locks) != 1 {
 		t.Fatalf("covered lock taken: %v", a.sx.locks)
 	}
+	if l := e.m.Locks(); len(l) != 1 || l[0].Target.Kind() != "relation" || l[0].PID != a.sx.PID() {
+		t.Fatalf("Locks() = %+v", l)
+	}
+	a.sx.LockRelation(5) // a system catalog: exempt
+	if len(a.sx.locks) != 1 {
+		t.Fatalf("catalog lock taken: %v", a.sx.locks)
+	}
 	a.abort()
 	if len(e.m.targets) != 0 || e.m.Active() {
 		t.Fatalf("abort left state: %v, live %d", e.m.targets, e.m.live.Load())
@@ -311,4 +318,33 @@ func TestSplitCopiesLocks(t *testing.T) {
 	}
 	a.abort()
 	b.abort()
+}
+
+// Past its lock budget a transaction locks whole relations: memory stays
+// bounded, and what it read stays covered.
+func TestBudgetPromotes(t *testing.T) {
+	e := newEnv(t)
+	a := e.begin(false)
+	const rels, pages = 60, 31
+	for r := uint32(0); r < rels; r++ {
+		for p := uint32(0); p < pages; p++ {
+			a.sx.LockPage(rel+r, p)
+		}
+	}
+	budget := budgetFactor * DefaultLimits.PerXact
+	// Beyond the budget, at most one (relation) lock per relation.
+	if n := len(a.sx.locks); n > budget+rels {
+		t.Fatalf("%d locks held, budget %d", n, budget)
+	}
+	if _, ok := a.sx.locks[RelationTarget(rel+rels-1)]; !ok {
+		t.Fatal("the last relation was not locked whole")
+	}
+	for r := uint32(0); r < rels; r++ {
+		for p := uint32(0); p < pages; p++ {
+			if !a.sx.covered(PageTarget(rel+r, p)) {
+				t.Fatalf("page %d of relation %d no longer covered", p, rel+r)
+			}
+		}
+	}
+	a.abort()
 }
