@@ -119,8 +119,8 @@ func (m *Manager) flagRWConflictLocked(reader, writer, me *Xact) error {
 	if err := m.checkDangerousLocked(reader, writer, me); err != nil {
 		return err
 	}
-	reader.out[writer] = struct{}{}
-	writer.in[reader] = struct{}{}
+	addTo(&reader.out, writer)
+	addTo(&writer.in, reader)
 	return nil
 }
 

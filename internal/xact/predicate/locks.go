@@ -52,6 +52,9 @@ func (sx *Xact) acquireLocked(t Target) {
 		return
 	}
 	sx.addLockLocked(t)
+	if sx.children == nil {
+		sx.children = map[Target]int{}
+	}
 	var promote Target
 	promoting := false
 	for c, ok := t.parent(); ok; c, ok = c.parent() {
@@ -86,6 +89,9 @@ func (m *Manager) threshold(t Target) int {
 }
 
 func (sx *Xact) addLockLocked(t Target) {
+	if sx.locks == nil {
+		sx.locks = map[Target]struct{}{}
+	}
 	sx.locks[t] = struct{}{}
 	h := sx.m.targets[t]
 	if h == nil {
@@ -133,8 +139,7 @@ func (sx *Xact) dropAllLocksLocked() {
 			}
 		}
 	}
-	sx.locks = map[Target]struct{}{}
-	sx.children = map[Target]int{}
+	sx.locks, sx.children = nil, nil
 }
 
 // PageSplit gives every holder of a lock on an index page the same lock
@@ -171,6 +176,9 @@ func (m *Manager) copyPageLocksLocked(rel, oldBlk, newBlk uint32) {
 			continue
 		}
 		sx.addLockLocked(nt)
+		if sx.children == nil {
+			sx.children = map[Target]int{}
+		}
 		sx.children[RelationTarget(rel)]++
 	}
 }

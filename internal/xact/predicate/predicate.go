@@ -28,7 +28,7 @@ type Target struct {
 }
 
 // RelationTarget, PageTarget and TupleTarget build targets.
-func RelationTarget(rel uint32) Target { return Target{Rel: rel, Block: InvalidBlock} }
+func RelationTarget(rel uint32) Target  { return Target{Rel: rel, Block: InvalidBlock} }
 func PageTarget(rel, blk uint32) Target { return Target{Rel: rel, Block: blk} }
 func TupleTarget(rel, blk uint32, off uint16) Target {
 	return Target{Rel: rel, Block: blk, Offset: off}
@@ -114,16 +114,16 @@ func (m *Manager) Active() bool { return m != nil && m.live.Load() > 0 }
 type xactFlags uint16
 
 const (
-	flagReadOnly    xactFlags = 1 << iota // declared READ ONLY, or committed without writing
-	flagDeclaredRO                        // declared READ ONLY at start
-	flagPrepared                          // passed PreCommit (SXACT_FLAG_PREPARED)
-	flagCommitted                         // committed
-	flagDoomed                            // must roll back
-	flagRolledBack                        // rolled back
-	flagConflictOut                       // committed with a conflict out to an earlier committed transaction
-	flagROSafe                            // read only, no longer needs predicate locks
-	flagROUnsafe                          // read only, its snapshot may see an anomaly
-	flagDeferWaiting                      // in BeginSafe, waiting for a verdict
+	flagReadOnly     xactFlags = 1 << iota // declared READ ONLY, or committed without writing
+	flagDeclaredRO                         // declared READ ONLY at start
+	flagPrepared                           // passed PreCommit (SXACT_FLAG_PREPARED)
+	flagCommitted                          // committed
+	flagDoomed                             // must roll back
+	flagRolledBack                         // rolled back
+	flagConflictOut                        // committed with a conflict out to an earlier committed transaction
+	flagROSafe                             // read only, no longer needs predicate locks
+	flagROUnsafe                           // read only, its snapshot may see an anomaly
+	flagDeferWaiting                       // in BeginSafe, waiting for a verdict
 )
 
 // Xact is one serializable transaction's record (SERIALIZABLEXACT). Its
@@ -148,6 +148,8 @@ type Xact struct {
 	earliestOutConflictCommit uint64
 	didWrite                  bool
 
+	// The maps are nil until first written (most records have no
+	// conflicts, many no locks).
 	in  map[*Xact]struct{} // readers with an rw-conflict to this writer
 	out map[*Xact]struct{} // writers this reader has an rw-conflict to
 	// unsafe: for a read-only transaction, the concurrent writable ones
@@ -183,15 +185,13 @@ func (m *Manager) beginLocked(proc *xact.Proc, pid int32, readOnly bool) (*Xact,
 		return nil, snap
 	}
 	m.nextID++
-	sx := &Xact{m: m, id: m.nextID, proc: proc, pid: pid, snap: snap, snapSeq: m.lastCommitSeq,
-		in: map[*Xact]struct{}{}, out: map[*Xact]struct{}{}, unsafe: map[*Xact]struct{}{},
-		locks: map[Target]struct{}{}, children: map[Target]int{}}
+	sx := &Xact{m: m, id: m.nextID, proc: proc, pid: pid, snap: snap, snapSeq: m.lastCommitSeq}
 	if readOnly {
 		sx.flags |= flagReadOnly | flagDeclaredRO
 		for o := range m.active {
 			if !o.has(flagCommitted | flagDoomed | flagReadOnly) {
-				sx.unsafe[o] = struct{}{}
-				o.unsafe[sx] = struct{}{}
+				addTo(&sx.unsafe, o)
+				addTo(&o.unsafe, sx)
 			}
 		}
 		if len(sx.unsafe) == 0 {
@@ -277,4 +277,12 @@ func (sx *Xact) noteXidLocked() {
 		sx.topXid = x
 		sx.m.byXid[x] = sx
 	}
+}
+
+// addTo adds x to the set *set, making the set on first use.
+func addTo(set *map[*Xact]struct{}, x *Xact) {
+	if *set == nil {
+		*set = map[*Xact]struct{}{}
+	}
+	(*set)[x] = struct{}{}
 }

@@ -53,7 +53,7 @@ func (m *Manager) releaseLocked(sx *Xact, committed bool) {
 		for w := range sx.unsafe {
 			delete(w.unsafe, sx)
 		}
-		sx.unsafe = map[*Xact]struct{}{}
+		sx.unsafe = nil
 	}
 	m.settleOutConflictsLocked(sx, committed)
 	for r := range sx.in {
@@ -109,7 +109,7 @@ func (m *Manager) settleReadOnlyLocked(sx *Xact, committed bool) {
 			wake = true
 		}
 	}
-	sx.unsafe = map[*Xact]struct{}{}
+	sx.unsafe = nil
 	if wake {
 		m.safeWake.Broadcast()
 	}
