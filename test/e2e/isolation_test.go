@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tidal-db/tidal/internal/testutil"
 )
 
 // sessions starts a server and opens n connections to it.
@@ -604,4 +607,46 @@ func TestSerializableDeferrableWaits(t *testing.T) {
 	exec(t, ro, "ROLLBACK")
 	exec(t, w, "COMMIT")
 	wantUsable(t, ro)
+}
+
+// A serializable transaction's record goes when it ends, however it ends:
+// committed (once nothing overlaps it), rolled back, failed, or with the
+// client gone mid-transaction. Nothing is left to cost later transactions.
+func TestSerializableStateReleased(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	pred := s.Engine.Heap.Pred
+	a, b := connect(t, s.DSN()), connect(t, s.DSN())
+	exec(t, a, "CREATE TABLE rel_t (id int PRIMARY KEY, v int)")
+	exec(t, a, "INSERT INTO rel_t VALUES (1, 1), (2, 2)")
+	exec(t, a, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	query(t, a, "SELECT sum(v) FROM rel_t")
+	exec(t, b, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	query(t, b, "SELECT sum(v) FROM rel_t")
+	if !pred.Active() {
+		t.Fatal("no serializable records while two transactions run")
+	}
+	exec(t, a, "UPDATE rel_t SET v = 10 WHERE id = 1")
+	exec(t, b, "UPDATE rel_t SET v = 20 WHERE id = 2")
+	exec(t, a, "COMMIT")
+	_, err := execErr(b, "COMMIT")
+	wantState(t, "write skew", err, "40001")
+	if pred.Active() || len(pred.Locks()) != 0 {
+		t.Fatalf("state left after both ended: %d locks", len(pred.Locks()))
+	}
+
+	c := connect(t, s.DSN())
+	exec(t, c, "BEGIN ISOLATION LEVEL SERIALIZABLE")
+	query(t, c, "SELECT sum(v) FROM rel_t")
+	if len(pred.Locks()) == 0 {
+		t.Fatal("no SIREAD lock for a sequential scan")
+	}
+	c.Close(context.Background())
+	deadline := time.Now().Add(waitTimeout)
+	for pred.Active() {
+		if time.Now().After(deadline) {
+			t.Fatal("a disconnected client's serializable transaction is still registered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	wantUsable(t, a)
 }
