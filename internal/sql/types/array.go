@@ -93,20 +93,20 @@ func IsArray(t Type) bool { _, ok := elemOf[t.OID]; return ok }
 func Array(elems []Datum) Datum {
 	var b []byte
 	for _, e := range elems {
-		switch e.k {
+		switch e.Kind() {
 		case kNull:
 			b = append(b, 0)
 		case kStr, kVec, kNum:
 			tag := byte(4)
-			if e.k == kNum {
+			if e.Kind() == kNum {
 				tag = 6
 			}
 			b = append(b, tag)
-			b = binary.AppendUvarint(b, uint64(len(e.s)))
-			b = append(b, e.s...)
+			b = binary.AppendUvarint(b, uint64(len(e.Str())))
+			b = append(b, e.Str()...)
 		default:
 			tag := byte(1)
-			switch e.k {
+			switch e.Kind() {
 			case kFloat:
 				tag = 2
 			case kBool:
@@ -115,16 +115,16 @@ func Array(elems []Datum) Datum {
 				tag = 5
 			}
 			b = append(b, tag)
-			b = binary.LittleEndian.AppendUint64(b, uint64(e.i))
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.Int()))
 		}
 	}
-	return Datum{s: string(b), k: kArr}
+	return StrOfKind(kArr, string(b))
 }
 
 // Elems returns the elements of an array datum.
 func (d Datum) Elems() []Datum {
 	var out []Datum
-	s := d.s
+	s := d.Str()
 	for len(s) > 0 {
 		tag := s[0]
 		s = s[1:]
@@ -138,7 +138,7 @@ func (d Datum) Elems() []Datum {
 			if tag == 6 {
 				kd = kNum
 			}
-			out = append(out, Datum{s: s[:n], k: kd})
+			out = append(out, StrOfKind(kd, s[:n]))
 			s = s[n:]
 		default:
 			v := int64(binary.LittleEndian.Uint64([]byte(s[:8])))
@@ -152,7 +152,7 @@ func (d Datum) Elems() []Datum {
 			case 5:
 				k = kTime
 			}
-			out = append(out, Datum{i: v, k: k})
+			out = append(out, IntOfKind(k, v))
 		}
 	}
 	return out
@@ -363,7 +363,7 @@ func init() {
 		}})
 		length := func(x []Datum) (Datum, error) {
 			n := len(x[0].Elems())
-			if n == 0 || (len(x) > 1 && x[1].i != 1) {
+			if n == 0 || (len(x) > 1 && x[1].Int() != 1) {
 				return Datum{}, nil
 			}
 			return Int(int64(n)), nil
@@ -371,7 +371,7 @@ func init() {
 		fn("array_length", []Type{at, Int4}, Int4, length)
 		fn("array_upper", []Type{at, Int4}, Int4, length)
 		fn("array_lower", []Type{at, Int4}, Int4, func(x []Datum) (Datum, error) {
-			if len(x[0].Elems()) == 0 || x[1].i != 1 {
+			if len(x[0].Elems()) == 0 || x[1].Int() != 1 {
 				return Datum{}, nil
 			}
 			return Int(1), nil
@@ -390,7 +390,7 @@ func init() {
 					parts = append(parts, FormatText(et, el))
 				}
 			}
-			return Str(strings.Join(parts, x[1].s)), nil
+			return Str(strings.Join(parts, x[1].Str())), nil
 		})
 		fn("array_append", []Type{at, et}, at, func(x []Datum) (Datum, error) {
 			return Array(append(x[0].Elems(), x[1])), nil
@@ -439,7 +439,7 @@ func init() {
 		}})
 		srfs["generate_subscripts"] = append(srfs["generate_subscripts"], &SRF{Name: "generate_subscripts", Args: []Type{at, Int4}, Ret: Int4, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
 			n := len(x[0].Elems())
-			if x[1].i != 1 {
+			if x[1].Int() != 1 {
 				n = 0
 			}
 			i := 0

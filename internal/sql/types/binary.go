@@ -40,18 +40,18 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 	case RecordOID:
 		return appendRecordBinary(dst, d)
 	case BoolOID:
-		if d.i != 0 {
+		if d.Int() != 0 {
 			return append(dst, 1)
 		}
 		return append(dst, 0)
 	case CharOID:
-		return append(dst, byte(d.i))
+		return append(dst, byte(d.Int()))
 	case Int2OID:
-		return binary.BigEndian.AppendUint16(dst, uint16(int16(d.i)))
+		return binary.BigEndian.AppendUint16(dst, uint16(int16(d.Int())))
 	case Int4OID, OidOID, RegtypeOID:
-		return binary.BigEndian.AppendUint32(dst, uint32(d.i))
+		return binary.BigEndian.AppendUint32(dst, uint32(d.Int()))
 	case Int8OID, TimestampOID, TimestamptzOID:
-		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
+		return binary.BigEndian.AppendUint64(dst, uint64(d.Int()))
 	case Float4OID:
 		if math.IsNaN(d.Float()) {
 			return binary.BigEndian.AppendUint32(dst, 0x7fc00000) // PostgreSQL's NaN
@@ -82,23 +82,23 @@ func AppendBinary(dst []byte, t Type, d Datum) []byte {
 	case VoidOID:
 		return dst
 	case NumericOID:
-		return appendNumericBinary(dst, d.s)
+		return appendNumericBinary(dst, d.Str())
 	}
-	if d.k == kArr {
+	if d.Kind() == kArr {
 		return appendArrayBinary(dst, t, d)
 	}
-	switch d.k {
+	switch d.Kind() {
 	case kInt:
-		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
+		return binary.BigEndian.AppendUint64(dst, uint64(d.Int()))
 	case kFloat:
-		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
+		return binary.BigEndian.AppendUint64(dst, uint64(d.Int()))
 	case kBool:
 		return AppendBinary(dst, Boolean, d)
 	case kTime:
-		return binary.BigEndian.AppendUint64(dst, uint64(d.i))
+		return binary.BigEndian.AppendUint64(dst, uint64(d.Int()))
 	}
 	// text, varchar, bpchar, name, unknown, bytea
-	return append(dst, d.s...)
+	return append(dst, d.Str()...)
 }
 
 // errInsufficient is what PostgreSQL's pq_getmsg* report for a value

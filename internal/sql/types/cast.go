@@ -192,7 +192,7 @@ func checkIntRange(v int64, t OID) (Datum, error) {
 			return Datum{}, intRangeErr(t)
 		}
 	}
-	return Datum{i: v, k: kInt}, nil
+	return Int(v), nil
 }
 
 // floatToInt is ftoi2/ftoi4/ftoi8/dtoi*: round half to even (rint), then
@@ -216,7 +216,7 @@ func floatToInt(f float64, t OID) (Datum, error) {
 			return Datum{}, intRangeErr(t)
 		}
 	}
-	return Datum{i: int64(f), k: kInt}, nil
+	return Int(int64(f)), nil
 }
 
 // toFloat4 is dtof: float8 -> float4 with overflow/underflow errors.
@@ -236,7 +236,7 @@ func toFloat4(f float64) (Datum, error) {
 // otherwise raise 22001 unless only spaces are cut; char(n) pads;
 // timestamp(p) rounds.
 func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
-	if t.Typmod < 0 || d.k == kNull {
+	if t.Typmod < 0 || d.Kind() == kNull {
 		return d, nil
 	}
 	if IsArray(t) {
@@ -245,29 +245,29 @@ func ApplyTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 	switch t.OID {
 	case VarcharOID:
 		if t.Typmod >= VarHdrSz {
-			s, err := checkLength(d.s, int(t.Typmod-VarHdrSz), explicit, "character varying")
-			return Datum{s: s, k: kStr}, err
+			s, err := checkLength(d.Str(), int(t.Typmod-VarHdrSz), explicit, "character varying")
+			return Str(s), err
 		}
 	case BpcharOID:
 		if t.Typmod >= VarHdrSz {
-			s, err := checkLength(d.s, int(t.Typmod-VarHdrSz), explicit, "character")
-			return Datum{s: s, k: kStr}, err
+			s, err := checkLength(d.Str(), int(t.Typmod-VarHdrSz), explicit, "character")
+			return Str(s), err
 		}
 	case NumericOID:
 		return applyNumericTypmod(d, t.Typmod)
 	case TimestampOID, TimestamptzOID:
-		v := adjustTimestampTypmod(d.i, t.Typmod)
+		v := adjustTimestampTypmod(d.Int(), t.Typmod)
 		if v < minTimestamp || v >= endTimestamp {
 			if v != TimestampInfinity && v != TimestampNegInfinity {
 				return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 			}
 		}
-		return Datum{i: v, k: kTime}, nil
+		return TimestampMicros(v), nil
 	case IntervalOID:
 		iv, err := adjustIntervalTypmod(IntervalOf(d), t.Typmod)
 		return IntervalDatum(iv), err
 	case TimeOID:
-		return Int(adjustTimeTypmod(d.i, t.Typmod)), nil
+		return Int(adjustTimeTypmod(d.Int(), t.Typmod)), nil
 	}
 	return d, nil
 }
@@ -284,7 +284,7 @@ func Cast(d Datum, from, to Type, ctx CastContext) (Datum, error) {
 // CastWith is Cast in a session's settings (conversions between
 // timestamptz and text, timestamp or date use the session's TimeZone).
 func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, error) {
-	if d.k == kNull {
+	if d.Kind() == kNull {
 		return d, nil
 	}
 	cc, ok := castContext(from.OID, to.OID)
@@ -306,9 +306,9 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 	}
 	if _, ok := regtypeCastContext(from.OID, to.OID); ok {
 		if to.OID == Int4OID {
-			return Int(int64(int32(uint32(d.i)))), nil
+			return Int(int64(int32(uint32(d.Int())))), nil
 		}
-		return Int(int64(uint32(d.i))), nil
+		return Int(int64(uint32(d.Int()))), nil
 	}
 	if v, err, ok := castNewType(st, d, from, to, explicit); ok {
 		return v, err
@@ -319,7 +319,7 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 		if to.OID == VarcharOID || to.OID == BpcharOID || IsArray(to) {
 			base.Typmod = -1
 		}
-		v, err := ParseWith(st, base, d.s)
+		v, err := ParseWith(st, base, d.Str())
 		if err != nil {
 			return v, err
 		}
@@ -327,26 +327,26 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 	case Int2OID, Int4OID, Int8OID:
 		switch to.OID {
 		case Int2OID, Int4OID, Int8OID:
-			return checkIntRange(d.i, to.OID)
+			return checkIntRange(d.Int(), to.OID)
 		case Float8OID:
-			return Float(float64(d.i)), nil
+			return Float(float64(d.Int())), nil
 		case Float4OID:
-			return Float(float64(float32(d.i))), nil
+			return Float(float64(float32(d.Int()))), nil
 		case OidOID:
 			if from.OID == Int8OID {
-				if d.i < 0 || d.i > math.MaxUint32 {
+				if d.Int() < 0 || d.Int() > math.MaxUint32 {
 					return Datum{}, pgerr.Errorf(pgerr.NumericValueOutOfRange, "OID out of range")
 				}
 				return d, nil
 			}
-			return Int(int64(uint32(int32(d.i)))), nil
+			return Int(int64(uint32(int32(d.Int())))), nil
 		case BoolOID:
-			return Bool(d.i != 0), nil
+			return Bool(d.Int() != 0), nil
 		case CharOID:
-			if d.i < -128 || d.i > 127 {
+			if d.Int() < -128 || d.Int() > 127 {
 				return Datum{}, pgerr.Errorf(pgerr.NumericValueOutOfRange, `"char" out of range`)
 			}
-			return Int(int64(uint8(int8(d.i)))), nil
+			return Int(int64(uint8(int8(d.Int())))), nil
 		}
 	case Float4OID, Float8OID:
 		switch to.OID {
@@ -360,44 +360,44 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 	case OidOID:
 		switch to.OID {
 		case Int4OID:
-			return Int(int64(int32(uint32(d.i)))), nil
+			return Int(int64(int32(uint32(d.Int())))), nil
 		case Int8OID:
 			return d, nil
 		}
 	case BoolOID:
 		switch to.OID {
 		case Int4OID:
-			return Int(d.i), nil
+			return Int(d.Int()), nil
 		case TextOID, VarcharOID, BpcharOID:
 			s := "false"
-			if d.i != 0 {
+			if d.Int() != 0 {
 				s = "true"
 			}
 			return ApplyTypmod(Str(s), to, explicit)
 		}
 	case CharOID:
 		if to.OID == Int4OID {
-			return Int(int64(int8(uint8(d.i)))), nil
+			return Int(int64(int8(uint8(d.Int())))), nil
 		}
 		if to.OID == TextOID || to.OID == VarcharOID || to.OID == BpcharOID {
 			var s string
-			if d.i != 0 {
-				s = string([]byte{byte(d.i)})
+			if d.Int() != 0 {
+				s = string([]byte{byte(d.Int())})
 			}
 			return ApplyTypmod(Str(s), to, explicit)
 		}
 	case TextOID, VarcharOID, BpcharOID, NameOID:
-		s := d.s
+		s := d.Str()
 		if from.OID == BpcharOID && to.OID != BpcharOID && IsString(to) {
 			s = TrimBlankPadding(s)
 		}
 		switch to.OID {
 		case TextOID:
-			return Datum{s: s, k: kStr}, nil
+			return Str(s), nil
 		case VarcharOID, BpcharOID:
-			return ApplyTypmod(Datum{s: s, k: kStr}, to, explicit)
+			return ApplyTypmod(Str(s), to, explicit)
 		case NameOID:
-			return Datum{s: truncName(s), k: kStr}, nil
+			return Str(truncName(s)), nil
 		case CharOID:
 			if len(s) == 0 {
 				return Int(0), nil
@@ -408,20 +408,20 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 		return ParseWith(st, to, s)
 	case TimestampOID, TimestamptzOID:
 		if to.OID == TimestampOID || to.OID == TimestamptzOID {
-			v := d.i
+			v := d.Int()
 			if from.OID != to.OID {
 				v = convertTimestampZone(st, v, from.OID == TimestampOID)
 			}
-			return ApplyTypmod(Datum{i: v, k: kTime}, to, explicit)
+			return ApplyTypmod(TimestampMicros(v), to, explicit)
 		}
 	}
 	if Category(to) == 'S' {
 		// I/O conversion cast to a string type
 		s := string(AppendTextWith(st, nil, from, d))
 		if to.OID == NameOID {
-			return Datum{s: truncName(s), k: kStr}, nil
+			return Str(truncName(s)), nil
 		}
-		return ApplyTypmod(Datum{s: s, k: kStr}, to, explicit)
+		return ApplyTypmod(Str(s), to, explicit)
 	}
 	return Datum{}, cannotCast(from, to)
 }

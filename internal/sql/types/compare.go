@@ -15,39 +15,39 @@ func Compare(t Type, a, b Datum) int {
 	switch t.OID {
 	case Int4OID, Int8OID, Int2OID, TimestampOID, TimestamptzOID, BoolOID, OidOID, CharOID:
 		// oid and "char" are stored as non-negative int64, so signed order is right
-		return cmpInt(a.i, b.i)
+		return cmpInt(a.Int(), b.Int())
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID:
-		return strings.Compare(a.s, b.s)
+		return strings.Compare(a.Str(), b.Str())
 	case BpcharOID:
-		return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s))
+		return strings.Compare(TrimBlankPadding(a.Str()), TrimBlankPadding(b.Str()))
 	case Float8OID, Float4OID:
 		return CompareFloat(a.Float(), b.Float())
 	case Int2VectorOID:
-		return cmpVec(a.s, b.s)
+		return cmpVec(a.Str(), b.Str())
 	case NumericOID:
-		return CompareNumeric(a.s, b.s)
+		return CompareNumeric(a.Str(), b.Str())
 	case RecordOID:
 		return compareRecords(a, b)
 	}
 	if c, ok := compareNewType(t, a, b); ok {
 		return c
 	}
-	if a.k == kArr {
+	if a.Kind() == kArr {
 		return compareArrays(t, a, b)
 	}
 	return compareByKind(a, b)
 }
 
 func compareByKind(a, b Datum) int {
-	switch a.k {
+	switch a.Kind() {
 	case kFloat:
 		return CompareFloat(a.Float(), b.Float())
 	case kStr:
-		return strings.Compare(a.s, b.s)
+		return strings.Compare(a.Str(), b.Str())
 	case kVec:
-		return cmpVec(a.s, b.s)
+		return cmpVec(a.Str(), b.Str())
 	}
-	return cmpInt(a.i, b.i)
+	return cmpInt(a.Int(), b.Int())
 }
 
 func cmpInt(a, b int64) int {
@@ -110,21 +110,21 @@ func TrimBlankPadding(s string) string {
 func Equal(t Type, a, b Datum) bool {
 	switch t.OID {
 	case Int4OID, Int8OID, Int2OID, TimestampOID, TimestamptzOID, BoolOID, OidOID, CharOID:
-		return a.i == b.i
+		return a.Int() == b.Int()
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID, Int2VectorOID:
-		return a.s == b.s
+		return a.Str() == b.Str()
 	case BpcharOID:
-		return TrimBlankPadding(a.s) == TrimBlankPadding(b.s)
+		return TrimBlankPadding(a.Str()) == TrimBlankPadding(b.Str())
 	case Float8OID, Float4OID:
 		x, y := a.Float(), b.Float()
 		return x == y || (x != x && y != y)
 	case NumericOID:
-		return CompareNumeric(a.s, b.s) == 0
+		return CompareNumeric(a.Str(), b.Str()) == 0
 	}
 	if c, ok := compareNewType(t, a, b); ok {
 		return c == 0
 	}
-	if a.k == kArr {
+	if a.Kind() == kArr {
 		return compareArrays(t, a, b) == 0
 	}
 	return compareByKind(a, b) == 0
@@ -178,11 +178,11 @@ func HashString(s string) uint64 {
 func Hash(t Type, d Datum) uint64 {
 	switch t.OID {
 	case Int4OID, Int8OID, Int2OID, TimestampOID, TimestamptzOID, BoolOID, OidOID, CharOID:
-		return HashInt64(d.i)
+		return HashInt64(d.Int())
 	case TextOID, VarcharOID, NameOID, ByteaOID, UnknownOID, Int2VectorOID:
-		return HashString(d.s)
+		return HashString(d.Str())
 	case BpcharOID:
-		return HashString(TrimBlankPadding(d.s))
+		return HashString(TrimBlankPadding(d.Str()))
 	case Float8OID, Float4OID:
 		f := d.Float()
 		if f == 0 {
@@ -193,15 +193,15 @@ func Hash(t Type, d Datum) uint64 {
 		}
 		return HashInt64(int64(math.Float64bits(f))) ^ hashK2
 	case NumericOID:
-		return hashNumeric(d.s)
+		return hashNumeric(d.Str())
 	}
 	if h, ok := hashNewType(t, d); ok {
 		return h
 	}
-	if d.k == kStr || d.k == kVec || d.k == kArr {
-		return HashString(d.s)
+	if d.Kind() == kStr || d.Kind() == kVec || d.Kind() == kArr {
+		return HashString(d.Str())
 	}
-	return HashInt64(d.i)
+	return HashInt64(d.Int())
 }
 
 func le64(s string) uint64 {

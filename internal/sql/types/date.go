@@ -317,8 +317,8 @@ func dateAsTimestamp(days int64) int64 {
 func init() {
 	cmpOps(Date, Date, intCmpDatum)
 	cmpOps(Time, Time, intCmpDatum)
-	cmpOps(Date, Timestamp, func(a, b Datum) int { return cmpInt(dateAsTimestamp(a.i), b.i) })
-	cmpOps(Timestamp, Date, func(a, b Datum) int { return cmpInt(a.i, dateAsTimestamp(b.i)) })
+	cmpOps(Date, Timestamp, func(a, b Datum) int { return cmpInt(dateAsTimestamp(a.Int()), b.Int()) })
+	cmpOps(Timestamp, Date, func(a, b Datum) int { return cmpInt(a.Int(), dateAsTimestamp(b.Int())) })
 	cmpOps(Interval, Interval, func(a, b Datum) int { return compareIntervals(IntervalOf(a), IntervalOf(b)) })
 	cmpWith := func(l, r Type, cmp func(st *Settings, a, b Datum) int) {
 		for _, op := range []string{"=", "<>", "<", "<=", ">", ">="} {
@@ -351,43 +351,43 @@ func init() {
 		}
 		return ts
 	}
-	cmpWith(Date, Timestamptz, func(st *Settings, a, b Datum) int { return cmpInt(dateTz(st, a.i), b.i) })
-	cmpWith(Timestamptz, Date, func(st *Settings, a, b Datum) int { return cmpInt(a.i, dateTz(st, b.i)) })
+	cmpWith(Date, Timestamptz, func(st *Settings, a, b Datum) int { return cmpInt(dateTz(st, a.Int()), b.Int()) })
+	cmpWith(Timestamptz, Date, func(st *Settings, a, b Datum) int { return cmpInt(a.Int(), dateTz(st, b.Int())) })
 	cmpWith(Timestamp, Timestamptz, func(st *Settings, a, b Datum) int {
-		return cmpInt(convertTimestampZone(st, a.i, true), b.i)
+		return cmpInt(convertTimestampZone(st, a.Int(), true), b.Int())
 	})
 	cmpWith(Timestamptz, Timestamp, func(st *Settings, a, b Datum) int {
-		return cmpInt(a.i, convertTimestampZone(st, b.i, true))
+		return cmpInt(a.Int(), convertTimestampZone(st, b.Int(), true))
 	})
 
 	// date arithmetic
 	addOp("+", &Func{Args: []Type{Date, Int4}, Ret: Date, Fn: func(a []Datum) (Datum, error) {
-		if isInfDate(a[0].i) {
+		if isInfDate(a[0].Int()) {
 			return a[0], nil
 		}
-		return dateArith(a[0].i + a[1].i)
+		return dateArith(a[0].Int() + a[1].Int())
 	}})
 	addOp("+", &Func{Args: []Type{Int4, Date}, Ret: Date, Fn: func(a []Datum) (Datum, error) {
-		if isInfDate(a[1].i) {
+		if isInfDate(a[1].Int()) {
 			return a[1], nil
 		}
-		return dateArith(a[0].i + a[1].i)
+		return dateArith(a[0].Int() + a[1].Int())
 	}})
 	addOp("-", &Func{Args: []Type{Date, Int4}, Ret: Date, Fn: func(a []Datum) (Datum, error) {
-		if isInfDate(a[0].i) {
+		if isInfDate(a[0].Int()) {
 			return a[0], nil
 		}
-		return dateArith(a[0].i - a[1].i)
+		return dateArith(a[0].Int() - a[1].Int())
 	}})
 	addOp("-", &Func{Args: []Type{Date, Date}, Ret: Int4, Fn: func(a []Datum) (Datum, error) {
-		if isInfDate(a[0].i) || isInfDate(a[1].i) {
+		if isInfDate(a[0].Int()) || isInfDate(a[1].Int()) {
 			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 		}
-		return Int(a[0].i - a[1].i), nil
+		return Int(a[0].Int() - a[1].Int()), nil
 	}})
 	dateIv := func(sign int64) func(a []Datum) (Datum, error) {
 		return func(a []Datum) (Datum, error) {
-			ts, err := dateToTimestamp(int32(a[0].i))
+			ts, err := dateToTimestamp(int32(a[0].Int()))
 			if err != nil {
 				return Datum{}, err
 			}
@@ -406,23 +406,23 @@ func init() {
 	}})
 	addOp("-", &Func{Args: []Type{Date, Interval}, Ret: Timestamp, Fn: dateIv(-1)})
 	addOp("+", &Func{Args: []Type{Date, Time}, Ret: Timestamp, Fn: func(a []Datum) (Datum, error) {
-		ts, err := dateToTimestamp(int32(a[0].i))
+		ts, err := dateToTimestamp(int32(a[0].Int()))
 		if err != nil || isInfTS(ts) {
 			return TimestampMicros(ts), err
 		}
-		return tsRes(ts+a[1].i, nil)
+		return tsRes(ts+a[1].Int(), nil)
 	}})
 	addOp("+", &Func{Args: []Type{Time, Date}, Ret: Timestamp, Fn: func(a []Datum) (Datum, error) {
-		ts, err := dateToTimestamp(int32(a[1].i))
+		ts, err := dateToTimestamp(int32(a[1].Int()))
 		if err != nil || isInfTS(ts) {
 			return TimestampMicros(ts), err
 		}
-		return tsRes(ts+a[0].i, nil)
+		return tsRes(ts+a[0].Int(), nil)
 	}})
 
 	// time arithmetic
 	addOp("-", &Func{Args: []Type{Time, Time}, Ret: Interval, Fn: func(a []Datum) (Datum, error) {
-		return IntervalDatum(IntervalValue{Micros: a[0].i - a[1].i}), nil
+		return IntervalDatum(IntervalValue{Micros: a[0].Int() - a[1].Int()}), nil
 	}})
 	timeIv := func(t int64, iv IntervalValue, sign int64) Datum {
 		r := (t + sign*(iv.Micros%usecsPerDay)) % usecsPerDay
@@ -431,9 +431,9 @@ func init() {
 		}
 		return Int(r)
 	}
-	addOp("+", &Func{Args: []Type{Time, Interval}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[0].i, IntervalOf(a[1]), 1), nil }})
-	addOp("+", &Func{Args: []Type{Interval, Time}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[1].i, IntervalOf(a[0]), 1), nil }})
-	addOp("-", &Func{Args: []Type{Time, Interval}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[0].i, IntervalOf(a[1]), -1), nil }})
+	addOp("+", &Func{Args: []Type{Time, Interval}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[0].Int(), IntervalOf(a[1]), 1), nil }})
+	addOp("+", &Func{Args: []Type{Interval, Time}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[1].Int(), IntervalOf(a[0]), 1), nil }})
+	addOp("-", &Func{Args: []Type{Time, Interval}, Ret: Time, Fn: func(a []Datum) (Datum, error) { return timeIv(a[0].Int(), IntervalOf(a[1]), -1), nil }})
 
 	// interval arithmetic
 	addOp("+", &Func{Args: []Type{Interval, Interval}, Ret: Interval, Fn: func(a []Datum) (Datum, error) {
@@ -456,34 +456,34 @@ func init() {
 
 	// timestamp ± interval, timestamp - timestamp
 	addOp("+", &Func{Args: []Type{Timestamp, Interval}, Ret: Timestamp, Fn: func(a []Datum) (Datum, error) {
-		return tsRes(timestampPlusInterval(a[0].i, ivArg(a[1])))
+		return tsRes(timestampPlusInterval(a[0].Int(), ivArg(a[1])))
 	}})
 	addOp("+", &Func{Args: []Type{Interval, Timestamp}, Ret: Timestamp, Fn: func(a []Datum) (Datum, error) {
-		return tsRes(timestampPlusInterval(a[1].i, ivArg(a[0])))
+		return tsRes(timestampPlusInterval(a[1].Int(), ivArg(a[0])))
 	}})
 	addOp("-", &Func{Args: []Type{Timestamp, Interval}, Ret: Timestamp, Fn: func(a []Datum) (Datum, error) {
 		iv, err := intervalNeg(ivArg(a[1]))
 		if err != nil {
 			return Datum{}, err
 		}
-		return tsRes(timestampPlusInterval(a[0].i, iv))
+		return tsRes(timestampPlusInterval(a[0].Int(), iv))
 	}})
 	addOpWith("+", []Type{Timestamptz, Interval}, Timestamptz, func(st *Settings, a []Datum) (Datum, error) {
-		return tsRes(timestamptzPlusInterval(st, a[0].i, ivArg(a[1])))
+		return tsRes(timestamptzPlusInterval(st, a[0].Int(), ivArg(a[1])))
 	})
 	addOpWith("+", []Type{Interval, Timestamptz}, Timestamptz, func(st *Settings, a []Datum) (Datum, error) {
-		return tsRes(timestamptzPlusInterval(st, a[1].i, ivArg(a[0])))
+		return tsRes(timestamptzPlusInterval(st, a[1].Int(), ivArg(a[0])))
 	})
 	addOpWith("-", []Type{Timestamptz, Interval}, Timestamptz, func(st *Settings, a []Datum) (Datum, error) {
 		iv, err := intervalNeg(ivArg(a[1]))
 		if err != nil {
 			return Datum{}, err
 		}
-		return tsRes(timestamptzPlusInterval(st, a[0].i, iv))
+		return tsRes(timestamptzPlusInterval(st, a[0].Int(), iv))
 	})
 	for _, t := range []Type{Timestamp, Timestamptz} {
 		addOp("-", &Func{Args: []Type{t, t}, Ret: Interval, Fn: func(a []Datum) (Datum, error) {
-			return ivRes(timestampMinus(a[0].i, a[1].i))
+			return ivRes(timestampMinus(a[0].Int(), a[1].Int()))
 		}})
 	}
 
@@ -491,12 +491,12 @@ func init() {
 	fn("justify_hours", []Type{Interval}, Interval, func(a []Datum) (Datum, error) { return ivRes(justifyHours(ivArg(a[0]))) })
 	fn("justify_days", []Type{Interval}, Interval, func(a []Datum) (Datum, error) { return ivRes(justifyDays(ivArg(a[0]))) })
 	fn("justify_interval", []Type{Interval}, Interval, func(a []Datum) (Datum, error) { return ivRes(justifyInterval(ivArg(a[0]))) })
-	fn("isfinite", []Type{Date}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfDate(a[0].i)), nil })
-	fn("isfinite", []Type{Timestamp}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfTS(a[0].i)), nil })
-	fn("isfinite", []Type{Timestamptz}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfTS(a[0].i)), nil })
+	fn("isfinite", []Type{Date}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfDate(a[0].Int())), nil })
+	fn("isfinite", []Type{Timestamp}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfTS(a[0].Int())), nil })
+	fn("isfinite", []Type{Timestamptz}, Boolean, func(a []Datum) (Datum, error) { return Bool(!isInfTS(a[0].Int())), nil })
 	fn("isfinite", []Type{Interval}, Boolean, func(a []Datum) (Datum, error) { return Bool(true), nil })
 	fn("make_date", []Type{Int4, Int4, Int4}, Date, func(a []Datum) (Datum, error) {
-		y, m, d := int(a[0].i), int(a[1].i), int(a[2].i)
+		y, m, d := int(a[0].Int()), int(a[1].Int()), int(a[2].Int())
 		if y < 0 {
 			y++ // negative years are BC
 		}
@@ -504,38 +504,38 @@ func init() {
 		if isLeap(y) {
 			leap = 1
 		}
-		if a[0].i == 0 || m < 1 || m > 12 || d < 1 || d > daysInMonth[leap][m] {
-			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", a[0].i, a[1].i, a[2].i)
+		if a[0].Int() == 0 || m < 1 || m > 12 || d < 1 || d > daysInMonth[leap][m] {
+			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", a[0].Int(), a[1].Int(), a[2].Int())
 		}
 		return dateArith(int64(date2j(y, m, d) - postgresEpochJDay))
 	})
 	fnWith("timezone", []Type{Text, Timestamptz}, Timestamp, func(st *Settings, a []Datum) (Datum, error) {
-		z, err := atTimeZone(a[0].s)
-		if err != nil || isInfTS(a[1].i) {
+		z, err := atTimeZone(a[0].Str())
+		if err != nil || isInfTS(a[1].Int()) {
 			return a[1], err
 		}
-		return TimestampMicros(z.ToLocal(a[1].i)), nil
+		return TimestampMicros(z.ToLocal(a[1].Int())), nil
 	})
 	fnWith("timezone", []Type{Text, Timestamp}, Timestamptz, func(st *Settings, a []Datum) (Datum, error) {
-		z, err := atTimeZone(a[0].s)
-		if err != nil || isInfTS(a[1].i) {
+		z, err := atTimeZone(a[0].Str())
+		if err != nil || isInfTS(a[1].Int()) {
 			return a[1], err
 		}
-		return TimestampMicros(z.ToUTC(a[1].i)), nil
+		return TimestampMicros(z.ToUTC(a[1].Int())), nil
 	})
 	fn("timezone", []Type{Interval, Timestamptz}, Timestamp, func(a []Datum) (Datum, error) {
 		z, err := TimeZoneFromInterval(a[0])
-		if err != nil || isInfTS(a[1].i) {
+		if err != nil || isInfTS(a[1].Int()) {
 			return a[1], err
 		}
-		return TimestampMicros(z.ToLocal(a[1].i)), nil
+		return TimestampMicros(z.ToLocal(a[1].Int())), nil
 	})
 	fn("timezone", []Type{Interval, Timestamp}, Timestamptz, func(a []Datum) (Datum, error) {
 		z, err := TimeZoneFromInterval(a[0])
-		if err != nil || isInfTS(a[1].i) {
+		if err != nil || isInfTS(a[1].Int()) {
 			return a[1], err
 		}
-		return TimestampMicros(z.ToUTC(a[1].i)), nil
+		return TimestampMicros(z.ToUTC(a[1].Int())), nil
 	})
 	registerDatetimeFuncs()
 }

@@ -20,17 +20,17 @@ func registerDatetimeFuncs() {
 		addFunc(name, &Func{Ret: Timestamptz, Strict: true, Stable: true, NeedsTxnTime: true, Fn: txnTime})
 	}
 	local := func(st *Settings, a []Datum) (Datum, error) {
-		return TimestampMicros(st.zone().ToLocal(a[len(a)-1].i)), nil
+		return TimestampMicros(st.zone().ToLocal(a[len(a)-1].Int())), nil
 	}
 	addFunc("localtimestamp", &Func{Ret: Timestamp, Strict: true, Stable: true, NeedsTxnTime: true, FnWith: local,
 		Fn: func(a []Datum) (Datum, error) { return local(nil, a) }})
 	curDate := func(st *Settings, a []Datum) (Datum, error) {
-		return DateDays(int32(floorDiv(st.zone().ToLocal(a[len(a)-1].i), usecsPerDay))), nil
+		return DateDays(int32(floorDiv(st.zone().ToLocal(a[len(a)-1].Int()), usecsPerDay))), nil
 	}
 	addFunc("current_date", &Func{Ret: Date, Strict: true, Stable: true, NeedsTxnTime: true, FnWith: curDate,
 		Fn: func(a []Datum) (Datum, error) { return curDate(nil, a) }})
 	localTime := func(st *Settings, a []Datum) (Datum, error) {
-		_, t := splitTimestamp(st.zone().ToLocal(a[len(a)-1].i))
+		_, t := splitTimestamp(st.zone().ToLocal(a[len(a)-1].Int()))
 		return Int(t), nil
 	}
 	addFunc("localtime", &Func{Ret: Time, Strict: true, Stable: true, NeedsTxnTime: true, FnWith: localTime,
@@ -42,44 +42,44 @@ func registerDatetimeFuncs() {
 	registerExtract()
 	for _, name := range []string{"date_part"} {
 		fn(name, []Type{Text, Timestamp}, Float8, func(a []Datum) (Datum, error) {
-			return timestampPart(a[0].s, a[1].i, nil, "timestamp without time zone")
+			return timestampPart(a[0].Str(), a[1].Int(), nil, "timestamp without time zone")
 		})
 		fnWith(name, []Type{Text, Timestamptz}, Float8, func(st *Settings, a []Datum) (Datum, error) {
-			return timestampPart(a[0].s, a[1].i, st.zone(), "timestamp with time zone")
+			return timestampPart(a[0].Str(), a[1].Int(), st.zone(), "timestamp with time zone")
 		})
 		fn(name, []Type{Text, Date}, Float8, func(a []Datum) (Datum, error) {
-			ts, err := dateToTimestamp(int32(a[1].i))
+			ts, err := dateToTimestamp(int32(a[1].Int()))
 			if err != nil {
 				return Datum{}, err
 			}
-			return timestampPart(a[0].s, ts, nil, "date")
+			return timestampPart(a[0].Str(), ts, nil, "date")
 		})
-		fn(name, []Type{Text, Interval}, Float8, func(a []Datum) (Datum, error) { return intervalPart(a[0].s, IntervalOf(a[1])) })
-		fn(name, []Type{Text, Time}, Float8, func(a []Datum) (Datum, error) { return timePart(a[0].s, a[1].i) })
+		fn(name, []Type{Text, Interval}, Float8, func(a []Datum) (Datum, error) { return intervalPart(a[0].Str(), IntervalOf(a[1])) })
+		fn(name, []Type{Text, Time}, Float8, func(a []Datum) (Datum, error) { return timePart(a[0].Str(), a[1].Int()) })
 	}
 
 	fn("date_trunc", []Type{Text, Timestamp}, Timestamp, func(a []Datum) (Datum, error) {
-		return truncTimestamp(a[0].s, a[1].i, nil, "timestamp without time zone")
+		return truncTimestamp(a[0].Str(), a[1].Int(), nil, "timestamp without time zone")
 	})
 	fnWith("date_trunc", []Type{Text, Timestamptz}, Timestamptz, func(st *Settings, a []Datum) (Datum, error) {
-		return truncTimestamp(a[0].s, a[1].i, st.zone(), "timestamp with time zone")
+		return truncTimestamp(a[0].Str(), a[1].Int(), st.zone(), "timestamp with time zone")
 	})
 	fn("date_trunc", []Type{Text, Timestamptz, Text}, Timestamptz, func(a []Datum) (Datum, error) {
-		z, err := atTimeZone(a[2].s)
+		z, err := atTimeZone(a[2].Str())
 		if err != nil {
 			return Datum{}, err
 		}
-		return truncTimestamp(a[0].s, a[1].i, z, "timestamp with time zone")
+		return truncTimestamp(a[0].Str(), a[1].Int(), z, "timestamp with time zone")
 	})
-	fn("date_trunc", []Type{Text, Interval}, Interval, func(a []Datum) (Datum, error) { return truncInterval(a[0].s, IntervalOf(a[1])) })
+	fn("date_trunc", []Type{Text, Interval}, Interval, func(a []Datum) (Datum, error) { return truncInterval(a[0].Str(), IntervalOf(a[1])) })
 
-	fn("age", []Type{Timestamp, Timestamp}, Interval, func(a []Datum) (Datum, error) { return ivRes(age(a[0].i, a[1].i)) })
+	fn("age", []Type{Timestamp, Timestamp}, Interval, func(a []Datum) (Datum, error) { return ivRes(age(a[0].Int(), a[1].Int())) })
 	fnWith("age", []Type{Timestamptz, Timestamptz}, Interval, func(st *Settings, a []Datum) (Datum, error) {
 		z := st.zone()
-		if isInfTS(a[0].i) || isInfTS(a[1].i) {
+		if isInfTS(a[0].Int()) || isInfTS(a[1].Int()) {
 			return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 		}
-		return ivRes(ageOrdered(z.ToLocal(a[0].i), z.ToLocal(a[1].i), a[0].i < a[1].i))
+		return ivRes(ageOrdered(z.ToLocal(a[0].Int()), z.ToLocal(a[1].Int()), a[0].Int() < a[1].Int()))
 	})
 }
 
@@ -504,7 +504,7 @@ func init() {
 				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
 			}
 			up := compareIntervals(step, IntervalValue{}) > 0
-			cur, stop := a[0].i, a[1].i
+			cur, stop := a[0].Int(), a[1].Int()
 			done := false
 			return func() (Datum, bool, error) {
 				if done || (up && cur > stop) || (!up && cur < stop) {

@@ -92,3 +92,12 @@ const (
 	TimestampNegInfinity int64 = math.MinInt64
 	TimestampInfinity    int64 = math.MaxInt64
 )
+
+// Kind returns d's representation kind.
+func (d Datum) Kind() kind { return d.k }
+
+// StrOfKind returns a datum of kind k held in the string field.
+func StrOfKind(k kind, s string) Datum { return Datum{s: s, k: k} }
+
+// IntOfKind returns a datum of kind k held in the integer field.
+func IntOfKind(k kind, v int64) Datum { return Datum{i: v, k: k} }

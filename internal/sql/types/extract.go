@@ -61,33 +61,33 @@ func fractionalField(unit string) (int, bool) {
 
 func registerExtract() {
 	fn("extract", []Type{Text, Timestamp}, Numeric, func(a []Datum) (Datum, error) {
-		return extractTimestamp(a[0].s, a[1].i, nil, "timestamp without time zone")
+		return extractTimestamp(a[0].Str(), a[1].Int(), nil, "timestamp without time zone")
 	})
 	fnWith("extract", []Type{Text, Timestamptz}, Numeric, func(st *Settings, a []Datum) (Datum, error) {
-		return extractTimestamp(a[0].s, a[1].i, st.zone(), "timestamp with time zone")
+		return extractTimestamp(a[0].Str(), a[1].Int(), st.zone(), "timestamp with time zone")
 	})
 	fn("extract", []Type{Text, Date}, Numeric, func(a []Datum) (Datum, error) {
-		unit, ok := unitNames[strings.ToLower(a[0].s)]
+		unit, ok := unitNames[strings.ToLower(a[0].Str())]
 		if !ok {
-			return Datum{}, unitNotRecognized(a[0].s, "date")
+			return Datum{}, unitNotRecognized(a[0].Str(), "date")
 		}
 		switch unit {
 		case "microseconds", "milliseconds", "second", "minute", "hour", "timezone", "timezone_hour", "timezone_minute":
-			return Datum{}, unitNotSupported(a[0].s, "date")
+			return Datum{}, unitNotSupported(a[0].Str(), "date")
 		case "epoch":
-			if isInfDate(a[1].i) {
-				return extractTimestamp(a[0].s, dateAsTimestamp(a[1].i), nil, "date")
+			if isInfDate(a[1].Int()) {
+				return extractTimestamp(a[0].Str(), dateAsTimestamp(a[1].Int()), nil, "date")
 			}
-			return scaledNumeric((a[1].i+int64(postgresEpochJDay-unixEpochJDay))*86400, 0)
+			return scaledNumeric((a[1].Int()+int64(postgresEpochJDay-unixEpochJDay))*86400, 0)
 		}
-		ts, err := dateToTimestamp(int32(a[1].i))
+		ts, err := dateToTimestamp(int32(a[1].Int()))
 		if err != nil {
 			return Datum{}, err
 		}
-		return extractTimestamp(a[0].s, ts, nil, "date")
+		return extractTimestamp(a[0].Str(), ts, nil, "date")
 	})
 	fn("extract", []Type{Text, Interval}, Numeric, func(a []Datum) (Datum, error) {
-		unit, ok := unitNames[strings.ToLower(a[0].s)]
+		unit, ok := unitNames[strings.ToLower(a[0].Str())]
 		iv := IntervalOf(a[1])
 		if ok {
 			if scale, frac := fractionalField(unit); frac {
@@ -102,19 +102,19 @@ func registerExtract() {
 				return bigScaledNumeric(v, 6)
 			}
 		}
-		return numericFromFloatField(intervalPart(a[0].s, iv))
+		return numericFromFloatField(intervalPart(a[0].Str(), iv))
 	})
 	fn("extract", []Type{Text, Time}, Numeric, func(a []Datum) (Datum, error) {
-		unit, ok := unitNames[strings.ToLower(a[0].s)]
+		unit, ok := unitNames[strings.ToLower(a[0].Str())]
 		if ok {
 			if scale, frac := fractionalField(unit); frac {
-				return scaledNumeric(a[1].i%(60*usecsPerSec), scale)
+				return scaledNumeric(a[1].Int()%(60*usecsPerSec), scale)
 			}
 			if unit == "epoch" {
-				return scaledNumeric(a[1].i, 6)
+				return scaledNumeric(a[1].Int(), 6)
 			}
 		}
-		return numericFromFloatField(timePart(a[0].s, a[1].i))
+		return numericFromFloatField(timePart(a[0].Str(), a[1].Int()))
 	})
 }
 

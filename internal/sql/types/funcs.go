@@ -287,10 +287,10 @@ func lower(s string) string {
 	return s
 }
 
-func txnTime(a []Datum) (Datum, error) { return Datum{i: a[len(a)-1].i, k: kTime}, nil }
+func txnTime(a []Datum) (Datum, error) { return TimestampMicros(a[len(a)-1].Int()), nil }
 
 func randomInt(a []Datum) (Datum, error) {
-	lo, hi := a[0].i, a[1].i
+	lo, hi := a[0].Int(), a[1].Int()
 	if lo > hi {
 		return Datum{}, pgerr.Errorf(pgerr.InvalidParameterValue, "lower bound must be less than or equal to upper bound")
 	}
@@ -373,7 +373,7 @@ func init() {
 	fn("atan2", []Type{Float8, Float8}, Float8, func(a []Datum) (Datum, error) { return Float(math.Atan2(a[0].Float(), a[1].Float())), nil })
 	for _, t := range intTypes {
 		t := t
-		fn("abs", []Type{t}, t, func(a []Datum) (Datum, error) { return intAbs(a[0].i, t.OID) })
+		fn("abs", []Type{t}, t, func(a []Datum) (Datum, error) { return intAbs(a[0].Int(), t.OID) })
 		fn("mod", []Type{t, t}, t, intMod)
 	}
 	for _, t := range []Type{Float4, Float8} {
@@ -387,48 +387,48 @@ func init() {
 
 	// strings
 	fn("md5", []Type{Text}, Text, func(a []Datum) (Datum, error) {
-		sum := md5.Sum([]byte(a[0].s))
+		sum := md5.Sum([]byte(a[0].Str()))
 		return Str(hex.EncodeToString(sum[:])), nil
 	})
 	fn("md5", []Type{Bytea}, Text, func(a []Datum) (Datum, error) {
-		sum := md5.Sum([]byte(a[0].s))
+		sum := md5.Sum([]byte(a[0].Str()))
 		return Str(hex.EncodeToString(sum[:])), nil
 	})
 	for _, name := range []string{"length", "char_length", "character_length"} {
-		fn(name, []Type{Text}, Int4, func(a []Datum) (Datum, error) { return Int(int64(charLen(a[0].s))), nil })
+		fn(name, []Type{Text}, Int4, func(a []Datum) (Datum, error) { return Int(int64(charLen(a[0].Str()))), nil })
 		fn(name, []Type{BpcharAny}, Int4, func(a []Datum) (Datum, error) {
-			return Int(int64(charLen(TrimBlankPadding(a[0].s)))), nil
+			return Int(int64(charLen(TrimBlankPadding(a[0].Str())))), nil
 		})
 	}
-	fn("length", []Type{Bytea}, Int4, func(a []Datum) (Datum, error) { return Int(int64(len(a[0].s))), nil })
+	fn("length", []Type{Bytea}, Int4, func(a []Datum) (Datum, error) { return Int(int64(len(a[0].Str()))), nil })
 	for _, t := range []Type{Text, BpcharAny, Bytea} {
-		fn("octet_length", []Type{t}, Int4, func(a []Datum) (Datum, error) { return Int(int64(len(a[0].s))), nil })
+		fn("octet_length", []Type{t}, Int4, func(a []Datum) (Datum, error) { return Int(int64(len(a[0].Str()))), nil })
 	}
-	fn("bit_length", []Type{Text}, Int4, func(a []Datum) (Datum, error) { return Int(int64(8 * len(a[0].s))), nil })
-	fn("upper", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(upper(a[0].s)), nil })
-	fn("lower", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(lower(a[0].s)), nil })
-	fn("initcap", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(initcap(a[0].s)), nil })
+	fn("bit_length", []Type{Text}, Int4, func(a []Datum) (Datum, error) { return Int(int64(8 * len(a[0].Str()))), nil })
+	fn("upper", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(upper(a[0].Str())), nil })
+	fn("lower", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(lower(a[0].Str())), nil })
+	fn("initcap", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(initcap(a[0].Str())), nil })
 	for _, name := range []string{"substr", "substring"} {
-		fn(name, []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].s, a[1].i, 0, false) })
-		fn(name, []Type{Text, Int4, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].s, a[1].i, a[2].i, true) })
+		fn(name, []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].Str(), a[1].Int(), 0, false) })
+		fn(name, []Type{Text, Int4, Int4}, Text, func(a []Datum) (Datum, error) { return substr(a[0].Str(), a[1].Int(), a[2].Int(), true) })
 	}
 	fnLong("repeat", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) {
-		n := a[1].i
-		if n <= 0 || a[0].s == "" {
+		n := a[1].Int()
+		if n <= 0 || a[0].Str() == "" {
 			return Str(""), nil
 		}
-		if n*int64(len(a[0].s)) > maxAllocLen-varHeader {
+		if n*int64(len(a[0].Str())) > maxAllocLen-varHeader {
 			return Datum{}, tooLarge()
 		}
 		var b strings.Builder
-		b.Grow(int(n) * len(a[0].s))
-		if err := appendRepeated(st, &b, a[0].s, int(n)); err != nil {
+		b.Grow(int(n) * len(a[0].Str()))
+		if err := appendRepeated(st, &b, a[0].Str(), int(n)); err != nil {
 			return Datum{}, err
 		}
 		return Str(b.String()), nil
 	})
 	fn("left", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) {
-		s, n := a[0].s, a[1].i
+		s, n := a[0].Str(), a[1].Int()
 		if n < 0 {
 			n = int64(charLen(s)) + n
 			if n <= 0 {
@@ -441,7 +441,7 @@ func init() {
 		return Str(s[:byteOffset(s, int(n))]), nil
 	})
 	fn("right", []Type{Text, Int4}, Text, func(a []Datum) (Datum, error) {
-		s, n := a[0].s, a[1].i
+		s, n := a[0].Str(), a[1].Int()
 		l := int64(charLen(s))
 		var skip int64
 		if n < 0 {
@@ -463,32 +463,32 @@ func init() {
 	}{{"btrim", true, true}, {"ltrim", true, false}, {"rtrim", false, true}}
 	for _, tr := range trims {
 		tr := tr
-		fn(tr.name, []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(trimSet(a[0].s, " ", tr.left, tr.right)), nil })
+		fn(tr.name, []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(trimSet(a[0].Str(), " ", tr.left, tr.right)), nil })
 		fn(tr.name, []Type{Text, Text}, Text, func(a []Datum) (Datum, error) {
-			return Str(trimSet(a[0].s, a[1].s, tr.left, tr.right)), nil
+			return Str(trimSet(a[0].Str(), a[1].Str(), tr.left, tr.right)), nil
 		})
 	}
 	fnLong("replace", []Type{Text, Text, Text}, Text, func(st *Settings, a []Datum) (Datum, error) {
-		if a[1].s == "" {
+		if a[1].Str() == "" {
 			return a[0], nil
 		}
-		r, err := replaceAll(st, a[0].s, a[1].s, a[2].s)
+		r, err := replaceAll(st, a[0].Str(), a[1].Str(), a[2].Str())
 		return Str(r), err
 	})
 	for _, name := range []string{"strpos", "position"} {
 		fn(name, []Type{Text, Text}, Int4, func(a []Datum) (Datum, error) {
-			i := strings.Index(a[0].s, a[1].s)
+			i := strings.Index(a[0].Str(), a[1].Str())
 			if i < 0 {
 				return Int(0), nil
 			}
-			return Int(int64(charLen(a[0].s[:i]) + 1)), nil
+			return Int(int64(charLen(a[0].Str()[:i]) + 1)), nil
 		})
 	}
 	fn("starts_with", []Type{Text, Text}, Boolean, func(a []Datum) (Datum, error) {
-		return Bool(strings.HasPrefix(a[0].s, a[1].s)), nil
+		return Bool(strings.HasPrefix(a[0].Str(), a[1].Str())), nil
 	})
 	fn("reverse", []Type{Text}, Text, func(a []Datum) (Datum, error) {
-		s := a[0].s
+		s := a[0].Str()
 		b := make([]byte, len(s))
 		for i := 0; i < len(s); {
 			_, sz := utf8.DecodeRuneInString(s[i:])
@@ -497,12 +497,14 @@ func init() {
 		}
 		return Str(string(b)), nil
 	})
-	fnLong("lpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, " ", true) })
-	fnLong("lpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, a[2].s, true) })
-	fnLong("rpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, " ", false) })
-	fnLong("rpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].s, a[1].i, a[2].s, false) })
+	fnLong("lpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].Str(), a[1].Int(), " ", true) })
+	fnLong("lpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].Str(), a[1].Int(), a[2].Str(), true) })
+	fnLong("rpad", []Type{Text, Int4}, Text, func(st *Settings, a []Datum) (Datum, error) { return pad(st, a[0].Str(), a[1].Int(), " ", false) })
+	fnLong("rpad", []Type{Text, Int4, Text}, Text, func(st *Settings, a []Datum) (Datum, error) {
+		return pad(st, a[0].Str(), a[1].Int(), a[2].Str(), false)
+	})
 	fn("split_part", []Type{Text, Text, Int4}, Text, func(a []Datum) (Datum, error) {
-		s, sep, n := a[0].s, a[1].s, a[2].i
+		s, sep, n := a[0].Str(), a[1].Str(), a[2].Int()
 		if n == 0 {
 			return Datum{}, pgerr.Errorf(pgerr.InvalidParameterValue, "field position must not be zero")
 		}
@@ -525,9 +527,9 @@ func init() {
 		return Str(parts[n-1]), nil
 	})
 	fnLong("translate", []Type{Text, Text, Text}, Text, func(st *Settings, a []Datum) (Datum, error) {
-		from, to := []rune(a[1].s), []rune(a[2].s)
+		from, to := []rune(a[1].Str()), []rune(a[2].Str())
 		var b strings.Builder
-		for i, r := range a[0].s {
+		for i, r := range a[0].Str() {
 			if i&(checkEveryBytes-1) < utf8.UTFMax {
 				if err := st.checkInterrupts(); err != nil {
 					return Datum{}, err
@@ -550,14 +552,14 @@ func init() {
 		return Str(b.String()), nil
 	})
 	fn("ascii", []Type{Text}, Int4, func(a []Datum) (Datum, error) {
-		if a[0].s == "" {
+		if a[0].Str() == "" {
 			return Int(0), nil
 		}
-		r, _ := utf8.DecodeRuneInString(a[0].s)
+		r, _ := utf8.DecodeRuneInString(a[0].Str())
 		return Int(int64(r)), nil
 	})
 	fn("chr", []Type{Int4}, Text, func(a []Datum) (Datum, error) {
-		c := a[0].i
+		c := a[0].Int()
 		switch {
 		case c == 0:
 			return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "null character not permitted")
@@ -571,10 +573,10 @@ func init() {
 		return Str(string(rune(c))), nil
 	})
 	fn("to_hex", []Type{Int4}, Text, func(a []Datum) (Datum, error) {
-		return Str(strconv.FormatUint(uint64(uint32(a[0].i)), 16)), nil
+		return Str(strconv.FormatUint(uint64(uint32(a[0].Int())), 16)), nil
 	})
 	fn("to_hex", []Type{Int8}, Text, func(a []Datum) (Datum, error) {
-		return Str(strconv.FormatUint(uint64(a[0].i), 16)), nil
+		return Str(strconv.FormatUint(uint64(a[0].Int()), 16)), nil
 	})
 }
 
@@ -597,7 +599,7 @@ func variadicConcat(name string, in []Type) *Func {
 		return &Func{Name: name, Args: types, Ret: Text, Stable: true, Fn: func(a []Datum) (Datum, error) {
 			var buf []byte
 			for i, d := range a {
-				if d.k != kNull {
+				if d.Kind() != kNull {
 					buf = AppendText(buf, types[i], d)
 				}
 			}
@@ -606,17 +608,17 @@ func variadicConcat(name string, in []Type) *Func {
 	}
 	types[0] = Text
 	return &Func{Name: name, Args: types, Ret: Text, Stable: true, Fn: func(a []Datum) (Datum, error) {
-		if a[0].k == kNull {
+		if a[0].Kind() == kNull {
 			return Datum{}, nil
 		}
 		var buf []byte
 		first := true
 		for i := 1; i < len(a); i++ {
-			if a[i].k == kNull {
+			if a[i].Kind() == kNull {
 				continue
 			}
 			if !first {
-				buf = append(buf, a[0].s...)
+				buf = append(buf, a[0].Str()...)
 			}
 			first = false
 			buf = AppendText(buf, types[i], a[i])

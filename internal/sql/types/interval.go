@@ -25,18 +25,18 @@ func IntervalDatum(iv IntervalValue) Datum {
 	binary.LittleEndian.PutUint64(b[0:], uint64(iv.Micros))
 	binary.LittleEndian.PutUint32(b[8:], uint32(iv.Days))
 	binary.LittleEndian.PutUint32(b[12:], uint32(iv.Months))
-	return Datum{s: string(b[:]), k: kStr}
+	return Str(string(b[:]))
 }
 
 // IntervalOf decodes an interval datum.
 func IntervalOf(d Datum) IntervalValue {
-	if len(d.s) < 16 {
+	if len(d.Str()) < 16 {
 		return IntervalValue{}
 	}
 	return IntervalValue{
-		Micros: int64(le64(d.s[0:8])),
-		Days:   int32(le32(d.s[8:12])),
-		Months: int32(le32(d.s[12:16])),
+		Micros: int64(le64(d.Str()[0:8])),
+		Days:   int32(le32(d.Str()[8:12])),
+		Months: int32(le32(d.Str()[12:16])),
 	}
 }
 

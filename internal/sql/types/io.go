@@ -27,27 +27,27 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 	switch t.OID {
 	case Int4OID:
 		v, err := parseInt(s, 32, "integer")
-		return Datum{i: v, k: kInt}, err
+		return Int(v), err
 	case Int8OID:
 		v, err := parseInt(s, 64, "bigint")
-		return Datum{i: v, k: kInt}, err
+		return Int(v), err
 	case Int2OID:
 		v, err := parseInt(s, 16, "smallint")
-		return Datum{i: v, k: kInt}, err
+		return Int(v), err
 	case TextOID, UnknownOID:
-		return Datum{s: s, k: kStr}, nil
+		return Str(s), nil
 	case VarcharOID:
 		if t.Typmod >= VarHdrSz {
 			v, err := checkLength(s, int(t.Typmod-VarHdrSz), false, "character varying")
-			return Datum{s: v, k: kStr}, err
+			return Str(v), err
 		}
-		return Datum{s: s, k: kStr}, nil
+		return Str(s), nil
 	case BpcharOID:
 		if t.Typmod >= VarHdrSz {
 			v, err := checkLength(s, int(t.Typmod-VarHdrSz), false, "character")
-			return Datum{s: v, k: kStr}, err
+			return Str(v), err
 		}
-		return Datum{s: s, k: kStr}, nil
+		return Str(s), nil
 	case Float8OID:
 		v, err := parseFloat(s, 64)
 		return Float(v), err
@@ -62,15 +62,15 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 		return Bool(b), nil
 	case TimestampOID, TimestamptzOID:
 		v, err := parseTimestampIn(st, s, t.OID == TimestamptzOID, t.Typmod)
-		return Datum{i: v, k: kTime}, err
+		return TimestampMicros(v), err
 	case NameOID:
-		return Datum{s: truncName(s), k: kStr}, nil
+		return Str(truncName(s)), nil
 	case OidOID:
 		v, err := parseOid(s)
-		return Datum{i: v, k: kInt}, err
+		return Int(v), err
 	case ByteaOID:
 		b, err := parseBytea(s)
-		return Datum{s: b, k: kStr}, err
+		return Str(b), err
 	case CharOID:
 		return Int(int64(parseChar(s))), nil
 	case Int2VectorOID:
@@ -531,34 +531,34 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	case RecordOID:
 		return appendRecordText(st, dst, d)
 	case Int4OID, Int8OID, Int2OID:
-		return appendInt(dst, d.i)
+		return appendInt(dst, d.Int())
 	case TextOID, VarcharOID, BpcharOID, NameOID, UnknownOID:
-		return append(dst, d.s...)
+		return append(dst, d.Str()...)
 	case Float8OID:
 		return appendFloat(dst, d.Float(), 64)
 	case Float4OID:
 		return appendFloat(dst, d.Float(), 32)
 	case BoolOID:
-		if d.i != 0 {
+		if d.Int() != 0 {
 			return append(dst, 't')
 		}
 		return append(dst, 'f')
 	case TimestampOID:
-		return appendTimestamp(dst, d.i, false)
+		return appendTimestamp(dst, d.Int(), false)
 	case TimestamptzOID:
-		return appendTimestampIn(dst, d.i, st.zone())
+		return appendTimestampIn(dst, d.Int(), st.zone())
 	case OidOID:
-		return strconv.AppendUint(dst, uint64(uint32(d.i)), 10)
+		return strconv.AppendUint(dst, uint64(uint32(d.Int())), 10)
 	case ByteaOID:
 		const hx = "0123456789abcdef"
 		dst = append(dst, '\\', 'x')
-		for i := 0; i < len(d.s); i++ {
-			c := d.s[i]
+		for i := 0; i < len(d.Str()); i++ {
+			c := d.Str()[i]
 			dst = append(dst, hx[c>>4], hx[c&15])
 		}
 		return dst
 	case CharOID:
-		c := byte(d.i)
+		c := byte(d.Int())
 		switch {
 		case c == 0:
 			return dst
@@ -567,36 +567,36 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 		}
 		return append(dst, c)
 	case Int2VectorOID:
-		for i := 0; i+1 < len(d.s); i += 2 {
+		for i := 0; i+1 < len(d.Str()); i += 2 {
 			if i > 0 {
 				dst = append(dst, ' ')
 			}
-			dst = appendInt(dst, int64(int16(uint16(d.s[i])|uint16(d.s[i+1])<<8)))
+			dst = appendInt(dst, int64(int16(uint16(d.Str()[i])|uint16(d.Str()[i+1])<<8)))
 		}
 		return dst
 	case VoidOID:
 		return dst
 	case NumericOID:
-		return appendNumericText(dst, d.s)
+		return appendNumericText(dst, d.Str())
 	case RegtypeOID:
-		return appendRegtype(dst, d.i)
+		return appendRegtype(dst, d.Int())
 	}
-	if d.k == kArr {
+	if d.Kind() == kArr {
 		return appendArray(st, dst, t, d)
 	}
-	switch d.k {
+	switch d.Kind() {
 	case kInt:
-		return appendInt(dst, d.i)
+		return appendInt(dst, d.Int())
 	case kFloat:
 		return appendFloat(dst, d.Float(), 64)
 	case kBool:
 		return AppendText(dst, Boolean, d)
 	case kTime:
-		return appendTimestamp(dst, d.i, false)
+		return appendTimestamp(dst, d.Int(), false)
 	case kNum:
-		return appendNumericText(dst, d.s)
+		return appendNumericText(dst, d.Str())
 	}
-	return append(dst, d.s...)
+	return append(dst, d.Str()...)
 }
 
 func appendInt(dst []byte, v int64) []byte {

@@ -398,7 +398,7 @@ func jsonbNumber(s string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(appendNumericText(nil, d.s)), nil
+	return string(appendNumericText(nil, d.Str())), nil
 }
 
 func parseJSONValue(s string, jsonb bool) (*jsonVal, error) {
@@ -558,7 +558,7 @@ func cmpDecimal(a, b string) int {
 	if err1 != nil || err2 != nil {
 		return strings.Compare(a, b)
 	}
-	return CompareNumeric(x.s, y.s)
+	return CompareNumeric(x.Str(), y.Str())
 }
 
 func jsonKindRank(k jsonKind) int {

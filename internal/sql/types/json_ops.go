@@ -87,9 +87,9 @@ func (v *jsonVal) path(elems []Datum) *jsonVal {
 		}
 		switch cur.kind {
 		case jObject:
-			cur = cur.field(e.s)
+			cur = cur.field(e.Str())
 		case jArray:
-			n, err := strconv.ParseInt(strings.TrimSpace(e.s), 10, 64)
+			n, err := strconv.ParseInt(strings.TrimSpace(e.Str()), 10, 64)
 			if err != nil {
 				return nil
 			}
@@ -227,9 +227,9 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 	}
 	switch {
 	case t.OID == JSONBOID:
-		return jsonbOf(d.s), nil
+		return jsonbOf(d.Str()), nil
 	case t.OID == JSONOID:
-		v, err := parseJSONValue(d.s, jsonb)
+		v, err := parseJSONValue(d.Str(), jsonb)
 		if err != nil {
 			return nil, err
 		}
@@ -288,21 +288,21 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 func jsonDateTime(st *Settings, t Type, d Datum) string {
 	switch t.OID {
 	case DateOID:
-		return string(appendDate(nil, int32(d.i)))
+		return string(appendDate(nil, int32(d.Int())))
 	case TimestampOID:
-		if isInfTS(d.i) {
-			return string(appendTimestamp(nil, d.i, false))
+		if isInfTS(d.Int()) {
+			return string(appendTimestamp(nil, d.Int(), false))
 		}
-		s := string(appendTimestampIn(nil, d.i, nil))
+		s := string(appendTimestampIn(nil, d.Int(), nil))
 		return strings.Replace(s, " ", "T", 1)
 	}
-	if isInfTS(d.i) {
-		return string(appendTimestamp(nil, d.i, false))
+	if isInfTS(d.Int()) {
+		return string(appendTimestamp(nil, d.Int(), false))
 	}
 	z := st.zone()
-	off := z.OffsetAt(d.i)
-	s := string(appendTimestampIn(nil, d.i, nil))
-	local := string(appendTimestampIn(nil, d.i+int64(off)*usecsPerSec, nil))
+	off := z.OffsetAt(d.Int())
+	s := string(appendTimestampIn(nil, d.Int(), nil))
+	local := string(appendTimestampIn(nil, d.Int()+int64(off)*usecsPerSec, nil))
 	_ = s
 	bc := strings.HasSuffix(local, " BC")
 	local = strings.TrimSuffix(local, " BC")
@@ -444,38 +444,38 @@ func init() {
 		jt := jt
 		t := jt.OID
 		addOp("->", &Func{Args: []Type{jt, Text}, Ret: jt, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).field(a[1].s); v != nil {
+			if v := jsonIn(t, a[0].Str()).field(a[1].Str()); v != nil {
 				return jsonOut(t, v), nil
 			}
 			return Datum{}, nil
 		}})
 		addOp("->", &Func{Args: []Type{jt, Int4}, Ret: jt, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).index(a[1].i); v != nil {
+			if v := jsonIn(t, a[0].Str()).index(a[1].Int()); v != nil {
 				return jsonOut(t, v), nil
 			}
 			return Datum{}, nil
 		}})
 		addOp("->>", &Func{Args: []Type{jt, Text}, Ret: Text, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).field(a[1].s); v != nil {
+			if v := jsonIn(t, a[0].Str()).field(a[1].Str()); v != nil {
 				return jsonText(t, v), nil
 			}
 			return Datum{}, nil
 		}})
 		addOp("->>", &Func{Args: []Type{jt, Int4}, Ret: Text, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).index(a[1].i); v != nil {
+			if v := jsonIn(t, a[0].Str()).index(a[1].Int()); v != nil {
 				return jsonText(t, v), nil
 			}
 			return Datum{}, nil
 		}})
 		textArr := Type{TextArrayOID, -1}
 		addOp("#>", &Func{Args: []Type{jt, textArr}, Ret: jt, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).path(a[1].Elems()); v != nil {
+			if v := jsonIn(t, a[0].Str()).path(a[1].Elems()); v != nil {
 				return jsonOut(t, v), nil
 			}
 			return Datum{}, nil
 		}})
 		addOp("#>>", &Func{Args: []Type{jt, textArr}, Ret: Text, Fn: func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).path(a[1].Elems()); v != nil {
+			if v := jsonIn(t, a[0].Str()).path(a[1].Elems()); v != nil {
 				return jsonText(t, v), nil
 			}
 			return Datum{}, nil
@@ -485,10 +485,10 @@ func init() {
 			prefix = "jsonb"
 		}
 		fn(prefix+"_typeof", []Type{jt}, Text, func(a []Datum) (Datum, error) {
-			return Str(jsonTypeName(jsonIn(t, a[0].s).kind)), nil
+			return Str(jsonTypeName(jsonIn(t, a[0].Str()).kind)), nil
 		})
 		fn(prefix+"_array_length", []Type{jt}, Int4, func(a []Datum) (Datum, error) {
-			v := jsonIn(t, a[0].s)
+			v := jsonIn(t, a[0].Str())
 			switch v.kind {
 			case jArray:
 				return Int(int64(len(v.arr))), nil
@@ -498,13 +498,13 @@ func init() {
 			return Datum{}, errJSONB("cannot get array length of a scalar")
 		})
 		fn(prefix+"_extract_path", []Type{jt, textArr}, jt, func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).path(a[1].Elems()); v != nil {
+			if v := jsonIn(t, a[0].Str()).path(a[1].Elems()); v != nil {
 				return jsonOut(t, v), nil
 			}
 			return Datum{}, nil
 		})
 		fn(prefix+"_extract_path_text", []Type{jt, textArr}, Text, func(a []Datum) (Datum, error) {
-			if v := jsonIn(t, a[0].s).path(a[1].Elems()); v != nil {
+			if v := jsonIn(t, a[0].Str()).path(a[1].Elems()); v != nil {
 				return jsonText(t, v), nil
 			}
 			return Datum{}, nil
@@ -531,7 +531,7 @@ func init() {
 				ret = Text
 			}
 			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: ret, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
-				v := jsonIn(t, x[0].s)
+				v := jsonIn(t, x[0].Str())
 				switch v.kind {
 				case jArray:
 				case jObject:
@@ -556,7 +556,7 @@ func init() {
 		elemsSRF(prefix+"_array_elements_text", true)
 		keysName := prefix + "_object_keys"
 		srfs[keysName] = append(srfs[keysName], &SRF{Name: keysName, Args: []Type{jt}, Ret: Text, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
-			v := jsonIn(t, x[0].s)
+			v := jsonIn(t, x[0].Str())
 			switch v.kind {
 			case jObject:
 			case jArray:
@@ -588,40 +588,40 @@ func init() {
 	}
 
 	// jsonb only
-	cmpOps(JSONB, JSONB, func(a, b Datum) int { return compareJSONB(a.s, b.s) })
+	cmpOps(JSONB, JSONB, func(a, b Datum) int { return compareJSONB(a.Str(), b.Str()) })
 	addOp("@>", &Func{Args: []Type{JSONB, JSONB}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		return Bool(jsonbContains(jsonbOf(a[0].s), jsonbOf(a[1].s), true)), nil
+		return Bool(jsonbContains(jsonbOf(a[0].Str()), jsonbOf(a[1].Str()), true)), nil
 	}})
 	addOp("<@", &Func{Args: []Type{JSONB, JSONB}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		return Bool(jsonbContains(jsonbOf(a[1].s), jsonbOf(a[0].s), true)), nil
+		return Bool(jsonbContains(jsonbOf(a[1].Str()), jsonbOf(a[0].Str()), true)), nil
 	}})
 	addOp("?", &Func{Args: []Type{JSONB, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		return Bool(jsonbHasKey(jsonbOf(a[0].s), a[1].s)), nil
+		return Bool(jsonbHasKey(jsonbOf(a[0].Str()), a[1].Str())), nil
 	}})
 	textArr := Type{TextArrayOID, -1}
 	addOp("?|", &Func{Args: []Type{JSONB, textArr}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].s)
+		v := jsonbOf(a[0].Str())
 		for _, e := range a[1].Elems() {
-			if !e.IsNull() && jsonbHasKey(v, e.s) {
+			if !e.IsNull() && jsonbHasKey(v, e.Str()) {
 				return Bool(true), nil
 			}
 		}
 		return Bool(false), nil
 	}})
 	addOp("?&", &Func{Args: []Type{JSONB, textArr}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].s)
+		v := jsonbOf(a[0].Str())
 		for _, e := range a[1].Elems() {
-			if !e.IsNull() && !jsonbHasKey(v, e.s) {
+			if !e.IsNull() && !jsonbHasKey(v, e.Str()) {
 				return Bool(false), nil
 			}
 		}
 		return Bool(true), nil
 	}})
 	addOp("||", &Func{Args: []Type{JSONB, JSONB}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		return jsonbResult(jsonbConcat(jsonbOf(a[0].s), jsonbOf(a[1].s)))
+		return jsonbResult(jsonbConcat(jsonbOf(a[0].Str()), jsonbOf(a[1].Str())))
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Text}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		v, err := jsonbDeleteKeys(jsonbOf(a[0].s), []string{a[1].s})
+		v, err := jsonbDeleteKeys(jsonbOf(a[0].Str()), []string{a[1].Str()})
 		if err != nil {
 			return Datum{}, err
 		}
@@ -631,17 +631,17 @@ func init() {
 		var keys []string
 		for _, e := range a[1].Elems() {
 			if !e.IsNull() {
-				keys = append(keys, e.s)
+				keys = append(keys, e.Str())
 			}
 		}
-		v, err := jsonbDeleteKeys(jsonbOf(a[0].s), keys)
+		v, err := jsonbDeleteKeys(jsonbOf(a[0].Str()), keys)
 		if err != nil {
 			return Datum{}, err
 		}
 		return jsonbResult(v)
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Int4}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].s)
+		v := jsonbOf(a[0].Str())
 		switch v.kind {
 		case jArray:
 		case jObject:
@@ -649,7 +649,7 @@ func init() {
 		default:
 			return Datum{}, errJSONB("cannot delete from scalar")
 		}
-		i := a[1].i
+		i := a[1].Int()
 		if i < 0 {
 			i += int64(len(v.arr))
 		}
@@ -662,7 +662,7 @@ func init() {
 		return jsonbResult(out)
 	}})
 	fn("jsonb_pretty", []Type{JSONB}, Text, func(a []Datum) (Datum, error) {
-		return Str(string(appendJSONBPretty(nil, jsonbOf(a[0].s), 0))), nil
+		return Str(string(appendJSONBPretty(nil, jsonbOf(a[0].Str()), 0))), nil
 	})
 }
 
@@ -729,7 +729,7 @@ func init() {
 			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: Record,
 				Cols: []SRFColumn{{"key", Text}, {"value", vt}},
 				FnRows: func(x []Datum) (func() ([]Datum, bool, error), error) {
-					v := jsonIn(t, x[0].s)
+					v := jsonIn(t, x[0].Str())
 					if v.kind != jObject {
 						what := "a scalar"
 						if v.kind == jArray {
@@ -769,7 +769,7 @@ func jsonbSet(v *jsonVal, path []Datum, level int, nv *jsonVal, create bool) (*j
 	case jObject:
 		out := &jsonVal{kind: jObject, keys: append([]string{}, v.keys...), vals: append([]*jsonVal{}, v.vals...)}
 		for i, k := range out.keys {
-			if k == p.s {
+			if k == p.Str() {
 				r, err := jsonbSet(out.vals[i], path, level+1, nv, create)
 				if err != nil {
 					return nil, err
@@ -779,15 +779,15 @@ func jsonbSet(v *jsonVal, path []Datum, level int, nv *jsonVal, create bool) (*j
 			}
 		}
 		if last && create {
-			out.keys = append(out.keys, p.s)
+			out.keys = append(out.keys, p.Str())
 			out.vals = append(out.vals, nv)
 			normalizeJSONB(out)
 		}
 		return out, nil
 	case jArray:
-		idx, err := strconv.Atoi(strings.TrimSpace(p.s))
+		idx, err := strconv.Atoi(strings.TrimSpace(p.Str()))
 		if err != nil {
-			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "path element at position %d is not an integer: \"%s\"", level+1, p.s)
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "path element at position %d is not an integer: \"%s\"", level+1, p.Str())
 		}
 		n := len(v.arr)
 		if idx < 0 {
@@ -836,7 +836,7 @@ func jsonbStripNulls(v *jsonVal) *jsonVal {
 func init() {
 	textArr := Type{TextArrayOID, -1}
 	set := func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].s)
+		v := jsonbOf(a[0].Str())
 		if v.kind != jObject && v.kind != jArray {
 			return Datum{}, errJSONB("cannot set path in scalar")
 		}
@@ -844,7 +844,7 @@ func init() {
 		if len(a[1].Elems()) == 0 {
 			return a[0], nil // an empty path changes nothing
 		}
-		r, err := jsonbSet(v, a[1].Elems(), 0, jsonbOf(a[2].s), create)
+		r, err := jsonbSet(v, a[1].Elems(), 0, jsonbOf(a[2].Str()), create)
 		if err != nil {
 			return Datum{}, err
 		}
@@ -853,6 +853,6 @@ func init() {
 	fn("jsonb_set", []Type{JSONB, textArr, JSONB}, JSONB, set)
 	fn("jsonb_set", []Type{JSONB, textArr, JSONB, Boolean}, JSONB, set)
 	fn("jsonb_strip_nulls", []Type{JSONB}, JSONB, func(a []Datum) (Datum, error) {
-		return jsonbResult(jsonbStripNulls(jsonbOf(a[0].s)))
+		return jsonbResult(jsonbStripNulls(jsonbOf(a[0].Str())))
 	})
 }

@@ -248,8 +248,8 @@ func appendNumericVarlena(dst []byte, s string) []byte {
 		// numbers are checked when the document is parsed
 		d = NumericFromInt(0)
 	}
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.s)+4)<<2)
-	return append(dst, d.s...)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.Str())+4)<<2)
+	return append(dst, d.Str()...)
 }
 
 // numericVarlenaText is numeric_out of a numeric varlena (4-byte header).

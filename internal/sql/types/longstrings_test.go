@@ -15,7 +15,7 @@ func TestLongStringFunctionsInterruptible(t *testing.T) {
 		t.Helper()
 		var ts []Type
 		for _, a := range args {
-			if a.k == kInt {
+			if a.Kind() == kInt {
 				ts = append(ts, Int4)
 			} else {
 				ts = append(ts, Text)

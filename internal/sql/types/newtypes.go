@@ -201,17 +201,17 @@ func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 	}
 	switch t.OID {
 	case DateOID:
-		return appendDate(dst, int32(d.i)), true
+		return appendDate(dst, int32(d.Int())), true
 	case TimeOID:
-		return appendTimeOfDay(dst, d.i), true
+		return appendTimeOfDay(dst, d.Int()), true
 	case IntervalOID:
 		return appendInterval(dst, IntervalOf(d)), true
 	case UUIDOID:
-		return appendUUID(dst, d.s), true
+		return appendUUID(dst, d.Str()), true
 	case JSONOID:
-		return append(dst, d.s...), true
+		return append(dst, d.Str()...), true
 	case JSONBOID:
-		return jsonbText(dst, d.s), true
+		return jsonbText(dst, d.Str()), true
 	}
 	return dst, false
 }
@@ -222,19 +222,19 @@ func sendNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
 	}
 	switch t.OID {
 	case DateOID:
-		return binary.BigEndian.AppendUint32(dst, uint32(int32(d.i))), true
+		return binary.BigEndian.AppendUint32(dst, uint32(int32(d.Int()))), true
 	case TimeOID:
-		return binary.BigEndian.AppendUint64(dst, uint64(d.i)), true
+		return binary.BigEndian.AppendUint64(dst, uint64(d.Int())), true
 	case IntervalOID:
 		iv := IntervalOf(d)
 		dst = binary.BigEndian.AppendUint64(dst, uint64(iv.Micros))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(iv.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(iv.Months)), true
 	case UUIDOID, JSONOID:
-		return append(dst, d.s...), true
+		return append(dst, d.Str()...), true
 	case JSONBOID:
 		dst = append(dst, 1) // jsonb binary format version, then the text
-		return jsonbText(dst, d.s), true
+		return jsonbText(dst, d.Str()), true
 	}
 	return dst, false
 }
@@ -319,13 +319,13 @@ func compareNewType(t Type, a, b Datum) (int, bool) {
 	}
 	switch t.OID {
 	case DateOID, TimeOID:
-		return cmpInt(a.i, b.i), true
+		return cmpInt(a.Int(), b.Int()), true
 	case IntervalOID:
 		return compareIntervals(IntervalOf(a), IntervalOf(b)), true
 	case UUIDOID:
-		return compareStrings(a.s, b.s), true
+		return compareStrings(a.Str(), b.Str()), true
 	case JSONBOID:
-		return compareJSONB(a.s, b.s), true
+		return compareJSONB(a.Str(), b.Str()), true
 	}
 	return 0, false
 }
@@ -336,14 +336,14 @@ func hashNewType(t Type, d Datum) (uint64, bool) {
 	}
 	switch t.OID {
 	case DateOID, TimeOID:
-		return HashInt64(d.i), true
+		return HashInt64(d.Int()), true
 	case IntervalOID:
 		hi, lo := intervalSpan(IntervalOf(d))
 		return HashInt64(lo) ^ HashInt64(hi+1), true
 	case UUIDOID:
-		return HashString(d.s), true
+		return HashString(d.Str()), true
 	case JSONBOID:
-		return HashString(jsonbHashKey(d.s)), true
+		return HashString(jsonbHashKey(d.Str())), true
 	}
 	return 0, false
 }
@@ -408,19 +408,19 @@ func castContextNewType(from, to OID) (CastContext, bool, bool) {
 func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, error, bool) {
 	switch {
 	case from.OID == DateOID && to.OID == TimestampOID:
-		v, err := dateToTimestamp(int32(d.i))
+		v, err := dateToTimestamp(int32(d.Int()))
 		return TimestampMicros(v), err, true
 	case from.OID == DateOID && to.OID == TimestamptzOID:
-		v, err := dateToTimestamptz(st, int32(d.i))
+		v, err := dateToTimestamptz(st, int32(d.Int()))
 		return TimestampMicros(v), err, true
 	case from.OID == TimestampOID && to.OID == DateOID:
-		v, err := timestampToDate(d.i)
+		v, err := timestampToDate(d.Int())
 		return Int(int64(v)), err, true
 	case from.OID == TimestamptzOID && to.OID == DateOID:
-		v, err := timestampToDate(st.zone().ToLocal(d.i))
+		v, err := timestampToDate(st.zone().ToLocal(d.Int()))
 		return Int(int64(v)), err, true
 	case (from.OID == TimestampOID || from.OID == TimestamptzOID) && to.OID == TimeOID:
-		ts := d.i
+		ts := d.Int()
 		if from.OID == TimestamptzOID {
 			ts = st.zone().ToLocal(ts)
 		}
@@ -430,7 +430,7 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 		_, t := splitTimestamp(ts)
 		return Int(adjustTimeTypmod(t, to.Typmod)), nil, true
 	case from.OID == TimeOID && to.OID == IntervalOID:
-		return IntervalDatum(IntervalValue{Micros: d.i}), nil, true
+		return IntervalDatum(IntervalValue{Micros: d.Int()}), nil, true
 	case from.OID == IntervalOID && to.OID == TimeOID:
 		iv := IntervalOf(d)
 		t := iv.Micros % usecsPerDay
@@ -439,17 +439,17 @@ func castNewType(st *Settings, d Datum, from, to Type, explicit bool) (Datum, er
 		}
 		return Int(adjustTimeTypmod(t, to.Typmod)), nil, true
 	case from.OID == TimeOID && to.OID == TimeOID:
-		return Int(adjustTimeTypmod(d.i, to.Typmod)), nil, true
+		return Int(adjustTimeTypmod(d.Int(), to.Typmod)), nil, true
 	case from.OID == IntervalOID && to.OID == IntervalOID:
 		iv, err := adjustIntervalTypmod(IntervalOf(d), to.Typmod)
 		return IntervalDatum(iv), err, true
 	case from.OID == JSONOID && to.OID == JSONBOID:
-		v, err := parseJSONB(d.s)
+		v, err := parseJSONB(d.Str())
 		return v, err, true
 	case from.OID == JSONBOID && to.OID == JSONOID:
-		return Str(string(jsonbText(nil, d.s))), nil, true
+		return Str(string(jsonbText(nil, d.Str()))), nil, true
 	case from.OID == JSONBOID && (to.OID == BoolOID || IsInteger(to) || IsFloat(to) || to.OID == NumericOID):
-		v, err := castJSONBScalar(d.s, to)
+		v, err := castJSONBScalar(d.Str(), to)
 		return v, err, true
 	}
 	return Datum{}, nil, false
@@ -466,7 +466,7 @@ func groupKeyNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
 		dst = append(dst, ':')
 		return strconv.AppendUint(dst, uint64(lo), 10), true
 	case JSONBOID:
-		return append(dst, jsonbHashKey(d.s)...), true
+		return append(dst, jsonbHashKey(d.Str())...), true
 	}
 	return dst, false
 }

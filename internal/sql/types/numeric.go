@@ -292,14 +292,14 @@ func (n numVal) datum() (Datum, error) {
 	if err != nil {
 		return Datum{}, err
 	}
-	return Datum{s: s, k: kNum}, nil
+	return StrOfKind(kNum, s), nil
 }
 
-func numOf(d Datum) numVal { return decodeNumVar(d.s).toVal() }
+func numOf(d Datum) numVal { return decodeNumVar(d.Str()).toVal() }
 
 func numSpecialDatum(sp numSpecial) Datum {
 	s, _ := numVar{special: sp}.encode()
-	return Datum{s: s, k: kNum}
+	return StrOfKind(kNum, s)
 }
 
 // NumericFromInt returns the numeric datum for v (display scale 0).
@@ -319,7 +319,7 @@ func NumericFromInt(v int64) Datum {
 		nv.digits[i] = rev[n-1-i]
 	}
 	s, _ := nv.encode() // an int64 always fits
-	return Datum{s: s, k: kNum}
+	return StrOfKind(kNum, s)
 }
 
 // ParseNumeric is numeric_in without a typmod.
@@ -732,7 +732,7 @@ func AppendGroupKey(dst []byte, t Type, d Datum) []byte {
 		return AppendText(dst, t, d)
 	}
 	start := len(dst)
-	dst = appendNumericText(dst, d.s)
+	dst = appendNumericText(dst, d.Str())
 	if bytes.IndexByte(dst[start:], '.') >= 0 {
 		for dst[len(dst)-1] == '0' {
 			dst = dst[:len(dst)-1]
@@ -745,4 +745,4 @@ func AppendGroupKey(dst []byte, t Type, d Datum) []byte {
 }
 
 // numericToString returns the canonical text of a numeric datum.
-func numericToString(d Datum) string { return string(appendNumericText(nil, d.s)) }
+func numericToString(d Datum) string { return string(appendNumericText(nil, d.Str())) }

@@ -661,7 +661,7 @@ func noErr(f func(x, y numVal) numVal) func(x, y numVal) (numVal, error) {
 	return func(x, y numVal) (numVal, error) { return f(x, y), nil }
 }
 
-func numericCmp(a, b Datum) int { return CompareNumeric(a.s, b.s) }
+func numericCmp(a, b Datum) int { return CompareNumeric(a.Str(), b.Str()) }
 
 // minScale is min_scale(): the fewest decimals that represent the value.
 func minScale(n numVal) int {
@@ -706,12 +706,12 @@ func init() {
 	fn("trunc", []Type{Numeric}, Numeric, numUnary(func(n numVal) numVal { n.trunc(0); return n }))
 	fn("round", []Type{Numeric, Int4}, Numeric, func(a []Datum) (Datum, error) {
 		n := numOf(a[0])
-		n.round(clampRoundScale(a[1].i))
+		n.round(clampRoundScale(a[1].Int()))
 		return n.datum()
 	})
 	fn("trunc", []Type{Numeric, Int4}, Numeric, func(a []Datum) (Datum, error) {
 		n := numOf(a[0])
-		n.trunc(clampRoundScale(a[1].i))
+		n.trunc(clampRoundScale(a[1].Int()))
 		return n.datum()
 	})
 	fn("sign", []Type{Numeric}, Numeric, func(a []Datum) (Datum, error) {
@@ -753,7 +753,7 @@ func castNumeric(d Datum, from, to Type, explicit bool) (res Datum, ok bool, err
 	case to.OID == NumericOID:
 		switch from.OID {
 		case Int2OID, Int4OID, Int8OID:
-			res = NumericFromInt(d.i)
+			res = NumericFromInt(d.Int())
 		case Float8OID:
 			res, err = floatToNumeric(d.Float(), 15)
 		case Float4OID:
@@ -821,14 +821,14 @@ func applyNumericTypmod(d Datum, typmod int32) (Datum, error) {
 	if !validNumTypmod(typmod) {
 		return d, nil
 	}
-	if v := decodeNumVar(d.s); v.special == numFinite {
+	if v := decodeNumVar(d.Str()); v.special == numFinite {
 		prec, scale := numTypmodPrecScale(typmod)
 		if v.dscale <= scale && (len(v.digits) == 0 || leadingDecimalExponent(v) <= prec-scale) {
 			// Nothing to round and no overflow: only the display scale
 			// grows, which changes the header and not the digits.
 			v.dscale = scale
 			s, err := v.encode()
-			return Datum{s: s, k: kNum}, err
+			return StrOfKind(kNum, s), err
 		}
 	}
 	n := numOf(d)

@@ -206,7 +206,7 @@ func TestNumericBinary(t *testing.T) {
 			t.Errorf("recv(%s): %v", tt.hex, err)
 			continue
 		}
-		if FormatText(Numeric, back) != FormatText(Numeric, d) || back.s != d.s {
+		if FormatText(Numeric, back) != FormatText(Numeric, d) || back.Str() != d.Str() {
 			t.Errorf("recv(%s) = %s, want %s", tt.hex, FormatText(Numeric, back), tt.in)
 		}
 	}

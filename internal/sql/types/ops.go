@@ -36,48 +36,48 @@ func underflowErr() error {
 func intAdd(ret OID) func([]Datum) (Datum, error) {
 	if ret == Int8OID {
 		return func(a []Datum) (Datum, error) {
-			x, y := a[0].i, a[1].i
+			x, y := a[0].Int(), a[1].Int()
 			r := x + y
 			if (x^r)&(y^r) < 0 {
 				return Datum{}, intRangeErr(Int8OID)
 			}
-			return Datum{i: r, k: kInt}, nil
+			return Int(r), nil
 		}
 	}
-	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].i+a[1].i, ret) }
+	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].Int()+a[1].Int(), ret) }
 }
 
 func intSub(ret OID) func([]Datum) (Datum, error) {
 	if ret == Int8OID {
 		return func(a []Datum) (Datum, error) {
-			x, y := a[0].i, a[1].i
+			x, y := a[0].Int(), a[1].Int()
 			r := x - y
 			if (x^y)&(x^r) < 0 {
 				return Datum{}, intRangeErr(Int8OID)
 			}
-			return Datum{i: r, k: kInt}, nil
+			return Int(r), nil
 		}
 	}
-	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].i-a[1].i, ret) }
+	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].Int()-a[1].Int(), ret) }
 }
 
 func intMul(ret OID) func([]Datum) (Datum, error) {
 	if ret == Int8OID {
 		return func(a []Datum) (Datum, error) {
-			x, y := a[0].i, a[1].i
+			x, y := a[0].Int(), a[1].Int()
 			r := x * y
 			if x != 0 && (r/x != y || (x == -1 && y == math.MinInt64)) {
 				return Datum{}, intRangeErr(Int8OID)
 			}
-			return Datum{i: r, k: kInt}, nil
+			return Int(r), nil
 		}
 	}
-	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].i*a[1].i, ret) }
+	return func(a []Datum) (Datum, error) { return checkIntRange(a[0].Int()*a[1].Int(), ret) }
 }
 
 func intDiv(ret OID) func([]Datum) (Datum, error) {
 	return func(a []Datum) (Datum, error) {
-		x, y := a[0].i, a[1].i
+		x, y := a[0].Int(), a[1].Int()
 		if y == 0 {
 			return Datum{}, divZero()
 		}
@@ -87,19 +87,19 @@ func intDiv(ret OID) func([]Datum) (Datum, error) {
 			}
 			return checkIntRange(-x, ret)
 		}
-		return Datum{i: x / y, k: kInt}, nil
+		return Int(x / y), nil
 	}
 }
 
 func intMod(a []Datum) (Datum, error) {
-	x, y := a[0].i, a[1].i
+	x, y := a[0].Int(), a[1].Int()
 	if y == 0 {
 		return Datum{}, divZero()
 	}
 	if y == -1 {
-		return Datum{i: 0, k: kInt}, nil
+		return Int(0), nil
 	}
-	return Datum{i: x % y, k: kInt}, nil
+	return Int(x % y), nil
 }
 
 // float arithmetic with PostgreSQL's overflow/underflow checks
@@ -161,12 +161,7 @@ func f8(op func(x, y float64) (Datum, error)) func([]Datum) (Datum, error) {
 	return func(a []Datum) (Datum, error) { return op(a[0].Float(), a[1].Float()) }
 }
 
-func boolRes(b bool) Datum {
-	if b {
-		return Datum{i: 1, k: kBool}
-	}
-	return Datum{k: kBool}
-}
+func boolRes(b bool) Datum { return Bool(b) }
 
 // comparison operator builders from a three-way compare
 func cmpOps(left, right Type, cmp func(a, b Datum) int) {
@@ -179,21 +174,21 @@ func cmpOps(left, right Type, cmp func(a, b Datum) int) {
 }
 
 func intOps(left, right Type) {
-	addOp("=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i == a[1].i), nil }})
-	addOp("<>", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i != a[1].i), nil }})
-	addOp("<", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i < a[1].i), nil }})
-	addOp("<=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i <= a[1].i), nil }})
-	addOp(">", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i > a[1].i), nil }})
-	addOp(">=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].i >= a[1].i), nil }})
+	addOp("=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() == a[1].Int()), nil }})
+	addOp("<>", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() != a[1].Int()), nil }})
+	addOp("<", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() < a[1].Int()), nil }})
+	addOp("<=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() <= a[1].Int()), nil }})
+	addOp(">", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() > a[1].Int()), nil }})
+	addOp(">=", &Func{Args: []Type{left, right}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(a[0].Int() >= a[1].Int()), nil }})
 }
 
-func strCmp(a, b Datum) int { return strings.Compare(a.s, b.s) }
+func strCmp(a, b Datum) int { return strings.Compare(a.Str(), b.Str()) }
 func bpcharCmp(a, b Datum) int {
-	return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s))
+	return strings.Compare(TrimBlankPadding(a.Str()), TrimBlankPadding(b.Str()))
 }
 func floatCmp(a, b Datum) int    { return CompareFloat(a.Float(), b.Float()) }
-func vecCmp(a, b Datum) int      { return cmpVec(a.s, b.s) }
-func intCmpDatum(a, b Datum) int { return cmpInt(a.i, b.i) }
+func vecCmp(a, b Datum) int      { return cmpVec(a.Str(), b.Str()) }
+func intCmpDatum(a, b Datum) int { return cmpInt(a.Int(), b.Int()) }
 
 func init() {
 	// integer arithmetic and comparison, all nine int2/int4/int8 combinations
@@ -211,17 +206,17 @@ func init() {
 		t := t
 		addOp("%", &Func{Args: []Type{t, t}, Ret: t, Fn: intMod})
 		addOp("-", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) {
-			if t.OID == Int8OID && a[0].i == math.MinInt64 {
+			if t.OID == Int8OID && a[0].Int() == math.MinInt64 {
 				return Datum{}, intRangeErr(Int8OID)
 			}
-			return checkIntRange(-a[0].i, t.OID)
+			return checkIntRange(-a[0].Int(), t.OID)
 		}})
 		addOp("+", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return a[0], nil }})
-		addOp("@", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return intAbs(a[0].i, t.OID) }})
-		addOp("&", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].i & a[1].i), nil }})
-		addOp("|", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].i | a[1].i), nil }})
-		addOp("#", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].i ^ a[1].i), nil }})
-		addOp("~", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(^a[0].i), nil }})
+		addOp("@", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return intAbs(a[0].Int(), t.OID) }})
+		addOp("&", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].Int() & a[1].Int()), nil }})
+		addOp("|", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].Int() | a[1].Int()), nil }})
+		addOp("#", &Func{Args: []Type{t, t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(a[0].Int() ^ a[1].Int()), nil }})
+		addOp("~", &Func{Args: []Type{t}, Ret: t, Fn: func(a []Datum) (Datum, error) { return Int(^a[0].Int()), nil }})
 		bitsz := int64(16)
 		switch t.OID {
 		case Int4OID:
@@ -231,8 +226,8 @@ func init() {
 		}
 		addOp("<<", &Func{Args: []Type{t, Int4}, Ret: t, Fn: func(a []Datum) (Datum, error) {
 			// C shift semantics on the type's width (count taken modulo width on x86)
-			n := uint64(a[1].i) & uint64(bitsz-1)
-			v := a[0].i << n
+			n := uint64(a[1].Int()) & uint64(bitsz-1)
+			v := a[0].Int() << n
 			switch bitsz {
 			case 16:
 				v = int64(int16(v))
@@ -242,8 +237,8 @@ func init() {
 			return Int(v), nil
 		}})
 		addOp(">>", &Func{Args: []Type{t, Int4}, Ret: t, Fn: func(a []Datum) (Datum, error) {
-			n := uint64(a[1].i) & uint64(bitsz-1)
-			return Int(a[0].i >> n), nil
+			n := uint64(a[1].Int()) & uint64(bitsz-1)
+			return Int(a[0].Int() >> n), nil
 		}})
 	}
 
@@ -313,8 +308,8 @@ func init() {
 	_ = intCmpDatum
 
 	// string concatenation
-	addOp("||", &Func{Args: []Type{Text, Text}, Ret: Text, Fn: func(a []Datum) (Datum, error) { return Str(a[0].s + a[1].s), nil }})
-	addOp("||", &Func{Args: []Type{Bytea, Bytea}, Ret: Bytea, Fn: func(a []Datum) (Datum, error) { return Str(a[0].s + a[1].s), nil }})
+	addOp("||", &Func{Args: []Type{Text, Text}, Ret: Text, Fn: func(a []Datum) (Datum, error) { return Str(a[0].Str() + a[1].Str()), nil }})
+	addOp("||", &Func{Args: []Type{Bytea, Bytea}, Ret: Bytea, Fn: func(a []Datum) (Datum, error) { return Str(a[0].Str() + a[1].Str()), nil }})
 	addOp("||", &Func{Args: []Type{Text, Any}, Ret: Text, poly: func(actual []Type) *Func {
 		rt := actual[1]
 		return &Func{Name: "||", Args: actual, Ret: Text, Strict: true, Fn: func(a []Datum) (Datum, error) {
@@ -322,7 +317,7 @@ func init() {
 			if err != nil {
 				return Datum{}, err
 			}
-			return Str(a[0].s + t.s), nil
+			return Str(a[0].Str() + t.Str()), nil
 		}}
 	}})
 	addOp("||", &Func{Args: []Type{Any, Text}, Ret: Text, poly: func(actual []Type) *Func {
@@ -332,32 +327,32 @@ func init() {
 			if err != nil {
 				return Datum{}, err
 			}
-			return Str(t.s + a[1].s), nil
+			return Str(t.Str() + a[1].Str()), nil
 		}}
 	}})
 
 	// LIKE / ILIKE (backslash escape)
 	for _, t := range []Type{Text, Name, BpcharAny} {
 		t := t
-		get := func(d Datum) string { return d.s } // bpchar LIKE sees the padding, as in PostgreSQL
+		get := func(d Datum) string { return d.Str() } // bpchar LIKE sees the padding, as in PostgreSQL
 		addOp("~~", &Func{Args: []Type{t, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-			return likeOp(get(a[0]), a[1].s, false, false)
+			return likeOp(get(a[0]), a[1].Str(), false, false)
 		}})
 		addOp("!~~", &Func{Args: []Type{t, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-			return likeOp(get(a[0]), a[1].s, false, true)
+			return likeOp(get(a[0]), a[1].Str(), false, true)
 		}})
 		addOp("~~*", &Func{Args: []Type{t, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-			return likeOp(get(a[0]), a[1].s, true, false)
+			return likeOp(get(a[0]), a[1].Str(), true, false)
 		}})
 		addOp("!~~*", &Func{Args: []Type{t, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-			return likeOp(get(a[0]), a[1].s, true, true)
+			return likeOp(get(a[0]), a[1].Str(), true, true)
 		}})
 	}
 	addOp("~~", &Func{Args: []Type{Bytea, Bytea}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		return likeOp(a[0].s, a[1].s, false, false)
+		return likeOp(a[0].Str(), a[1].Str(), false, false)
 	}})
 	addOp("!~~", &Func{Args: []Type{Bytea, Bytea}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		return likeOp(a[0].s, a[1].s, false, true)
+		return likeOp(a[0].Str(), a[1].Str(), false, true)
 	}})
 }
 
@@ -368,7 +363,7 @@ func intAbs(v int64, t OID) (Datum, error) {
 		}
 		return checkIntRange(-v, t)
 	}
-	return Datum{i: v, k: kInt}, nil
+	return Int(v), nil
 }
 
 func likeOp(s, p string, fold, negate bool) (Datum, error) {

@@ -17,8 +17,8 @@ import (
 func RecordValue(fieldTypes []Type, vals []Datum) Datum {
 	pairs := make([]Datum, 0, 2*len(vals))
 	for i, v := range vals {
-		if v.k == kArr {
-			v = Datum{s: v.s, k: kStr}
+		if v.Kind() == kArr {
+			v = Str(v.Str())
 		}
 		pairs = append(pairs, Int(int64(fieldTypes[i].OID)), v)
 	}
@@ -33,7 +33,7 @@ func RecordFields(d Datum) ([]Type, []Datum) {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		t, v := Type{OID: OID(pairs[i].Int()), Typmod: -1}, pairs[i+1]
 		if !v.IsNull() && (t.OID == RecordOID || IsArray(t)) {
-			v = Datum{s: v.s, k: kArr}
+			v = StrOfKind(kArr, v.Str())
 		}
 		ts = append(ts, t)
 		vals = append(vals, v)

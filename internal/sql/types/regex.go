@@ -35,25 +35,25 @@ func init() {
 		}{{"~", false, false}, {"!~", false, true}, {"~*", true, false}, {"!~*", true, true}} {
 			op := op
 			addOp(op.name, &Func{Args: []Type{t, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-				r, err := compileRegex(a[1].s, op.icase)
+				r, err := compileRegex(a[1].Str(), op.icase)
 				if err != nil {
 					return Datum{}, err
 				}
-				return Bool(r.MatchString(a[0].s) != op.negate), nil
+				return Bool(r.MatchString(a[0].Str()) != op.negate), nil
 			}})
 		}
 	}
 	fn("regexp_replace", []Type{Text, Text, Text}, Text, func(a []Datum) (Datum, error) {
-		r, err := compileRegex(a[1].s, false)
+		r, err := compileRegex(a[1].Str(), false)
 		if err != nil {
 			return Datum{}, err
 		}
-		loc := r.FindStringSubmatchIndex(a[0].s)
+		loc := r.FindStringSubmatchIndex(a[0].Str())
 		if loc == nil {
 			return a[0], nil
 		}
-		out := r.ExpandString(nil, pgReplacement(a[2].s), a[0].s, loc)
-		return Str(a[0].s[:loc[0]] + string(out) + a[0].s[loc[1]:]), nil
+		out := r.ExpandString(nil, pgReplacement(a[2].Str()), a[0].Str(), loc)
+		return Str(a[0].Str()[:loc[0]] + string(out) + a[0].Str()[loc[1]:]), nil
 	})
 	fn("pg_relation_is_publishable", []Type{Oid}, Boolean, func([]Datum) (Datum, error) { return Bool(false), nil })
 	fn("pg_get_statisticsobjdef_columns", []Type{Oid}, Text, func([]Datum) (Datum, error) { return Datum{}, nil })

@@ -54,5 +54,5 @@ func SizePretty(size int64) string {
 }
 
 func init() {
-	fn("pg_size_pretty", []Type{Int8}, Text, func(a []Datum) (Datum, error) { return Str(SizePretty(a[0].i)), nil })
+	fn("pg_size_pretty", []Type{Int8}, Text, func(a []Datum) (Datum, error) { return Str(SizePretty(a[0].Int())), nil })
 }

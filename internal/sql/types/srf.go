@@ -51,9 +51,9 @@ func init() {
 			maxv, minv = math.MaxInt32, math.MinInt32
 		}
 		gen := func(a []Datum) (func() (Datum, bool, error), error) {
-			cur, stop, step := a[0].i, a[1].i, int64(1)
+			cur, stop, step := a[0].Int(), a[1].Int(), int64(1)
 			if len(a) > 2 {
-				step = a[2].i
+				step = a[2].Int()
 			}
 			if step == 0 {
 				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
@@ -70,7 +70,7 @@ func init() {
 					done = true // the next value would overflow
 				}
 				cur = next
-				return Datum{i: v, k: kInt}, true, nil
+				return Int(v), true, nil
 			}, nil
 		}
 		srfs["generate_series"] = append(srfs["generate_series"],

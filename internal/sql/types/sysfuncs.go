@@ -45,27 +45,27 @@ func init() {
 		}
 		tm := int32(-1)
 		if !a[1].IsNull() {
-			tm = int32(a[1].i)
+			tm = int32(a[1].Int())
 		}
-		return Str(FormatType(OID(a[0].i), tm)), nil
+		return Str(FormatType(OID(a[0].Int()), tm)), nil
 	}})
 	fn("pg_get_userbyid", []Type{Oid}, Name, func(a []Datum) (Datum, error) {
-		if a[0].i == 10 {
+		if a[0].Int() == 10 {
 			return Str("postgres"), nil
 		}
-		return Str("unknown (OID=" + strconv.FormatInt(a[0].i, 10) + ")"), nil
+		return Str("unknown (OID=" + strconv.FormatInt(a[0].Int(), 10) + ")"), nil
 	})
 	fn("pg_encoding_to_char", []Type{Int4}, Name, func(a []Datum) (Datum, error) {
-		if a[0].i == 6 {
+		if a[0].Int() == 6 {
 			return Str("UTF8"), nil
 		}
-		if a[0].i == 0 {
+		if a[0].Int() == 0 {
 			return Str("SQL_ASCII"), nil
 		}
 		return Str(""), nil
 	})
 	fn("pg_char_to_encoding", []Type{Name}, Int4, func(a []Datum) (Datum, error) {
-		if strings.EqualFold(a[0].s, "UTF8") {
+		if strings.EqualFold(a[0].Str(), "UTF8") {
 			return Int(6), nil
 		}
 		return Int(-1), nil
@@ -89,7 +89,7 @@ func init() {
 	// pg_get_expr: tidal stores expressions (pg_attrdef.adbin) as SQL text.
 	fn("pg_get_expr", []Type{Text, Oid}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
 	fn("pg_get_expr", []Type{Text, Oid, Boolean}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
-	fn("quote_ident", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(QuoteIdent(a[0].s)), nil })
+	fn("quote_ident", []Type{Text}, Text, func(a []Datum) (Datum, error) { return Str(QuoteIdent(a[0].Str())), nil })
 	fn("pg_postmaster_start_time", nil, Timestamptz, func([]Datum) (Datum, error) { return TimestampMicros(0), nil })
 	fn("inet_server_port", nil, Int4, func([]Datum) (Datum, error) { return Datum{}, nil })
 	fn("pg_tablespace_location", []Type{Oid}, Text, func([]Datum) (Datum, error) { return Str(""), nil })
@@ -98,7 +98,7 @@ func init() {
 		for _, v := range a[0].Int2Vector() {
 			parts = append(parts, strconv.Itoa(int(v)))
 		}
-		return Str(strings.Join(parts, a[1].s)), nil
+		return Str(strings.Join(parts, a[1].Str())), nil
 	})
 }
 

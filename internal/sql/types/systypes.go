@@ -43,11 +43,11 @@ var (
 
 // TidDatum returns the tid (block, offset).
 func TidDatum(block uint32, offset uint16) Datum {
-	return Datum{i: int64(block)<<16 | int64(offset), k: kInt}
+	return Int(int64(block)<<16 | int64(offset))
 }
 
 // TidParts returns the block and offset of a tid datum.
-func TidParts(d Datum) (uint32, uint16) { return uint32(d.i >> 16), uint16(d.i & 0xFFFF) }
+func TidParts(d Datum) (uint32, uint16) { return uint32(d.Int() >> 16), uint16(d.Int() & 0xFFFF) }
 
 func sysTypeInfo(oid OID) *typeInfo {
 	switch oid {
@@ -142,7 +142,7 @@ func strtoul(s string, base int) (uint64, int, bool) {
 // text that is no number reads as 0.
 func parseXidLike(s string) Datum {
 	v, _, _ := strtoul(s, 0)
-	return Datum{i: int64(uint32(v)), k: kInt}
+	return Int(int64(uint32(v)))
 }
 
 func digitValue(c byte) int {
@@ -178,7 +178,7 @@ func appendSysType(dst []byte, t Type, d Datum) ([]byte, bool) {
 		dst = strconv.AppendUint(dst, uint64(off), 10)
 		return append(dst, ')'), true
 	case XidOID, CidOID:
-		return strconv.AppendUint(dst, uint64(uint32(d.i)), 10), true
+		return strconv.AppendUint(dst, uint64(uint32(d.Int())), 10), true
 	}
 	return dst, false
 }
@@ -190,7 +190,7 @@ func sendSysType(dst []byte, t Type, d Datum) ([]byte, bool) {
 		dst = binary.BigEndian.AppendUint32(dst, blk)
 		return binary.BigEndian.AppendUint16(dst, off), true
 	case XidOID, CidOID:
-		return binary.BigEndian.AppendUint32(dst, uint32(d.i)), true
+		return binary.BigEndian.AppendUint32(dst, uint32(d.Int())), true
 	}
 	return dst, false
 }
@@ -206,7 +206,7 @@ func recvSysType(t Type, b []byte) (Datum, error, bool) {
 		if err := fixedLen(b, 4); err != nil {
 			return Datum{}, err, true
 		}
-		return Datum{i: int64(binary.BigEndian.Uint32(b)), k: kInt}, nil, true
+		return Int(int64(binary.BigEndian.Uint32(b))), nil, true
 	}
 	return Datum{}, nil, false
 }
@@ -238,14 +238,14 @@ func getTid(p []byte) Datum {
 
 func compareSysType(t Type, a, b Datum) (int, bool) {
 	if isSysType(t.OID) {
-		return cmpInt(a.i, b.i), true
+		return cmpInt(a.Int(), b.Int()), true
 	}
 	return 0, false
 }
 
 func hashSysType(t Type, d Datum) (uint64, bool) {
 	if isSysType(t.OID) {
-		return HashInt64(d.i), true
+		return HashInt64(d.Int()), true
 	}
 	return 0, false
 }
@@ -266,9 +266,9 @@ func init() {
 	}
 	cmpOps(Tid, Tid, intCmpDatum)
 	eqOps := func(l, r Type, withNe bool) {
-		addOp("=", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].i) == uint32(a[1].i)), nil }})
+		addOp("=", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].Int()) == uint32(a[1].Int())), nil }})
 		if withNe {
-			addOp("<>", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].i) != uint32(a[1].i)), nil }})
+			addOp("<>", &Func{Args: []Type{l, r}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) { return boolRes(uint32(a[0].Int()) != uint32(a[1].Int())), nil }})
 		}
 	}
 	eqOps(Xid, Xid, true)

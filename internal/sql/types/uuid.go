@@ -9,7 +9,7 @@ import (
 // uuid: 16 bytes, compared bytewise (PostgreSQL's memcmp order).
 
 // UUIDDatum returns a uuid datum.
-func UUIDDatum(b [16]byte) Datum { return Datum{s: string(b[:]), k: kStr} }
+func UUIDDatum(b [16]byte) Datum { return Str(string(b[:])) }
 
 // parseUUID is uuid_in: 32 hex digits, optionally in braces, with a hyphen
 // allowed after any group of four digits.
