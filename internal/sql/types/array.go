@@ -1,69 +1,54 @@
 package types
 
 import (
-	"encoding/binary"
 	"math"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
 // Arrays are one-dimensional with lower bound 1 (what catalog queries
-// need). An array datum keeps its elements encoded in the string field:
-// per element a tag byte (0 NULL, 1 int, 2 float, 3 bool, 4 string,
-// 5 timestamp, 6 numeric) followed by 8 bytes, or for strings and numerics
-// a uvarint length and the bytes. The element type comes from the array type's OID.
-
-const kArr kind = 100
+// need). The array datum's representation (Array, Datum.Elems) and the
+// array types (IsArray, ArrayOf, ElemType) are package datum's; their SQL
+// behaviour (text and binary I/O, casts, functions) is here.
 
 // array type OIDs (pg_type.typarray of the element types).
 const (
-	BoolArrayOID        OID = 1000
-	ByteaArrayOID       OID = 1001
-	CharArrayOID        OID = 1002
-	NameArrayOID        OID = 1003
-	Int2ArrayOID        OID = 1005
-	Int2VectorArrayOID  OID = 1006
-	Int4ArrayOID        OID = 1007
-	TextArrayOID        OID = 1009
-	BpcharArrayOID      OID = 1014
-	VarcharArrayOID     OID = 1015
-	Int8ArrayOID        OID = 1016
-	Float4ArrayOID      OID = 1021
-	Float8ArrayOID      OID = 1022
-	OidArrayOID         OID = 1028
-	TimestampArrayOID   OID = 1115
-	TimestamptzArrayOID OID = 1185
-	NumericArrayOID     OID = 1231
+	BoolArrayOID        = datum.BoolArrayOID
+	ByteaArrayOID       = datum.ByteaArrayOID
+	CharArrayOID        = datum.CharArrayOID
+	NameArrayOID        = datum.NameArrayOID
+	Int2ArrayOID        = datum.Int2ArrayOID
+	Int2VectorArrayOID  = datum.Int2VectorArrayOID
+	Int4ArrayOID        = datum.Int4ArrayOID
+	TextArrayOID        = datum.TextArrayOID
+	BpcharArrayOID      = datum.BpcharArrayOID
+	VarcharArrayOID     = datum.VarcharArrayOID
+	Int8ArrayOID        = datum.Int8ArrayOID
+	Float4ArrayOID      = datum.Float4ArrayOID
+	Float8ArrayOID      = datum.Float8ArrayOID
+	OidArrayOID         = datum.OidArrayOID
+	TimestampArrayOID   = datum.TimestampArrayOID
+	TimestamptzArrayOID = datum.TimestamptzArrayOID
+	NumericArrayOID     = datum.NumericArrayOID
 )
 
-var arrayOf = map[OID]OID{
-	BoolOID: BoolArrayOID, ByteaOID: ByteaArrayOID, CharOID: CharArrayOID, NameOID: NameArrayOID,
-	Int2OID: Int2ArrayOID, Int2VectorOID: Int2VectorArrayOID, Int4OID: Int4ArrayOID, TextOID: TextArrayOID,
-	BpcharOID: BpcharArrayOID, VarcharOID: VarcharArrayOID, Int8OID: Int8ArrayOID, Float4OID: Float4ArrayOID,
-	Float8OID: Float8ArrayOID, OidOID: OidArrayOID, TimestampOID: TimestampArrayOID, TimestamptzOID: TimestamptzArrayOID,
-	NumericOID: NumericArrayOID,
+// arrayFuncElems are the element types whose arrays have the array
+// functions (array_position, array_length, cardinality, ...; init below).
+var arrayFuncElems = []OID{
+	BoolOID, ByteaOID, CharOID, NameOID, Int2OID, Int2VectorOID, Int4OID, TextOID, BpcharOID, VarcharOID,
+	Int8OID, Float4OID, Float8OID, OidOID, TimestampOID, TimestamptzOID, NumericOID,
 }
-
-var elemOf = func() map[OID]OID {
-	m := map[OID]OID{}
-	for e, a := range arrayOf {
-		m[a] = e
-	}
-	return m
-}()
 
 var arrayInfos map[OID]*typeInfo
 
 func init() {
 	m := map[OID]*typeInfo{}
-	for e, a := range arrayOf {
+	datum.EachArrayType(func(e, a OID) {
 		ei := info(e)
-		m[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", layout: Layout{-1, ei.layout.Align, false, 'x'}, category: 'A'}
-		if ei.layout.Align != 'd' {
-			m[a].layout.Align = 'i'
-		}
-	}
+		m[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", category: 'A'}
+	})
 	arrayInfos = m
 }
 
@@ -75,88 +60,13 @@ func arrayInfo(oid OID) *typeInfo {
 }
 
 // ArrayOf returns the array type whose elements are t.
-func ArrayOf(t Type) (Type, bool) {
-	a, ok := arrayOf[t.OID]
-	return Type{a, -1}, ok
-}
+func ArrayOf(t Type) (Type, bool) { return datum.ArrayOf(t) }
 
 // ElemType returns the element type of an array type.
-func ElemType(t Type) (Type, bool) {
-	e, ok := elemOf[t.OID]
-	return Type{e, -1}, ok
-}
+func ElemType(t Type) (Type, bool) { return datum.ElemType(t) }
 
 // IsArray reports whether t is an array type.
-func IsArray(t Type) bool { _, ok := elemOf[t.OID]; return ok }
-
-// Array returns an array datum holding elems.
-func Array(elems []Datum) Datum {
-	var b []byte
-	for _, e := range elems {
-		switch e.Kind() {
-		case kNull:
-			b = append(b, 0)
-		case kStr, kVec, kNum:
-			tag := byte(4)
-			if e.Kind() == kNum {
-				tag = 6
-			}
-			b = append(b, tag)
-			b = binary.AppendUvarint(b, uint64(len(e.Str())))
-			b = append(b, e.Str()...)
-		default:
-			tag := byte(1)
-			switch e.Kind() {
-			case kFloat:
-				tag = 2
-			case kBool:
-				tag = 3
-			case kTime:
-				tag = 5
-			}
-			b = append(b, tag)
-			b = binary.LittleEndian.AppendUint64(b, uint64(e.Int()))
-		}
-	}
-	return StrOfKind(kArr, string(b))
-}
-
-// Elems returns the elements of an array datum.
-func (d Datum) Elems() []Datum {
-	var out []Datum
-	s := d.Str()
-	for len(s) > 0 {
-		tag := s[0]
-		s = s[1:]
-		switch tag {
-		case 0:
-			out = append(out, Datum{})
-		case 4, 6:
-			n, k := binary.Uvarint([]byte(s[:min(len(s), 10)]))
-			s = s[k:]
-			kd := kStr
-			if tag == 6 {
-				kd = kNum
-			}
-			out = append(out, StrOfKind(kd, s[:n]))
-			s = s[n:]
-		default:
-			v := int64(binary.LittleEndian.Uint64([]byte(s[:8])))
-			s = s[8:]
-			k := kInt
-			switch tag {
-			case 2:
-				k = kFloat
-			case 3:
-				k = kBool
-			case 5:
-				k = kTime
-			}
-			out = append(out, IntOfKind(k, v))
-		}
-	}
-	return out
-}
+func IsArray(t Type) bool { return datum.IsArray(t) }
 
 func arrayNeedsQuote(s string) bool {
 	if s == "" || strings.EqualFold(s, "NULL") {
@@ -307,7 +217,7 @@ func castArray(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, er
 		for _, v := range d.Int2Vector() {
 			elems = append(elems, Int(int64(v)))
 		}
-		d, from = Array(elems), Type{Int2ArrayOID, -1}
+		d, from = Array(elems), Type{OID: Int2ArrayOID, Typmod: -1}
 		if to.OID == Int2ArrayOID {
 			return d, nil
 		}
@@ -329,12 +239,12 @@ func arrayCastContext(from, to OID) (CastContext, bool) {
 	if from == Int2VectorOID && to == Int2ArrayOID {
 		return CastImplicit, true
 	}
-	fe, ok1 := elemOf[from]
-	te, ok2 := elemOf[to]
+	fe, ok1 := ElemType(Type{OID: from, Typmod: -1})
+	te, ok2 := ElemType(Type{OID: to, Typmod: -1})
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	return castContext(fe, te)
+	return castContext(fe.OID, te.OID)
 }
 
 // ArrayPosition is array_position(arr, v): the 1-based index of the first
@@ -353,8 +263,9 @@ func ArrayPosition(t Type, arr, v Datum) Datum {
 }
 
 func init() {
-	for e, a := range arrayOf {
-		et, at := Type{e, -1}, Type{a, -1}
+	for _, e := range arrayFuncElems {
+		et := Type{OID: e, Typmod: -1}
+		at, _ := ArrayOf(et)
 		addFunc("array_position", &Func{Args: []Type{at, et}, Ret: Int4, Fn: func(x []Datum) (Datum, error) {
 			if x[0].IsNull() {
 				return Datum{}, nil

@@ -17,11 +17,11 @@ func TestArrayBinary(t *testing.T) {
 		text string
 		hex  string
 	}{
-		{Type{Int4ArrayOID, -1}, "{1,NULL,-2}", "00000001000000010000001700000003000000010000000400000001ffffffff00000004fffffffe"},
-		{Type{Int4ArrayOID, -1}, "{}", "000000000000000000000017"},
-		{Type{TextArrayOID, -1}, `{a,"b c"}`, "0000000100000000000000190000000200000001000000016100000003622063"},
+		{Type{OID: Int4ArrayOID, Typmod: -1}, "{1,NULL,-2}", "00000001000000010000001700000003000000010000000400000001ffffffff00000004fffffffe"},
+		{Type{OID: Int4ArrayOID, Typmod: -1}, "{}", "000000000000000000000017"},
+		{Type{OID: TextArrayOID, Typmod: -1}, `{a,"b c"}`, "0000000100000000000000190000000200000001000000016100000003622063"},
 		{char2Array, `{"a ",bc}`, "0000000100000000000004120000000200000001000000026120000000026263"},
-		{Type{TimestampArrayOID, -1}, `{"2026-11-30 01:02:03.5"}`, "00000001000000000000045a00000001000000010000000800030472ba0059e0"},
+		{Type{OID: TimestampArrayOID, Typmod: -1}, `{"2026-11-30 01:02:03.5"}`, "00000001000000000000045a00000001000000010000000800030472ba0059e0"},
 	}
 	for _, tc := range tests {
 		d, err := Parse(tc.typ, tc.text)
@@ -43,7 +43,7 @@ func TestArrayBinary(t *testing.T) {
 }
 
 func TestArrayBinaryErrors(t *testing.T) {
-	int4Array := Type{Int4ArrayOID, -1}
+	int4Array := Type{OID: Int4ArrayOID, Typmod: -1}
 	tests := []struct {
 		hex, code string
 	}{

@@ -104,7 +104,7 @@ func TestParseBinaryErrors(t *testing.T) {
 func TestBinaryRoundTripTypmod(t *testing.T) {
 	// timestamp(0) rounds on receive, like the text input.
 	b := AppendBinary(nil, Timestamp, TimestampMicros(1_500_000))
-	d, err := ParseBinary(Type{TimestampOID, 0}, b)
+	d, err := ParseBinary(Type{OID: TimestampOID, Typmod: 0}, b)
 	if err != nil || d.Micros() != 2_000_000 {
 		t.Fatalf("timestamp(0) recv = %d, %v", d.Micros(), err)
 	}

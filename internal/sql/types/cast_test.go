@@ -67,7 +67,7 @@ func TestCastContexts(t *testing.T) {
 		{Str("x"), Unknown, Int4, CastImplicit, "", pgerr.InvalidTextRepresentation, `invalid input syntax for type integer: "x"`},
 		{Bool(true), Boolean, Timestamp, CastExplicit, "", "42846", "cannot cast type boolean to timestamp without time zone"},
 		{Null(), Text, Int4, CastExplicit, "<NULL>", "", ""},
-		{Str("2024-01-01 00:00:00.123456"), Unknown, Type{TimestampOID, 2}, CastAssignment, "2024-01-01 00:00:00.12", "", ""},
+		{Str("2024-01-01 00:00:00.123456"), Unknown, Type{OID: TimestampOID, Typmod: 2}, CastAssignment, "2024-01-01 00:00:00.12", "", ""},
 	}
 	for _, tt := range tests {
 		d, err := Cast(tt.d, tt.from, tt.to, tt.ctx)

@@ -1,91 +1,70 @@
 package types
 
 import (
-	"encoding/binary"
 	"math"
+
+	"github.com/tidal-db/tidal/internal/datum"
 )
 
-type kind uint8
+// Values, type ids and the on-disk attribute layout are package datum's
+// (the layer below the access methods); this package gives them their SQL
+// behaviour. The names below keep the SQL layer's code unchanged.
+
+// Datum is one SQL value (datum.Datum). The zero value is SQL NULL.
+type Datum = datum.Datum
+
+type kind = datum.Kind
 
 const (
-	kNull kind = iota
-	kInt
-	kFloat
-	kBool
-	kStr
-	kTime
-	kVec
+	kNull   = datum.KindNull
+	kInt    = datum.KindInt
+	kFloat  = datum.KindFloat
+	kBool   = datum.KindBool
+	kStr    = datum.KindStr
+	kTime   = datum.KindTime
+	kVec    = datum.KindVec
+	kArr    = datum.KindArray
+	kNum    = datum.KindNumeric
+	kStored = datum.KindStored
 )
-
-// Datum is one SQL value. The zero value is SQL NULL. See the package
-// documentation for how each type is represented. A Datum is 32 bytes and
-// never allocates for numbers, booleans or timestamps.
-type Datum struct {
-	s string
-	i int64 // ints, float bits, bool 0/1, timestamps
-	k kind
-}
 
 // Null returns the SQL NULL (the zero Datum).
 func Null() Datum { return Datum{} }
 
 // Int returns an integer datum (int2, int4, int8, oid, "char").
-func Int(v int64) Datum { return Datum{i: v, k: kInt} }
+func Int(v int64) Datum { return datum.Int(v) }
 
 // Float returns a float4/float8 datum.
-func Float(v float64) Datum { return Datum{i: int64(math.Float64bits(v)), k: kFloat} }
+func Float(v float64) Datum { return datum.Float(v) }
 
 // Bool returns a boolean datum.
-func Bool(b bool) Datum {
-	if b {
-		return Datum{i: 1, k: kBool}
-	}
-	return Datum{k: kBool}
-}
+func Bool(b bool) Datum { return datum.Bool(b) }
 
 // Str returns a datum for text, varchar, bpchar, name, unknown (the string)
 // or bytea (the raw bytes).
-func Str(s string) Datum { return Datum{s: s, k: kStr} }
+func Str(s string) Datum { return datum.Str(s) }
 
 // TimestampMicros returns a timestamp datum: microseconds since
 // 2000-01-01 00:00:00 (math.MinInt64/MaxInt64 are -infinity/infinity).
-func TimestampMicros(us int64) Datum { return Datum{i: us, k: kTime} }
+func TimestampMicros(us int64) Datum { return datum.TimestampMicros(us) }
 
 // Int2Vector returns an int2vector datum.
-func Int2Vector(v []int16) Datum {
-	b := make([]byte, 2*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(x))
-	}
-	return Datum{s: string(b), k: kVec}
-}
+func Int2Vector(v []int16) Datum { return datum.Int2Vector(v) }
 
-// IsNull reports whether d is SQL NULL.
-func (d Datum) IsNull() bool { return d.k == kNull }
+// StrOfKind returns a datum of kind k held in the string field.
+func StrOfKind(k kind, s string) Datum { return datum.StrOfKind(k, s) }
 
-// Int returns the value of an integer datum.
-func (d Datum) Int() int64 { return d.i }
+// IntOfKind returns a datum of kind k held in the integer field.
+func IntOfKind(k kind, v int64) Datum { return datum.IntOfKind(k, v) }
 
-// Float returns the value of a float datum.
-func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
+// Array returns an array datum holding elems.
+func Array(elems []Datum) Datum { return datum.Array(elems) }
 
-// Bool returns the value of a boolean datum.
-func (d Datum) Bool() bool { return d.i != 0 }
+// TidDatum returns the tid (block, offset).
+func TidDatum(block uint32, offset uint16) Datum { return datum.TidDatum(block, offset) }
 
-// Str returns the string (or bytea bytes) of a string datum.
-func (d Datum) Str() string { return d.s }
-
-// Micros returns the microseconds of a timestamp datum.
-func (d Datum) Micros() int64 { return d.i }
-
-// Int2Vector returns the elements of an int2vector datum (a new slice).
-func (d Datum) Int2Vector() []int16 {
-	v := make([]int16, len(d.s)/2)
-	for i := range v {
-		v[i] = int16(uint16(d.s[2*i]) | uint16(d.s[2*i+1])<<8)
-	}
-	return v
-}
+// TidParts returns the block and offset of a tid datum.
+func TidParts(d Datum) (uint32, uint16) { return datum.TidParts(d) }
 
 // Timestamp infinities, as PostgreSQL's DT_NOBEGIN / DT_NOEND.
 const (
@@ -93,11 +72,63 @@ const (
 	TimestampInfinity    int64 = math.MaxInt64
 )
 
-// Kind returns d's representation kind.
-func (d Datum) Kind() kind { return d.k }
+// The on-disk attribute layout (datum's).
+type (
+	Layout    = datum.Layout
+	Deformer  = datum.Deformer
+	Detoaster = datum.Detoaster
+)
 
-// StrOfKind returns a datum of kind k held in the string field.
-func StrOfKind(k kind, s string) Datum { return Datum{s: s, k: k} }
+// MaxAlign rounds n up to a multiple of 8 (PostgreSQL's MAXALIGN).
+func MaxAlign(n int) int { return datum.MaxAlign(n) }
 
-// IntOfKind returns a datum of kind k held in the integer field.
-func IntOfKind(k kind, v int64) Datum { return Datum{i: v, k: k} }
+// BitmapLen is the size in bytes of a null bitmap for natts attributes.
+func BitmapLen(natts int) int { return datum.BitmapLen(natts) }
+
+// DataSize returns the size of the data area holding vals.
+func DataSize(types []Type, vals []Datum) int { return datum.DataSize(types, vals) }
+
+// FillData writes the data area for vals (see datum.FillData).
+func FillData(dst []byte, types []Type, vals []Datum) (hasNulls bool, hasVarWidth bool) {
+	return datum.FillData(dst, types, vals)
+}
+
+// FillNullBitmap sets the null bitmap for vals (see datum.FillNullBitmap).
+func FillNullBitmap(bitmap []byte, vals []Datum) { datum.FillNullBitmap(bitmap, vals) }
+
+// AttIsNull reports whether attribute i is NULL according to bitmap.
+func AttIsNull(bitmap []byte, i int) bool { return datum.AttIsNull(bitmap, i) }
+
+// NewDeformer prepares a Deformer for a tuple descriptor.
+func NewDeformer(types []Type) *Deformer { return datum.NewDeformer(types) }
+
+// NewDeformerStorage is NewDeformer with per-column storage.
+func NewDeformerStorage(types []Type, storage []byte) *Deformer {
+	return datum.NewDeformerStorage(types, storage)
+}
+
+// DeformData decodes len(out) leading attributes of the data area src.
+func DeformData(src []byte, types []Type, bitmap []byte, out []Datum) error {
+	return datum.DeformData(src, types, bitmap, out)
+}
+
+// StoredVarlena returns a Datum holding a stored-form varlena.
+func StoredVarlena(b []byte) Datum { return datum.StoredVarlena(b) }
+
+// SameBytes reports whether a and b hold the very same string bytes.
+func SameBytes(a, b Datum) bool { return datum.SameBytes(a, b) }
+
+// VarlenaSize is the in-memory varlena size of a value (tai_size).
+func VarlenaSize(d Datum) int { return datum.VarlenaSize(d) }
+
+// Payload returns the bytes of a varlena value without copying.
+func Payload(d Datum) []byte { return datum.Payload(d) }
+
+// Toastable reports whether values of t are candidates for compression or TOAST.
+func Toastable(t Type) bool { return datum.Toastable(t) }
+
+// Decompress returns the payload of an inline compressed varlena.
+func Decompress(v []byte) ([]byte, error) { return datum.Decompress(v) }
+
+// CheckAllocSize applies PostgreSQL's limit on one value (MaxAllocSize).
+func CheckAllocSize(d Datum) error { return datum.CheckAllocSize(d) }

@@ -1,6 +1,11 @@
-// Package types implements SQL types and values: datums, text I/O,
-// comparison, casts, operators and builtin functions, and PostgreSQL's
-// on-disk attribute layout.
+// Package types implements SQL types and values: names, text and binary
+// I/O, comparison, casts, operators and builtin functions. The value
+// representation (Datum), type ids (Type, the OID constants) and
+// PostgreSQL's on-disk attribute layout are package datum's, the layer
+// below the access methods; this package re-exports them under their old
+// names (type aliases, constants, small wrappers) and gives them their SQL
+// behaviour, including Type's names (String, TypName, BaseName) and the
+// stored text form of arrays, which it installs in datum.
 //
 // # Types
 //
@@ -86,7 +91,7 @@
 //
 // # On-disk layout
 //
-// DataSize, FillData, FillNullBitmap, DeformData and [Deformer] produce and
-// read exactly PostgreSQL's heap/index tuple data area (little-endian,
-// MAXALIGN 8), including 1-byte short varlena headers.
+// DataSize, FillData, FillNullBitmap, DeformData and [Deformer] (package
+// datum's) produce and read exactly PostgreSQL's heap/index tuple data area
+// (little-endian, MAXALIGN 8), including 1-byte short varlena headers.
 package types

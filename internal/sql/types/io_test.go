@@ -28,7 +28,7 @@ func TestParseTypmod(t *testing.T) {
 		{Bpchar(5), "abcdef", "", pgerr.StringDataRightTruncation, "value too long for type character(5)"},
 		{Bpchar(2), "é", "é ", "", ""},
 		{Bpchar(84), "", "                                                                                    ", "", ""},
-		{Type{TimestampOID, 0}, "2024-01-02 03:04:05.5", "2024-01-02 03:04:06", "", ""},
+		{Type{OID: TimestampOID, Typmod: 0}, "2024-01-02 03:04:05.5", "2024-01-02 03:04:06", "", ""},
 		// PostgreSQL 16+ integer input forms
 		{Int4, "0x1F", "31", "", ""},
 		{Int4, "0o17", "15", "", ""},

@@ -467,7 +467,7 @@ func init() {
 			}
 			return Datum{}, nil
 		}})
-		textArr := Type{TextArrayOID, -1}
+		textArr := Type{OID: TextArrayOID, Typmod: -1}
 		addOp("#>", &Func{Args: []Type{jt, textArr}, Ret: jt, Fn: func(a []Datum) (Datum, error) {
 			if v := jsonIn(t, a[0].Str()).path(a[1].Elems()); v != nil {
 				return jsonOut(t, v), nil
@@ -598,7 +598,7 @@ func init() {
 	addOp("?", &Func{Args: []Type{JSONB, Text}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
 		return Bool(jsonbHasKey(jsonbOf(a[0].Str()), a[1].Str())), nil
 	}})
-	textArr := Type{TextArrayOID, -1}
+	textArr := Type{OID: TextArrayOID, Typmod: -1}
 	addOp("?|", &Func{Args: []Type{JSONB, textArr}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
 		v := jsonbOf(a[0].Str())
 		for _, e := range a[1].Elems() {
@@ -834,7 +834,7 @@ func jsonbStripNulls(v *jsonVal) *jsonVal {
 }
 
 func init() {
-	textArr := Type{TextArrayOID, -1}
+	textArr := Type{OID: TextArrayOID, Typmod: -1}
 	set := func(a []Datum) (Datum, error) {
 		v := jsonbOf(a[0].Str())
 		if v.kind != jObject && v.kind != jArray {

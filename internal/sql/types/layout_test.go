@@ -7,6 +7,10 @@ import (
 	"testing"
 )
 
+// The attribute layout is package datum's (its tests cover it); this test
+// checks that values read by the SQL input functions land in exactly
+// PostgreSQL's bytes, and read back.
+
 func mustParse(t testing.TB, typ Type, s string) Datum {
 	t.Helper()
 	d, err := Parse(typ, s)
@@ -14,74 +18,6 @@ func mustParse(t testing.TB, typ Type, s string) Datum {
 		t.Fatalf("Parse(%s, %q): %v", typ, s, err)
 	}
 	return d
-}
-
-func TestLayoutOfTypes(t *testing.T) {
-	tests := []struct {
-		typ  Type
-		want Layout
-	}{
-		{Boolean, Layout{1, 'c', true, 'p'}},
-		{Bytea, Layout{-1, 'i', false, 'x'}},
-		{Char, Layout{1, 'c', true, 'p'}},
-		{Name, Layout{64, 'c', false, 'p'}},
-		{Int8, Layout{8, 'd', true, 'p'}},
-		{Int2, Layout{2, 's', true, 'p'}},
-		{Int2VectorType, Layout{-1, 'i', false, 'p'}},
-		{Int4, Layout{4, 'i', true, 'p'}},
-		{Text, Layout{-1, 'i', false, 'x'}},
-		{Oid, Layout{4, 'i', true, 'p'}},
-		{Float4, Layout{4, 'i', true, 'p'}},
-		{Float8, Layout{8, 'd', true, 'p'}},
-		{Unknown, Layout{-2, 'c', false, 'p'}},
-		{Bpchar(5), Layout{-1, 'i', false, 'x'}},
-		{Varchar(5), Layout{-1, 'i', false, 'x'}},
-		{Timestamp, Layout{8, 'd', true, 'p'}},
-		{Timestamptz, Layout{8, 'd', true, 'p'}},
-	}
-	for _, tt := range tests {
-		if got := tt.typ.Layout(); got != tt.want {
-			t.Errorf("%s.Layout() = %+v, want %+v", tt.typ, got, tt.want)
-		}
-	}
-}
-
-func TestDataSizeKnownPostgres(t *testing.T) {
-	md5hex := strings.Repeat("a", 32)
-	tests := []struct {
-		name  string
-		types []Type
-		vals  []Datum
-		want  int
-	}{
-		// pgbench-like row: 24-byte header + 48 = 72 bytes, 107 per 8 KiB page
-		{"int4,text32,float8", []Type{Int4, Text, Float8}, []Datum{Int(1), Str(md5hex), Float(1.5)}, 48},
-		{"4xint4,2xtext32", []Type{Int4, Int4, Int4, Int4, Text, Text},
-			[]Datum{Int(1), Int(2), Int(3), Int(4), Str(md5hex), Str(md5hex)}, 82},
-		{"btree int4", []Type{Int4}, []Datum{Int(1)}, 4},
-		{"btree float8", []Type{Float8}, []Datum{Float(1)}, 8},
-		{"null skipped", []Type{Int4, Text, Float8}, []Datum{Null(), Str(md5hex), Float(1.5)}, 33 + 7 + 8},
-		{"126-byte text short", []Type{Text}, []Datum{Str(strings.Repeat("x", 126))}, 127},
-		{"127-byte text long", []Type{Text}, []Datum{Str(strings.Repeat("x", 127))}, 131},
-		{"int2 then long text aligned", []Type{Int2, Text}, []Datum{Int(1), Str(strings.Repeat("x", 200))}, 4 + 204},
-		{"pgbench_accounts", []Type{Int4, Int4, Int4, Bpchar(84)},
-			[]Datum{Int(1), Int(1), Int(0), mustParse(t, Bpchar(84), "")}, 12 + 1 + 84},
-		{"int2vector is never short", []Type{Int2, Int2VectorType}, []Datum{Int(1), Int2Vector([]int16{1, 2})}, 4 + 28},
-		{"name", []Type{Boolean, Name}, []Datum{Bool(true), Str("abc")}, 65},
-	}
-	for _, tt := range tests {
-		if got := DataSize(tt.types, tt.vals); got != tt.want {
-			t.Errorf("%s: DataSize = %d, want %d", tt.name, got, tt.want)
-		}
-		if got := NewDeformer(tt.types).DataSize(tt.vals); got != tt.want {
-			t.Errorf("%s: Deformer.DataSize = %d, want %d", tt.name, got, tt.want)
-		}
-	}
-	// 8192-byte page, 24-byte page header, 4-byte line pointers, 24-byte tuple header
-	row := 24 + 48
-	if n := (8192 - 24) / (MaxAlign(row) + 4); n != 107 {
-		t.Errorf("rows per page = %d, want 107", n)
-	}
 }
 
 // Tuples captured from PostgreSQL 15 with pageinspect
@@ -168,98 +104,4 @@ func TestFillDataMatchesPostgres(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestDeformerUpTo(t *testing.T) {
-	types := []Type{Int4, Int8, Int2, Float8, Text, Int4}
-	vals := []Datum{Int(-7), Int(1 << 40), Int(3), Float(2.25), Str("hello"), Int(9)}
-	buf := make([]byte, DataSize(types, vals))
-	FillData(buf, types, vals)
-	d := NewDeformer(types)
-	for upTo := 0; upTo <= len(types); upTo++ {
-		out := make([]Datum, len(types))
-		if err := d.Deform(buf, nil, out, upTo); err != nil {
-			t.Fatal(err)
-		}
-		for i := range types {
-			if i < upTo {
-				if !Equal(types[i], out[i], vals[i]) {
-					t.Errorf("upTo %d: attr %d = %v", upTo, i, out[i])
-				}
-			} else if !out[i].IsNull() {
-				t.Errorf("upTo %d: attr %d decoded", upTo, i)
-			}
-		}
-	}
-	// strings must not alias the page
-	out := make([]Datum, len(types))
-	_ = d.Deform(buf, nil, out, len(types))
-	clear(buf)
-	if out[4].Str() != "hello" {
-		t.Errorf("string aliases the source buffer: %q", out[4].Str())
-	}
-	// corrupt input is an error, not a panic
-	if err := d.Deform(buf[:10], nil, out, len(types)); err == nil {
-		t.Errorf("short tuple: no error")
-	}
-}
-
-func TestRoundTripManyStrings(t *testing.T) {
-	// more string attributes than the span buffer, mixed with NULLs
-	n := 50
-	types := make([]Type, n)
-	vals := make([]Datum, n)
-	for i := range types {
-		types[i] = Text
-		if i%7 == 3 {
-			continue
-		}
-		vals[i] = Str(strings.Repeat(string(rune('a'+i%26)), i*5))
-	}
-	buf := make([]byte, DataSize(types, vals))
-	FillData(buf, types, vals)
-	bm := make([]byte, BitmapLen(n))
-	FillNullBitmap(bm, vals)
-	out := make([]Datum, n)
-	if err := NewDeformer(types).Deform(buf, bm, out, n); err != nil {
-		t.Fatal(err)
-	}
-	for i := range vals {
-		if out[i].IsNull() != vals[i].IsNull() || out[i].Str() != vals[i].Str() {
-			t.Errorf("attr %d: got %q want %q", i, out[i].Str(), vals[i].Str())
-		}
-	}
-}
-
-func BenchmarkFillData(b *testing.B) {
-	types := []Type{Int4, Text, Float8}
-	vals := []Datum{Int(1), Str("0123456789abcdef0123456789abcdef"), Float(1.5)}
-	d := NewDeformer(types)
-	buf := make([]byte, 64)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		n := d.DataSize(vals)
-		d.FillData(buf[:n], vals)
-	}
-}
-
-func BenchmarkDeform(b *testing.B) {
-	types := []Type{Int4, Text, Float8}
-	vals := []Datum{Int(1), Str("0123456789abcdef0123456789abcdef"), Float(1.5)}
-	d := NewDeformer(types)
-	buf := make([]byte, d.DataSize(vals))
-	d.FillData(buf, vals)
-	out := make([]Datum, 3)
-	b.Run("all", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			_ = d.Deform(buf, nil, out, 3)
-		}
-	})
-	b.Run("first", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			_ = d.Deform(buf, nil, out, 1)
-		}
-	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"strconv"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -24,38 +25,38 @@ import (
 
 // pg_type OIDs of the types added here.
 const (
-	JSONOID      OID = 114
-	DateOID      OID = 1082
-	TimeOID      OID = 1083
-	IntervalOID  OID = 1186
-	UUIDOID      OID = 2950
-	JSONBOID     OID = 3802
-	JSONArrayOID OID = 199
+	JSONOID      = datum.JSONOID
+	DateOID      = datum.DateOID
+	TimeOID      = datum.TimeOID
+	IntervalOID  = datum.IntervalOID
+	UUIDOID      = datum.UUIDOID
+	JSONBOID     = datum.JSONBOID
+	JSONArrayOID = datum.JSONArrayOID
 
-	DateArrayOID     OID = 1182
-	TimeArrayOID     OID = 1183
-	IntervalArrayOID OID = 1187
-	UUIDArrayOID     OID = 2951
-	JSONBArrayOID    OID = 3807
+	DateArrayOID     = datum.DateArrayOID
+	TimeArrayOID     = datum.TimeArrayOID
+	IntervalArrayOID = datum.IntervalArrayOID
+	UUIDArrayOID     = datum.UUIDArrayOID
+	JSONBArrayOID    = datum.JSONBArrayOID
 )
 
 // Convenience types.
 var (
-	Date     = Type{DateOID, -1}
-	Time     = Type{TimeOID, -1}
-	Interval = Type{IntervalOID, -1}
-	UUID     = Type{UUIDOID, -1}
-	JSON     = Type{JSONOID, -1}
-	JSONB    = Type{JSONBOID, -1}
+	Date     = datum.Date
+	Time     = datum.Time
+	Interval = datum.Interval
+	UUID     = datum.UUID
+	JSON     = datum.JSON
+	JSONB    = datum.JSONB
 )
 
 var (
-	infoDate     = typeInfo{"date", "date", layInt4, 'D', false}
-	infoTime     = typeInfo{"time", "time without time zone", layInt8, 'D', false}
-	infoInterval = typeInfo{"interval", "interval", Layout{16, 'd', false, 'p'}, 'T', true}
-	infoUUID     = typeInfo{"uuid", "uuid", Layout{16, 'c', false, 'p'}, 'U', false}
-	infoJSON     = typeInfo{"json", "json", layVarlena, 'U', false}
-	infoJSONB    = typeInfo{"jsonb", "jsonb", layVarlena, 'U', false}
+	infoDate     = typeInfo{"date", "date", 'D', false}
+	infoTime     = typeInfo{"time", "time without time zone", 'D', false}
+	infoInterval = typeInfo{"interval", "interval", 'T', true}
+	infoUUID     = typeInfo{"uuid", "uuid", 'U', false}
+	infoJSON     = typeInfo{"json", "json", 'U', false}
+	infoJSONB    = typeInfo{"jsonb", "jsonb", 'U', false}
 )
 
 func newTypeInfo(oid OID) *typeInfo {
@@ -88,17 +89,6 @@ func init() {
 		"interval": IntervalOID, "uuid": UUIDOID, "json": JSONOID, "jsonb": JSONBOID,
 	} {
 		typeNames[name] = oid
-	}
-	for e, a := range map[OID]OID{DateOID: DateArrayOID, TimeOID: TimeArrayOID, IntervalOID: IntervalArrayOID,
-		UUIDOID: UUIDArrayOID, JSONOID: JSONArrayOID, JSONBOID: JSONBArrayOID} {
-		arrayOf[e] = a
-		elemOf[a] = e
-		ei := info(e)
-		al := byte('i')
-		if ei.layout.Align == 'd' {
-			al = 'd'
-		}
-		arrayInfos[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", layout: Layout{-1, al, false, 'x'}, category: 'A'}
 	}
 }
 
@@ -292,25 +282,6 @@ func recvNewType(t Type, b []byte) (Datum, error, bool) {
 		return d, err, true
 	}
 	return Datum{}, nil, false
-}
-
-func attrNewType(t Type, a *attr) bool {
-	if attrSysType(t, a) {
-		return true
-	}
-	switch t.OID {
-	case DateOID:
-		a.enc, a.kind = encInt32, kInt
-	case TimeOID:
-		a.enc, a.kind = encInt64, kInt
-	case IntervalOID, UUIDOID:
-		a.enc, a.kind = encFixedBytes, kStr
-	case JSONOID, JSONBOID:
-		a.enc, a.kind = encVarlena, kStr
-	default:
-		return false
-	}
-	return true
 }
 
 func compareNewType(t Type, a, b Datum) (int, bool) {

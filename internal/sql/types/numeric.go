@@ -35,9 +35,6 @@ import (
 // result-scale rules round it. Comparison, hashing, text and binary output
 // read the payload directly.
 
-// kNum is the Datum kind of numeric values.
-const kNum kind = 101
-
 const (
 	numBase          = 10000
 	numDecDigits     = 4 // decimal digits per base-10000 digit

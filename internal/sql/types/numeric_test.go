@@ -11,7 +11,7 @@ import (
 
 // Expected values in this file were captured from PostgreSQL 15.
 
-func numT(typmod int32) Type { return Type{NumericOID, typmod} }
+func numT(typmod int32) Type { return Type{OID: NumericOID, Typmod: typmod} }
 
 func mustNumTypmod(t *testing.T, mods ...int32) int32 {
 	t.Helper()

@@ -1,37 +1,40 @@
 package types
 
+import "github.com/tidal-db/tidal/internal/datum"
+
 // The polymorphic and other pseudo-types that function declarations may
 // name (CREATE FUNCTION … (anyelement) RETURNS anyarray, RETURNS
 // trigger): they are never the type of a stored value. Resolution binds a
 // call's polymorphic arguments to actual types (package routine); "any",
 // record and void are in types.go.
+// Their OIDs and physical descriptions are package datum's.
 const (
-	CstringOID            OID = 2275
-	AnyArrayOID           OID = 2277
-	TriggerOID            OID = 2279
-	InternalOID           OID = 2281
-	AnyElementOID         OID = 2283
-	AnyNonArrayOID        OID = 2776
-	AnyCompatibleOID      OID = 5077
-	AnyCompatibleArrayOID OID = 5078
-	AnyCompatibleNonArray OID = 5079
+	CstringOID            = datum.CstringOID
+	AnyArrayOID           = datum.AnyArrayOID
+	TriggerOID            = datum.TriggerOID
+	InternalOID           = datum.InternalOID
+	AnyElementOID         = datum.AnyElementOID
+	AnyNonArrayOID        = datum.AnyNonArrayOID
+	AnyCompatibleOID      = datum.AnyCompatibleOID
+	AnyCompatibleArrayOID = datum.AnyCompatibleArrayOID
+	AnyCompatibleNonArray = datum.AnyCompatibleNonArrayOID
 )
 
 var (
-	AnyElement = Type{AnyElementOID, -1}
-	AnyArray   = Type{AnyArrayOID, -1}
+	AnyElement = datum.AnyElement
+	AnyArray   = datum.AnyArray
 )
 
 var pseudoInfos = map[OID]*typeInfo{
-	CstringOID:            {"cstring", "cstring", Layout{-2, 'c', false, 'p'}, 'P', false},
-	AnyArrayOID:           {"anyarray", "anyarray", Layout{-1, 'd', false, 'x'}, 'P', false},
-	TriggerOID:            {"trigger", "trigger", layInt4, 'P', false},
-	InternalOID:           {"internal", "internal", layInt8, 'P', false},
-	AnyElementOID:         {"anyelement", "anyelement", layInt4, 'P', false},
-	AnyNonArrayOID:        {"anynonarray", "anynonarray", layInt4, 'P', false},
-	AnyCompatibleOID:      {"anycompatible", "anycompatible", layInt4, 'P', false},
-	AnyCompatibleArrayOID: {"anycompatiblearray", "anycompatiblearray", Layout{-1, 'd', false, 'x'}, 'P', false},
-	AnyCompatibleNonArray: {"anycompatiblenonarray", "anycompatiblenonarray", layInt4, 'P', false},
+	CstringOID:            {"cstring", "cstring", 'P', false},
+	AnyArrayOID:           {"anyarray", "anyarray", 'P', false},
+	TriggerOID:            {"trigger", "trigger", 'P', false},
+	InternalOID:           {"internal", "internal", 'P', false},
+	AnyElementOID:         {"anyelement", "anyelement", 'P', false},
+	AnyNonArrayOID:        {"anynonarray", "anynonarray", 'P', false},
+	AnyCompatibleOID:      {"anycompatible", "anycompatible", 'P', false},
+	AnyCompatibleArrayOID: {"anycompatiblearray", "anycompatiblearray", 'P', false},
+	AnyCompatibleNonArray: {"anycompatiblenonarray", "anycompatiblenonarray", 'P', false},
 }
 
 func pseudoTypeInfo(oid OID) *typeInfo { return pseudoInfos[oid] }

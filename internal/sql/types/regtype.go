@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -12,12 +13,12 @@ import (
 // integer); its text form is format_type(oid, NULL).
 
 // RegtypeOID is pg_type's OID of regtype.
-const RegtypeOID OID = 2206
+const RegtypeOID = datum.RegtypeOID
 
 // Regtype is the regtype type.
-var Regtype = Type{RegtypeOID, -1}
+var Regtype = datum.Regtype
 
-var infoRegtype = typeInfo{"regtype", "regtype", layInt4, 'N', false}
+var infoRegtype = typeInfo{"regtype", "regtype", 'N', false}
 
 // parseRegtype is regtypein: a type name, or a numeric OID.
 func parseRegtype(s string) (Datum, error) {

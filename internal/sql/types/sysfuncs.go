@@ -13,7 +13,7 @@ func FormatType(oid OID, typmod int32) string {
 	if oid == 0 {
 		return "-"
 	}
-	t := Type{oid, typmod}
+	t := Type{OID: oid, Typmod: typmod}
 	if !t.Known() {
 		return "???"
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -20,34 +21,26 @@ import (
 // PostgreSQL gives xid only = and <> (also against int4: xideqint4), cid
 // only =, and tid the full set of comparisons; so does this file.
 const (
-	TidOID OID = 27
-	XidOID OID = 28
-	CidOID OID = 29
+	TidOID = datum.TidOID
+	XidOID = datum.XidOID
+	CidOID = datum.CidOID
 
-	TidArrayOID OID = 1010
-	XidArrayOID OID = 1011
-	CidArrayOID OID = 1012
+	TidArrayOID = datum.TidArrayOID
+	XidArrayOID = datum.XidArrayOID
+	CidArrayOID = datum.CidArrayOID
 )
 
 var (
-	Tid = Type{TidOID, -1}
-	Xid = Type{XidOID, -1}
-	Cid = Type{CidOID, -1}
+	Tid = datum.Tid
+	Xid = datum.Xid
+	Cid = datum.Cid
 )
 
 var (
-	infoTid = typeInfo{"tid", "tid", Layout{6, 's', false, 'p'}, 'U', false}
-	infoXid = typeInfo{"xid", "xid", Layout{4, 'i', true, 'p'}, 'U', false}
-	infoCid = typeInfo{"cid", "cid", Layout{4, 'i', true, 'p'}, 'U', false}
+	infoTid = typeInfo{"tid", "tid", 'U', false}
+	infoXid = typeInfo{"xid", "xid", 'U', false}
+	infoCid = typeInfo{"cid", "cid", 'U', false}
 )
-
-// TidDatum returns the tid (block, offset).
-func TidDatum(block uint32, offset uint16) Datum {
-	return Int(int64(block)<<16 | int64(offset))
-}
-
-// TidParts returns the block and offset of a tid datum.
-func TidParts(d Datum) (uint32, uint16) { return uint32(d.Int() >> 16), uint16(d.Int() & 0xFFFF) }
 
 func sysTypeInfo(oid OID) *typeInfo {
 	switch oid {
@@ -211,31 +204,6 @@ func recvSysType(t Type, b []byte) (Datum, error, bool) {
 	return Datum{}, nil, false
 }
 
-func attrSysType(t Type, a *attr) bool {
-	switch t.OID {
-	case TidOID:
-		a.enc, a.kind = encTid, kInt
-	case XidOID, CidOID:
-		a.enc, a.kind = encUint32, kInt
-	default:
-		return false
-	}
-	return true
-}
-
-// putTid and getTid are the on-disk ItemPointerData.
-func putTid(dst []byte, d Datum) {
-	blk, off := TidParts(d)
-	binary.LittleEndian.PutUint16(dst, uint16(blk>>16))
-	binary.LittleEndian.PutUint16(dst[2:], uint16(blk))
-	binary.LittleEndian.PutUint16(dst[4:], off)
-}
-
-func getTid(p []byte) Datum {
-	blk := uint32(binary.LittleEndian.Uint16(p))<<16 | uint32(binary.LittleEndian.Uint16(p[2:]))
-	return TidDatum(blk, binary.LittleEndian.Uint16(p[4:]))
-}
-
 func compareSysType(t Type, a, b Datum) (int, bool) {
 	if isSysType(t.OID) {
 		return cmpInt(a.Int(), b.Int()), true
@@ -253,16 +221,6 @@ func hashSysType(t Type, d Datum) (uint64, bool) {
 func init() {
 	for name, oid := range map[string]OID{"tid": TidOID, "xid": XidOID, "cid": CidOID} {
 		typeNames[name] = oid
-	}
-	for e, a := range map[OID]OID{TidOID: TidArrayOID, XidOID: XidArrayOID, CidOID: CidArrayOID} {
-		arrayOf[e] = a
-		elemOf[a] = e
-		ei := info(e)
-		al := byte('i')
-		if e == TidOID {
-			al = 's'
-		}
-		arrayInfos[a] = &typeInfo{typname: "_" + ei.typname, fmtName: ei.fmtName + "[]", layout: Layout{-1, al, false, 'x'}, category: 'A'}
 	}
 	cmpOps(Tid, Tid, intCmpDatum)
 	eqOps := func(l, r Type, withNe bool) {

@@ -4,87 +4,86 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
 // OID is a PostgreSQL object identifier (here: a pg_type OID).
-type OID = uint32
+type OID = datum.OID
 
 // pg_type OIDs of the types known to this package.
 const (
-	BoolOID        OID = 16
-	ByteaOID       OID = 17
-	CharOID        OID = 18 // "char", the 1-byte internal type
-	NameOID        OID = 19
-	Int8OID        OID = 20
-	Int2OID        OID = 21
-	Int2VectorOID  OID = 22
-	Int4OID        OID = 23
-	TextOID        OID = 25
-	OidOID         OID = 26
-	Float4OID      OID = 700
-	Float8OID      OID = 701
-	UnknownOID     OID = 705
-	BpcharOID      OID = 1042
-	VarcharOID     OID = 1043
-	TimestampOID   OID = 1114
-	TimestamptzOID OID = 1184
-	NumericOID     OID = 1700
-	RecordOID      OID = 2249
-	AnyOID         OID = 2276
-	VoidOID        OID = 2278
+	BoolOID        = datum.BoolOID
+	ByteaOID       = datum.ByteaOID
+	CharOID        = datum.CharOID // "char", the 1-byte internal type
+	NameOID        = datum.NameOID
+	Int8OID        = datum.Int8OID
+	Int2OID        = datum.Int2OID
+	Int2VectorOID  = datum.Int2VectorOID
+	Int4OID        = datum.Int4OID
+	TextOID        = datum.TextOID
+	OidOID         = datum.OidOID
+	Float4OID      = datum.Float4OID
+	Float8OID      = datum.Float8OID
+	UnknownOID     = datum.UnknownOID
+	BpcharOID      = datum.BpcharOID
+	VarcharOID     = datum.VarcharOID
+	TimestampOID   = datum.TimestampOID
+	TimestamptzOID = datum.TimestamptzOID
+	NumericOID     = datum.NumericOID
+	RecordOID      = datum.RecordOID
+	AnyOID         = datum.AnyOID
+	VoidOID        = datum.VoidOID
 )
 
 // Type is a column or expression type: a pg_type OID plus a typmod
-// (-1 = none; varchar(n)/char(n): n+4; timestamp(p): p;
-// numeric(p,s): ((p<<16)|(s&0x7ff))+4).
-type Type struct {
-	OID    OID
-	Typmod int32
-}
+// (datum.Type; -1 = none; varchar(n)/char(n): n+4; timestamp(p): p;
+// numeric(p,s): ((p<<16)|(s&0x7ff))+4). Its String, TypName and BaseName
+// methods are this package's (typeSystem).
+type Type = datum.Type
 
 // Convenience types with Typmod -1. (The boolean type is called Boolean
 // because Bool is the Datum constructor.)
 var (
-	Boolean        = Type{BoolOID, -1}
-	Bytea          = Type{ByteaOID, -1}
-	Char           = Type{CharOID, -1}
-	Name           = Type{NameOID, -1}
-	Int2           = Type{Int2OID, -1}
-	Int4           = Type{Int4OID, -1}
-	Int8           = Type{Int8OID, -1}
-	Int2VectorType = Type{Int2VectorOID, -1}
-	Text           = Type{TextOID, -1}
-	Oid            = Type{OidOID, -1}
-	Float4         = Type{Float4OID, -1}
-	Float8         = Type{Float8OID, -1}
-	Unknown        = Type{UnknownOID, -1}
-	BpcharAny      = Type{BpcharOID, -1} // bpchar without length ("bpchar")
-	VarcharAny     = Type{VarcharOID, -1}
-	Timestamp      = Type{TimestampOID, -1}
-	Timestamptz    = Type{TimestamptzOID, -1}
-	Numeric        = Type{NumericOID, -1}
-	Record         = Type{RecordOID, -1}
-	Any            = Type{AnyOID, -1}
-	Void           = Type{VoidOID, -1}
+	Boolean        = datum.Boolean
+	Bytea          = datum.Bytea
+	Char           = datum.Char
+	Name           = datum.Name
+	Int2           = datum.Int2
+	Int4           = datum.Int4
+	Int8           = datum.Int8
+	Int2VectorType = datum.Int2VectorType
+	Text           = datum.Text
+	Oid            = datum.Oid
+	Float4         = datum.Float4
+	Float8         = datum.Float8
+	Unknown        = datum.Unknown
+	BpcharAny      = datum.BpcharAny // bpchar without length ("bpchar")
+	VarcharAny     = datum.VarcharAny
+	Timestamp      = datum.Timestamp
+	Timestamptz    = datum.Timestamptz
+	Numeric        = datum.Numeric
+	Record         = datum.Record
+	Any            = datum.Any
+	Void           = datum.Void
 )
 
 // VarHdrSz is the size of a 4-byte varlena header; typmods of varchar/bpchar
 // include it.
-const VarHdrSz = 4
+const VarHdrSz = datum.VarHdrSz
 
 // MaxVarcharLen is PostgreSQL's limit on n in varchar(n)/char(n).
 const MaxVarcharLen = 10 * 1024 * 1024
 
 // NameDataLen is PostgreSQL's NAMEDATALEN: name values hold at most 63 bytes.
-const NameDataLen = 64
+const NameDataLen = datum.NameDataLen
 
 // Varchar returns varchar(n); n <= 0 gives varchar without a length limit.
 func Varchar(n int) Type {
 	if n <= 0 {
 		return VarcharAny
 	}
-	return Type{VarcharOID, int32(n + VarHdrSz)}
+	return Type{OID: VarcharOID, Typmod: int32(n + VarHdrSz)}
 }
 
 // Bpchar returns character(n); n <= 0 gives bpchar without a length.
@@ -92,40 +91,17 @@ func Bpchar(n int) Type {
 	if n <= 0 {
 		return BpcharAny
 	}
-	return Type{BpcharOID, int32(n + VarHdrSz)}
+	return Type{OID: BpcharOID, Typmod: int32(n + VarHdrSz)}
 }
 
-// CharLen returns n of varchar(n)/char(n), or -1 when there is no limit.
-func (t Type) CharLen() int {
-	if (t.OID == VarcharOID || t.OID == BpcharOID) && t.Typmod >= VarHdrSz {
-		return int(t.Typmod - VarHdrSz)
-	}
-	return -1
-}
-
-// Layout is pg_type's physical description of a type.
-type Layout struct {
-	Len     int16 // > 0 fixed length; -1 varlena; -2 NUL-terminated cstring
-	Align   byte  // 'c', 's', 'i', 'd'
-	ByVal   bool
-	Storage byte // 'p' plain, 'x' extended, 'm' main
-}
-
+// typeInfo is the SQL side of a pg_type row; the physical side (typlen,
+// typalign, typbyval, typstorage) is datum's (Type.Layout).
 type typeInfo struct {
 	typname  string
 	fmtName  string // format_type name without typmod
-	layout   Layout
 	category byte
 	pref     bool
 }
-
-var (
-	layChar    = Layout{1, 'c', true, 'p'}
-	layInt2    = Layout{2, 's', true, 'p'}
-	layInt4    = Layout{4, 'i', true, 'p'}
-	layInt8    = Layout{8, 'd', true, 'p'}
-	layVarlena = Layout{-1, 'i', false, 'x'}
-)
 
 func info(oid OID) *typeInfo {
 	switch oid {
@@ -181,27 +157,27 @@ func info(oid OID) *typeInfo {
 }
 
 var (
-	infoBool        = typeInfo{"bool", "boolean", layChar, 'B', true}
-	infoBytea       = typeInfo{"bytea", "bytea", layVarlena, 'U', false}
-	infoChar        = typeInfo{"char", `"char"`, layChar, 'Z', false}
-	infoName        = typeInfo{"name", "name", Layout{NameDataLen, 'c', false, 'p'}, 'S', false}
-	infoInt8        = typeInfo{"int8", "bigint", layInt8, 'N', false}
-	infoInt2        = typeInfo{"int2", "smallint", layInt2, 'N', false}
-	infoInt2Vector  = typeInfo{"int2vector", "int2vector", Layout{-1, 'i', false, 'p'}, 'A', false}
-	infoInt4        = typeInfo{"int4", "integer", layInt4, 'N', false}
-	infoText        = typeInfo{"text", "text", layVarlena, 'S', true}
-	infoOid         = typeInfo{"oid", "oid", layInt4, 'N', false}
-	infoFloat4      = typeInfo{"float4", "real", layInt4, 'N', false}
-	infoFloat8      = typeInfo{"float8", "double precision", layInt8, 'N', true}
-	infoUnknown     = typeInfo{"unknown", "unknown", Layout{-2, 'c', false, 'p'}, 'X', false}
-	infoBpchar      = typeInfo{"bpchar", "character", layVarlena, 'S', false}
-	infoVarchar     = typeInfo{"varchar", "character varying", layVarlena, 'S', false}
-	infoTimestamp   = typeInfo{"timestamp", "timestamp without time zone", layInt8, 'D', false}
-	infoTimestamptz = typeInfo{"timestamptz", "timestamp with time zone", layInt8, 'D', true}
-	infoNumeric     = typeInfo{"numeric", "numeric", Layout{-1, 'i', false, 'm'}, 'N', false}
-	infoRecord      = typeInfo{"record", "record", Layout{-1, 'd', false, 'x'}, 'P', false}
-	infoAny         = typeInfo{"any", `"any"`, layInt4, 'P', false}
-	infoVoid        = typeInfo{"void", "void", layInt4, 'P', false}
+	infoBool        = typeInfo{"bool", "boolean", 'B', true}
+	infoBytea       = typeInfo{"bytea", "bytea", 'U', false}
+	infoChar        = typeInfo{"char", `"char"`, 'Z', false}
+	infoName        = typeInfo{"name", "name", 'S', false}
+	infoInt8        = typeInfo{"int8", "bigint", 'N', false}
+	infoInt2        = typeInfo{"int2", "smallint", 'N', false}
+	infoInt2Vector  = typeInfo{"int2vector", "int2vector", 'A', false}
+	infoInt4        = typeInfo{"int4", "integer", 'N', false}
+	infoText        = typeInfo{"text", "text", 'S', true}
+	infoOid         = typeInfo{"oid", "oid", 'N', false}
+	infoFloat4      = typeInfo{"float4", "real", 'N', false}
+	infoFloat8      = typeInfo{"float8", "double precision", 'N', true}
+	infoUnknown     = typeInfo{"unknown", "unknown", 'X', false}
+	infoBpchar      = typeInfo{"bpchar", "character", 'S', false}
+	infoVarchar     = typeInfo{"varchar", "character varying", 'S', false}
+	infoTimestamp   = typeInfo{"timestamp", "timestamp without time zone", 'D', false}
+	infoTimestamptz = typeInfo{"timestamptz", "timestamp with time zone", 'D', true}
+	infoNumeric     = typeInfo{"numeric", "numeric", 'N', false}
+	infoRecord      = typeInfo{"record", "record", 'P', false}
+	infoAny         = typeInfo{"any", `"any"`, 'P', false}
+	infoVoid        = typeInfo{"void", "void", 'P', false}
 )
 
 // TypeByOID returns the type (typmod -1) for a pg_type OID known here.
@@ -209,23 +185,31 @@ func TypeByOID(oid OID) (Type, bool) {
 	if info(oid) == nil {
 		return Type{}, false
 	}
-	return Type{oid, -1}, true
+	return Type{OID: oid, Typmod: -1}, true
 }
 
-// Known reports whether t's OID is one this package knows.
-func (t Type) Known() bool { return info(t.OID) != nil }
+// typeSystem is this package's side of datum.Type: names (format_type,
+// typname) and the stored text form of arrays.
+type typeSystem struct{}
 
-// TypName returns pg_type.typname ("int4", "varchar", "bpchar", ...).
-func (t Type) TypName() string {
+// installed before any init function of this package runs (some name
+// types while they register operators).
+var _ = func() bool { datum.UseTypeSystem(typeSystem{}); return true }()
+
+// Known reports whether t's OID is one this package knows.
+func (typeSystem) Known(t Type) bool { return info(t.OID) != nil }
+
+// TypName is pg_type.typname ("int4", "varchar", "bpchar", ...).
+func (typeSystem) TypName(t Type) string {
 	if ti := info(t.OID); ti != nil {
 		return ti.typname
 	}
 	return "???"
 }
 
-// String returns format_type(oid, typmod): "integer", "character varying(10)",
+// FormatType is format_type(oid, typmod), Type.String: "integer", "character varying(10)",
 // "timestamp without time zone", "bpchar" (bpchar without length), ...
-func (t Type) String() string {
+func (typeSystem) FormatType(t Type) string {
 	ti := info(t.OID)
 	if ti == nil {
 		return "???"
@@ -263,20 +247,18 @@ func (t Type) String() string {
 // BaseName is format_type_be(oid): the type name without typmod, as used in
 // PostgreSQL's "operator does not exist" / "function ... does not exist"
 // messages ("character", "character varying", "integer").
-func (t Type) BaseName() string {
+func (typeSystem) BaseName(t Type) string {
 	if ti := info(t.OID); ti != nil {
 		return ti.fmtName
 	}
 	return "???"
 }
 
-// Layout returns the pg_type typlen/typalign/typbyval/typstorage of t.
-func (t Type) Layout() Layout {
-	if ti := info(t.OID); ti != nil {
-		return ti.layout
-	}
-	return Layout{-1, 'i', false, 'x'}
-}
+// FormatArray is array_out, the stored form of an array value.
+func (typeSystem) FormatArray(t Type, d Datum) string { return FormatText(t, d) }
+
+// ParseArray is array_in, reading an array value's stored form.
+func (typeSystem) ParseArray(t Type, s string) (Datum, error) { return Parse(t, s) }
 
 // Category returns pg_type.typcategory: 'B' boolean, 'N' numeric, 'S' string,
 // 'D' date/time, 'U' user-defined (bytea), 'X' unknown, 'A' array
@@ -362,7 +344,7 @@ func LookupTypeName(names []string, typmods []int32) (Type, error) {
 	if !ok {
 		return Type{}, pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 	}
-	t := Type{oid, -1}
+	t := Type{OID: oid, Typmod: -1}
 	if nt, err, handled := lookupNewTypeMods(t, typmods); handled {
 		return nt, err
 	}

@@ -3,6 +3,7 @@ package types
 import (
 	"testing"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -24,7 +25,7 @@ func TestTypeNames(t *testing.T) {
 		{Bpchar(5), "character(5)", "bpchar", 'S'},
 		{BpcharAny, "bpchar", "bpchar", 'S'},
 		{Timestamp, "timestamp without time zone", "timestamp", 'D'},
-		{Type{TimestampOID, 3}, "timestamp(3) without time zone", "timestamp", 'D'},
+		{Type{OID: TimestampOID, Typmod: 3}, "timestamp(3) without time zone", "timestamp", 'D'},
 		{Timestamptz, "timestamp with time zone", "timestamptz", 'D'},
 		{Name, "name", "name", 'S'},
 		{Oid, "oid", "oid", 'N'},
@@ -68,7 +69,7 @@ func TestLookupTypeName(t *testing.T) {
 		{[]string{"integer"}, nil, Int4, "", ""},
 		{[]string{"INT8"}, nil, Int8, "", ""},
 		{[]string{"pg_catalog", "int2"}, nil, Int2, "", ""},
-		{[]string{"pg_catalog", "varchar"}, []int32{10}, Type{VarcharOID, 14}, "", ""},
+		{[]string{"pg_catalog", "varchar"}, []int32{10}, Type{OID: VarcharOID, Typmod: 14}, "", ""},
 		{[]string{"varchar"}, nil, VarcharAny, "", ""},
 		{[]string{"character varying"}, []int32{3}, Varchar(3), "", ""},
 		{[]string{"pg_catalog", "bpchar"}, []int32{1}, Bpchar(1), "", ""},
@@ -86,7 +87,7 @@ func TestLookupTypeName(t *testing.T) {
 		{[]string{"name"}, nil, Name, "", ""},
 		{[]string{"oid"}, nil, Oid, "", ""},
 		{[]string{"pg_catalog", "timestamp"}, nil, Timestamp, "", ""},
-		{[]string{"pg_catalog", "timestamp"}, []int32{3}, Type{TimestampOID, 3}, "", ""},
+		{[]string{"pg_catalog", "timestamp"}, []int32{3}, Type{OID: TimestampOID, Typmod: 3}, "", ""},
 		{[]string{"pg_catalog", "timestamptz"}, nil, Timestamptz, "", ""},
 		{[]string{"int2vector"}, nil, Int2VectorType, "", ""},
 		{[]string{"foo"}, nil, Type{}, pgerr.UndefinedObject, `type "foo" does not exist`},
@@ -95,8 +96,8 @@ func TestLookupTypeName(t *testing.T) {
 		{[]string{"pg_catalog", "bpchar"}, []int32{10485761}, Type{}, pgerr.InvalidParameterValue, "length for type char cannot exceed 10485760"},
 		{[]string{"pg_catalog", "int4"}, []int32{5}, Type{}, pgerr.SyntaxError, `type modifier is not allowed for type "int4"`},
 		{[]string{"pg_catalog", "numeric"}, nil, Numeric, "", ""},
-		{[]string{"pg_catalog", "numeric"}, []int32{10, 2}, Type{NumericOID, 10<<16 | 2 + VarHdrSz}, "", ""},
-		{[]string{"decimal"}, []int32{5}, Type{NumericOID, 5<<16 + VarHdrSz}, "", ""},
+		{[]string{"pg_catalog", "numeric"}, []int32{10, 2}, Type{OID: NumericOID, Typmod: 10<<16 | 2 + VarHdrSz}, "", ""},
+		{[]string{"decimal"}, []int32{5}, Type{OID: NumericOID, Typmod: 5<<16 + VarHdrSz}, "", ""},
 	}
 	for _, tt := range tests {
 		got, err := LookupTypeName(tt.names, tt.typmods)
@@ -108,6 +109,18 @@ func TestLookupTypeName(t *testing.T) {
 		}
 		if err != nil || got != tt.want {
 			t.Errorf("LookupTypeName(%v, %v) = %v, %v; want %v", tt.names, tt.typmods, got, err, tt.want)
+		}
+	}
+}
+
+// Every type this package knows has its physical description (typlen,
+// typalign, typbyval, typstorage, encoding) in package datum, and datum
+// describes no type this package does not know.
+func TestTypesHavePhysicalDescriptions(t *testing.T) {
+	for oid := OID(0); oid < 1<<16; oid++ {
+		typ := Type{OID: oid, Typmod: -1}
+		if known, reg := info(oid) != nil, datum.Registered(typ); known != reg {
+			t.Errorf("type %d (%s): known to the SQL layer %v, physical description %v", oid, typ, known, reg)
 		}
 	}
 }

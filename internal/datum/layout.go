@@ -1,4 +1,4 @@
-package types
+package datum
 
 import (
 	"encoding/binary"
@@ -37,86 +37,20 @@ func alignOff(off int, align byte) int {
 	return off
 }
 
-// attribute encodings
-const (
-	encInt8 byte = iota + 1 // 1-byte integer (bool, "char")
-	encInt16
-	encInt32  // int4, void/any
-	encUint32 // oid
-	encInt64  // int8, timestamp(tz)
-	encFloat4
-	encFloat8
-	encName
-	encVarlena // string payload: text, varchar, bpchar, bytea
-	encInt2Vec
-	encCString
-	encFixedBytes // fixed-length by-reference value held as its raw bytes (uuid, interval)
-	encTid        // tid: ItemPointerData (systypes.go)
-	// encArrayText: an array held in a varlena as its text form. Only
-	// catalog columns (pg_class.reloptions) have array types; PostgreSQL's
-	// binary array layout is not implemented.
-	encArrayText
-	encUnsupported
-)
-
 type attr struct {
 	len      int16
 	align    byte
 	enc      byte
 	packable bool // storage != 'p': may use a 1-byte varlena header
-	kind     kind // Datum kind of decoded values
+	kind     Kind // Datum kind of decoded values
 	arrayOf  OID  // for encArrayText: the array type
 }
 
 func attrOf(t Type) attr {
-	l := t.Layout()
-	a := attr{len: l.Len, align: l.Align, packable: l.Storage != 'p', kind: kInt}
-	if attrNewType(t, &a) {
-		return a
-	}
-	if IsArray(t) {
-		a.enc, a.kind, a.arrayOf = encArrayText, kArr, t.OID
-		return a
-	}
-	switch t.OID {
-	case BoolOID:
-		a.kind = kBool
-	case TimestampOID, TimestamptzOID:
-		a.kind = kTime
-	case Float4OID, Float8OID:
-		a.kind = kFloat
-	case Int2VectorOID:
-		a.kind = kVec
-	case NameOID, TextOID, VarcharOID, BpcharOID, ByteaOID, UnknownOID:
-		a.kind = kStr
-	case NumericOID:
-		a.kind = kNum
-	}
-	switch t.OID {
-	case BoolOID, CharOID:
-		a.enc = encInt8
-	case Int2OID:
-		a.enc = encInt16
-	case Int4OID, VoidOID, AnyOID:
-		a.enc = encInt32
-	case OidOID, RegtypeOID:
-		a.enc = encUint32
-	case Int8OID, TimestampOID, TimestamptzOID:
-		a.enc = encInt64
-	case Float4OID:
-		a.enc = encFloat4
-	case Float8OID:
-		a.enc = encFloat8
-	case NameOID:
-		a.enc = encName
-	case TextOID, VarcharOID, BpcharOID, ByteaOID, NumericOID:
-		a.enc = encVarlena
-	case Int2VectorOID:
-		a.enc = encInt2Vec
-	case UnknownOID:
-		a.enc = encCString
-	default:
-		a.enc = encUnsupported
+	p := physOf(t.OID)
+	a := attr{len: p.layout.Len, align: p.layout.Align, packable: p.layout.Storage != 'p', enc: p.enc, kind: p.kind}
+	if p.enc == encArrayText {
+		a.arrayOf = t.OID
 	}
 	return a
 }
@@ -130,7 +64,7 @@ func payloadLen(a *attr, d *Datum) int {
 	case encInt2Vec:
 		return int2VecHdr + len(d.s)
 	case encArrayText:
-		return len(FormatText(Type{a.arrayOf, -1}, *d))
+		return len(formatArray(a.arrayOf, *d))
 	}
 	return len(d.s)
 }
@@ -138,7 +72,7 @@ func payloadLen(a *attr, d *Datum) int {
 // addAttrSize advances off past one non-NULL attribute (as
 // heap_compute_data_size).
 func addAttrSize(off int, a *attr, d *Datum) int {
-	if d.k == kStored {
+	if d.k == KindStored {
 		// A TOAST pointer is unaligned; a compressed value has a
 		// 4-byte header, aligned.
 		if d.s[0] == 0x01 {
@@ -165,7 +99,7 @@ func addAttrSize(off int, a *attr, d *Datum) int {
 func DataSize(types []Type, vals []Datum) int {
 	off := 0
 	for i := range vals {
-		if vals[i].k == kNull {
+		if vals[i].k == KindNull {
 			continue
 		}
 		a := attrOf(types[i])
@@ -177,7 +111,7 @@ func DataSize(types []Type, vals []Datum) int {
 // fillAttr writes one non-NULL attribute at off (zeroing alignment padding)
 // and returns the new offset.
 func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
-	if d.k == kStored {
+	if d.k == KindStored {
 		if d.s[0] != 0x01 {
 			al := alignOff(off, a.align)
 			clear(dst[off:al])
@@ -248,7 +182,7 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 		off += int2VecHdr
 	}
 	if a.enc == encArrayText {
-		return off + copy(dst[off:], FormatText(Type{a.arrayOf, -1}, *d))
+		return off + copy(dst[off:], formatArray(a.arrayOf, *d))
 	}
 	return off + copy(dst[off:], d.s)
 }
@@ -260,7 +194,7 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 func FillData(dst []byte, types []Type, vals []Datum) (hasNulls bool, hasVarWidth bool) {
 	off := 0
 	for i := range vals {
-		if vals[i].k == kNull {
+		if vals[i].k == KindNull {
 			hasNulls = true
 			continue
 		}
@@ -281,7 +215,7 @@ func FillNullBitmap(bitmap []byte, vals []Datum) {
 	n := BitmapLen(len(vals))
 	clear(bitmap[:n])
 	for i := range vals {
-		if vals[i].k != kNull {
+		if vals[i].k != KindNull {
 			bitmap[i>>3] |= 1 << (i & 7)
 		}
 	}
@@ -291,6 +225,22 @@ func FillNullBitmap(bitmap []byte, vals []Datum) {
 // (nil = no NULLs).
 func AttIsNull(bitmap []byte, i int) bool {
 	return bitmap != nil && bitmap[i>>3]&(1<<(i&7)) == 0
+}
+
+// formatArray and parseArray are the stored (text) form of an array
+// value: array_out and array_in of the SQL layer.
+func formatArray(t OID, d Datum) string {
+	if typeSystem == nil {
+		panic("datum: an array value is stored without the SQL type system")
+	}
+	return typeSystem.FormatArray(Type{t, -1}, d)
+}
+
+func parseArray(t OID, s string) (Datum, error) {
+	if typeSystem == nil {
+		return Datum{}, corrupt("array value of type %d read without the SQL type system", t)
+	}
+	return typeSystem.ParseArray(Type{t, -1}, s)
 }
 
 func corrupt(format string, args ...any) error {
@@ -369,7 +319,7 @@ func (d *Deformer) DeformSkipping(src []byte, bitmap []byte, out []Datum, upTo i
 func (d *Deformer) DataSize(vals []Datum) int {
 	off := 0
 	for i := range vals {
-		if vals[i].k == kNull {
+		if vals[i].k == KindNull {
 			continue
 		}
 		off = addAttrSize(off, &d.attrs[i], &vals[i])
@@ -381,7 +331,7 @@ func (d *Deformer) DataSize(vals []Datum) int {
 func (d *Deformer) FillData(dst []byte, vals []Datum) (hasNulls bool, hasVarWidth bool) {
 	off := 0
 	for i := range vals {
-		if vals[i].k == kNull {
+		if vals[i].k == KindNull {
 			hasNulls = true
 			continue
 		}
@@ -455,11 +405,11 @@ func decodeFixed(p []byte, a *attr) Datum {
 	case encInt8:
 		return Datum{i: int64(p[0]), k: a.kind}
 	case encInt16:
-		return Datum{i: int64(int16(binary.LittleEndian.Uint16(p))), k: kInt}
+		return Datum{i: int64(int16(binary.LittleEndian.Uint16(p))), k: KindInt}
 	case encInt32:
-		return Datum{i: int64(int32(binary.LittleEndian.Uint32(p))), k: kInt}
+		return Datum{i: int64(int32(binary.LittleEndian.Uint32(p))), k: KindInt}
 	case encUint32:
-		return Datum{i: int64(binary.LittleEndian.Uint32(p)), k: kInt}
+		return Datum{i: int64(binary.LittleEndian.Uint32(p)), k: KindInt}
 	case encInt64, encFloat8:
 		return Datum{i: int64(binary.LittleEndian.Uint64(p)), k: a.kind}
 	case encFloat4:
@@ -467,7 +417,7 @@ func decodeFixed(p []byte, a *attr) Datum {
 	case encTid:
 		return getTid(p)
 	case encFixedBytes:
-		return Datum{s: string(p[:a.len]), k: kStr}
+		return Datum{s: string(p[:a.len]), k: KindStr}
 	}
 	return Datum{}
 }
@@ -582,7 +532,7 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 			continue
 		}
 		if a.enc == encArrayText {
-			d, err := Parse(Type{a.arrayOf, -1}, string(src[start:end]))
+			d, err := parseArray(a.arrayOf, string(src[start:end]))
 			if err != nil {
 				return corrupt("invalid array in attribute %d: %v", i+1, err)
 			}
@@ -609,4 +559,18 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 		}
 	}
 	return nil
+}
+
+// putTid and getTid are the on-disk ItemPointerData: the block as two
+// uint16 halves (high first), then the offset.
+func putTid(dst []byte, d Datum) {
+	blk, off := TidParts(d)
+	binary.LittleEndian.PutUint16(dst, uint16(blk>>16))
+	binary.LittleEndian.PutUint16(dst[2:], uint16(blk))
+	binary.LittleEndian.PutUint16(dst[4:], off)
+}
+
+func getTid(p []byte) Datum {
+	blk := uint32(binary.LittleEndian.Uint16(p))<<16 | uint32(binary.LittleEndian.Uint16(p[2:]))
+	return TidDatum(blk, binary.LittleEndian.Uint16(p[4:]))
 }
