@@ -181,8 +181,9 @@ func EachArrayType(fn func(elem, array OID)) {
 
 // TypeSystem is what this package needs from the SQL type system above
 // it: the names of types (format_type and pg_type.typname belong to the
-// SQL layer) and the text form of arrays, which is how an array column is
-// stored (see encArrayText). The SQL layer installs it once, while its
+// SQL layer), the text form of arrays, which is how an array column is
+// stored (see encArrayText), and the default ordering of the types whose
+// order is not this package's (DefaultComparator). The SQL layer installs it once, while its
 // package initializes (UseTypeSystem); it is code, the same for every
 // engine in the process, not state.
 type TypeSystem interface {
@@ -192,6 +193,7 @@ type TypeSystem interface {
 	BaseName(Type) string   // format_type_be(oid): "character varying"
 	FormatArray(Type, Datum) string
 	ParseArray(Type, string) (Datum, error)
+	Compare(t Type, a, b Datum) int // two non-NULL values in t's default btree order
 }
 
 var typeSystem TypeSystem

@@ -3,7 +3,7 @@ package heap
 import (
 	"encoding/binary"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -12,7 +12,7 @@ import (
 // commit log (xmin FrozenTransactionId, hinted frozen), placed at tid: the
 // form of a sequence's single tuple, which is overwritten in place and
 // never versioned.
-func FormFrozen(ts []types.Type, vals []types.Datum, tid page.ItemPointer) Tuple {
+func FormFrozen(ts []datum.Type, vals []datum.Datum, tid page.ItemPointer) Tuple {
 	t := Form(ts, vals)
 	setXmin(t, xact.FrozenXid, 0)
 	binary.LittleEndian.PutUint16(t[offInfomask:], t.Infomask()|XminFrozen)

@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -53,7 +53,7 @@ type Relation struct {
 	env        *Env
 	Rel        smgr.RelFileNumber
 	Name       string
-	Types      []types.Type
+	Types      []datum.Type
 	FillFactor int // percent, 10..100
 
 	targetBlock atomic.Uint32 // cached insertion target (rd_targblock)
@@ -61,7 +61,7 @@ type Relation struct {
 }
 
 // Open returns a handle on a heap relation's storage.
-func Open(env *Env, rel smgr.RelFileNumber, name string, ts []types.Type, fillFactor int) *Relation {
+func Open(env *Env, rel smgr.RelFileNumber, name string, ts []datum.Type, fillFactor int) *Relation {
 	if fillFactor <= 0 || fillFactor > 100 {
 		fillFactor = 100
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -12,13 +12,13 @@ import (
 )
 
 func TestFormDeform(t *testing.T) {
-	ts := []types.Type{types.Int4, types.Text, types.Float8, types.Int8, types.Boolean}
+	ts := []datum.Type{datum.Int4, datum.Text, datum.Float8, datum.Int8, datum.Boolean}
 	d := NewDeformer(ts)
-	rows := [][]types.Datum{
-		{types.Int(1), types.Str("x"), types.Float(2.5), types.Int(-7), types.Bool(true)},
-		{types.Null(), types.Str(""), types.Null(), types.Int(1 << 40), types.Bool(false)},
-		{types.Int(-1), types.Null(), types.Float(-0.5), types.Null(), types.Null()},
-		{types.Int(3), types.Str(string(make([]byte, 300))), types.Float(1e300), types.Int(0), types.Bool(true)},
+	rows := [][]datum.Datum{
+		{datum.Int(1), datum.Str("x"), datum.Float(2.5), datum.Int(-7), datum.Bool(true)},
+		{datum.Null(), datum.Str(""), datum.Null(), datum.Int(1 << 40), datum.Bool(false)},
+		{datum.Int(-1), datum.Null(), datum.Float(-0.5), datum.Null(), datum.Null()},
+		{datum.Int(3), datum.Str(string(make([]byte, 300))), datum.Float(1e300), datum.Int(0), datum.Bool(true)},
 	}
 	for i, vals := range rows {
 		tup := d.Form(vals)
@@ -34,31 +34,31 @@ func TestFormDeform(t *testing.T) {
 		if (tup.Infomask()&HasNull != 0) != hasNull || (tup.Infomask()&HasVarWidth != 0) != varw || tup.Infomask()&XmaxInvalid == 0 {
 			t.Fatalf("row %d: infomask %#x", i, tup.Infomask())
 		}
-		out := make([]types.Datum, len(ts))
+		out := make([]datum.Datum, len(ts))
 		if err := d.Deform(tup, out); err != nil {
 			t.Fatal(err)
 		}
 		for j := range ts {
-			if vals[j].IsNull() != out[j].IsNull() || !vals[j].IsNull() && !types.Equal(ts[j], vals[j], out[j]) {
+			if vals[j].IsNull() != out[j].IsNull() || !vals[j].IsNull() && datum.DefaultComparator(ts[j]).Compare(vals[j], out[j]) != 0 {
 				t.Fatalf("row %d col %d: %v != %v", i, j, out[j], vals[j])
 			}
 		}
 		// Columns added later (more output slots than stored) are NULL.
-		wide := NewDeformer(append(ts, types.Int4))
-		out = make([]types.Datum, 6)
-		out[5] = types.Int(9)
+		wide := NewDeformer(append(ts, datum.Int4))
+		out = make([]datum.Datum, 6)
+		out[5] = datum.Int(9)
 		if err := wide.Deform(tup, out); err != nil || !out[5].IsNull() {
 			t.Fatalf("row %d: added column %v %v", i, out[5], err)
 		}
 	}
 	// Nine columns need a two-byte bitmap: 23+2 = 25 → hoff 32.
-	nine := make([]types.Type, 9)
-	vals := make([]types.Datum, 9)
+	nine := make([]datum.Type, 9)
+	vals := make([]datum.Datum, 9)
 	for i := range nine {
-		nine[i] = types.Int4
-		vals[i] = types.Int(int64(i))
+		nine[i] = datum.Int4
+		vals[i] = datum.Int(int64(i))
 	}
-	vals[8] = types.Null()
+	vals[8] = datum.Null()
 	if h := Form(nine, vals).Hoff(); h != 32 {
 		t.Fatalf("hoff %d", h)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -45,15 +45,15 @@ func newTestEnv(t testing.TB, nbuf int) *testEnv {
 }
 
 // boatTypes is seed 003's row: (id integer, name text, reg double precision).
-var boatTypes = []types.Type{types.Int4, types.Text, types.Float8}
+var boatTypes = []datum.Type{datum.Int4, datum.Text, datum.Float8}
 
 func boatRow(i int) Tuple {
-	return Form(boatTypes, []types.Datum{types.Int(int64(i)), types.Str(fmt.Sprintf("%032x", i)), types.Float(float64(i) / 3)})
+	return Form(boatTypes, []datum.Datum{datum.Int(int64(i)), datum.Str(fmt.Sprintf("%032x", i)), datum.Float(float64(i) / 3)})
 }
 
 func rowID(t testing.TB, tup Tuple) int {
 	t.Helper()
-	out := make([]types.Datum, 3)
+	out := make([]datum.Datum, 3)
 	if err := NewDeformer(boatTypes).Deform(tup, out); err != nil {
 		t.Fatal(err)
 	}

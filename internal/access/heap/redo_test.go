@@ -10,7 +10,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -198,8 +198,8 @@ func TestHeapRedo(t *testing.T) {
 func boatRowLong(id, n int) Tuple {
 	tup := boatRow(id)
 	d := NewDeformer(boatTypes)
-	vals := make([]types.Datum, 3)
+	vals := make([]datum.Datum, 3)
 	d.Deform(tup, vals)
-	vals[1] = types.Str(string(bytes.Repeat([]byte{'x'}, n)))
+	vals[1] = datum.Str(string(bytes.Repeat([]byte{'x'}, n)))
 	return d.Form(vals)
 }

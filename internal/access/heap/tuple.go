@@ -3,7 +3,7 @@ package heap
 import (
 	"encoding/binary"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -70,51 +70,51 @@ func (t Tuple) IsHotUpdated() bool { return t.Infomask2()&HotUpdated != 0 }
 
 // Form builds a tuple for values (the header's transaction fields are set
 // by the caller before it goes on a page).
-func Form(ts []types.Type, vals []types.Datum) Tuple {
+func Form(ts []datum.Type, vals []datum.Datum) Tuple {
 	return NewDeformer(ts).Form(vals)
 }
 
 // Deformer forms and decodes the tuples of one row type, with the
 // attribute layout worked out once (PostgreSQL's attcacheoff).
 type Deformer struct {
-	td *types.Deformer
+	td *datum.Deformer
 	n  int
 	// missing holds, per attribute, the value a tuple that predates the
 	// attribute's ADD COLUMN reads for it (pg_attribute.attmissingval);
 	// nil, or a NULL entry, means NULL.
-	missing []types.Datum
+	missing []datum.Datum
 }
 
 // WithMissing sets the values of attributes that tuples written before
 // the attributes were added do not store (PostgreSQL 11's fast default).
-func (d *Deformer) WithMissing(missing []types.Datum) *Deformer {
+func (d *Deformer) WithMissing(missing []datum.Datum) *Deformer {
 	d.missing = missing
 	return d
 }
 
 // fillMissing sets out[from:upTo], attributes the tuple does not store.
-func (d *Deformer) fillMissing(out []types.Datum, from, upTo int) {
+func (d *Deformer) fillMissing(out []datum.Datum, from, upTo int) {
 	for i := from; i < upTo; i++ {
 		if i < len(d.missing) {
 			out[i] = d.missing[i]
 		} else {
-			out[i] = types.Null()
+			out[i] = datum.Null()
 		}
 	}
 }
 
 // NewDeformer prepares a row type.
-func NewDeformer(ts []types.Type) *Deformer { return &Deformer{td: types.NewDeformer(ts), n: len(ts)} }
+func NewDeformer(ts []datum.Type) *Deformer { return &Deformer{td: datum.NewDeformer(ts), n: len(ts)} }
 
 // NewDeformerFrom wraps an attribute layout (for descriptors whose
 // storage differs from their types', as NewDeformerStorage builds).
-func NewDeformerFrom(td *types.Deformer) *Deformer {
+func NewDeformerFrom(td *datum.Deformer) *Deformer {
 	return &Deformer{td: td, n: len(td.Types())}
 }
 
 // WithDetoaster returns a Deformer like d that fetches external (TOAST)
 // values through dt.
-func (d *Deformer) WithDetoaster(dt types.Detoaster) *Deformer {
+func (d *Deformer) WithDetoaster(dt datum.Detoaster) *Deformer {
 	c := *d
 	c.td = d.td.WithDetoaster(dt)
 	return &c
@@ -125,7 +125,7 @@ func (t Tuple) HasExternalValues() bool { return t.Infomask()&HasExternal != 0 }
 
 // Deformer returns the attribute layout (to find TOAST pointers in a
 // tuple's data).
-func (d *Deformer) Layout() *types.Deformer { return d.td }
+func (d *Deformer) Layout() *datum.Deformer { return d.td }
 
 // Data returns the tuple's null bitmap (nil without NULLs) and data area.
 func (t Tuple) Data() (bitmap, data []byte) {
@@ -136,7 +136,7 @@ func (t Tuple) Data() (bitmap, data []byte) {
 }
 
 // Form builds a tuple for vals.
-func (d *Deformer) Form(vals []types.Datum) Tuple {
+func (d *Deformer) Form(vals []datum.Datum) Tuple {
 	hasNull, hasExternal := false, false
 	for i := range vals {
 		if vals[i].IsNull() {
@@ -156,7 +156,7 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 	var mask uint16
 	if hasNull {
 		mask |= HasNull
-		types.FillNullBitmap(t[HeaderSize:hoff], vals)
+		datum.FillNullBitmap(t[HeaderSize:hoff], vals)
 	}
 	if varw {
 		mask |= HasVarWidth
@@ -174,13 +174,13 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 // Deform decodes the first len(out) attributes; attributes the tuple does
 // not store (added by a later ALTER TABLE) come back as their missing
 // value, or NULL.
-func (d *Deformer) Deform(t Tuple, out []types.Datum) error {
+func (d *Deformer) Deform(t Tuple, out []datum.Datum) error {
 	return d.DeformUpTo(t, out, len(out))
 }
 
 // DeformUpTo decodes only the first upTo attributes (a scan that needs only
 // leading columns stops early); the rest of out is left untouched.
-func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
+func (d *Deformer) DeformUpTo(t Tuple, out []datum.Datum, upTo int) error {
 	n := t.Natts()
 	if upTo > len(out) {
 		upTo = len(out)
@@ -204,7 +204,7 @@ func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
 
 // DeformSkipping decodes the first upTo attributes except those whose bit
 // is set in skip (returned NULL), for callers that need a few columns.
-func (d *Deformer) DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uint64) error {
+func (d *Deformer) DeformSkipping(t Tuple, out []datum.Datum, upTo int, skip uint64) error {
 	n := t.Natts()
 	if upTo > len(out) {
 		upTo = len(out)

@@ -23,8 +23,8 @@ import (
 	"fmt"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -50,7 +50,7 @@ const (
 )
 
 // ColumnTypes are the sequence relation's columns, in order.
-var ColumnTypes = []types.Type{types.Int8, types.Int8, types.Boolean}
+var ColumnTypes = []datum.Type{datum.Int8, datum.Int8, datum.Boolean}
 
 // ColumnNames are the sequence relation's column names.
 var ColumnNames = []string{"last_value", "log_cnt", "is_called"}
@@ -86,7 +86,7 @@ func formatPage(p page.Page, st State, d *page.Delta) {
 	page.Init(p, 4, d)
 	binary.LittleEndian.PutUint32(p[p.Special():], Magic)
 	d.Mark(p.Special(), p.Special()+4)
-	t := heap.FormFrozen(ColumnTypes, []types.Datum{types.Int(st.LastValue), types.Int(st.LogCnt), types.Bool(st.IsCalled)}, page.ItemPointer{Block: 0, Offset: 1})
+	t := heap.FormFrozen(ColumnTypes, []datum.Datum{datum.Int(st.LastValue), datum.Int(st.LogCnt), datum.Bool(st.IsCalled)}, page.ItemPointer{Block: 0, Offset: 1})
 	p.AddItem(t, page.InvalidOffset, false, false, 1, d)
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 )
 
@@ -28,7 +28,7 @@ type Column struct {
 type Toaster struct {
 	Rel    *Relation // the TOAST table; nil when the table has none
 	Cols   []Column
-	Layout *types.Deformer // the table's attribute layout
+	Layout *datum.Deformer // the table's attribute layout
 	// Target is toast_tuple_target (TOAST_TUPLE_TARGET by default): the
 	// tuple length compression and moving out aim to get below.
 	Target int
@@ -51,12 +51,12 @@ type Env struct {
 
 // Prepare returns the values to form the tuple from: vals itself when the
 // tuple is small enough, else a copy in which some values are inline
-// compressed or replaced by TOAST pointers (types.StoredVarlena). old are
+// compressed or replaced by TOAST pointers (datum.StoredVarlena). old are
 // the values of the row version an UPDATE replaces (nil for an INSERT): a
 // value the new row took over unchanged from old keeps its TOAST pointer
 // instead of being stored again. saved lists the values stored by this
 // call, which the caller discards if the row is not written after all.
-func (t *Toaster) Prepare(e Env, vals, old []types.Datum) (out []types.Datum, saved []uint32, err error) {
+func (t *Toaster) Prepare(e Env, vals, old []datum.Datum) (out []datum.Datum, saved []uint32, err error) {
 	hasNulls, reuse := false, false
 	for i := range vals {
 		if vals[i].IsNull() {
@@ -70,13 +70,13 @@ func (t *Toaster) Prepare(e Env, vals, old []types.Datum) (out []types.Datum, sa
 	}
 	hoff := heap.HeaderSize
 	if hasNulls {
-		hoff += types.BitmapLen(len(vals))
+		hoff += datum.BitmapLen(len(vals))
 	}
-	hoff = types.MaxAlign(hoff)
+	hoff = datum.MaxAlign(hoff)
 	if !reuse && hoff+t.Layout.DataSize(vals) <= varatt.TupleThreshold {
 		return vals, nil, nil
 	}
-	out = append([]types.Datum(nil), vals...)
+	out = append([]datum.Datum(nil), vals...)
 	st := make([]attrState, len(out))
 	for i := range out {
 		s := &st[i]
@@ -87,13 +87,13 @@ func (t *Toaster) Prepare(e Env, vals, old []types.Datum) (out []types.Datum, sa
 			continue
 		case old != nil && i < len(old) && t.reusable(out[i], old[i]):
 			p, _ := old[i].ToastPointer(t.Rel.OID)
-			out[i] = types.StoredVarlena(p.Encode())
+			out[i] = datum.StoredVarlena(p.Encode())
 			s.ignore = true
 			continue
 		case c.Storage == 'p':
 			s.ignore = true
 		}
-		s.size = types.VarlenaSize(out[i])
+		s.size = datum.VarlenaSize(out[i])
 	}
 	ts := toasting{t: t, e: e, out: out, st: st}
 	if err := ts.run(t.target() - hoff); err != nil {
@@ -104,14 +104,14 @@ func (t *Toaster) Prepare(e Env, vals, old []types.Datum) (out []types.Datum, sa
 
 // reusable: the new value is the old row's external value itself (same
 // bytes, decoded from it), so its TOAST pointer can be kept.
-func (t *Toaster) reusable(nv, ov types.Datum) bool {
+func (t *Toaster) reusable(nv, ov datum.Datum) bool {
 	if t.Rel == nil || ov.IsNull() || nv.IsNull() {
 		return false
 	}
 	if _, ok := ov.ToastPointer(t.Rel.OID); !ok {
 		return false
 	}
-	return types.SameBytes(nv, ov)
+	return datum.SameBytes(nv, ov)
 }
 
 func (t *Toaster) column(i int) Column {
@@ -130,10 +130,10 @@ func (t *Toaster) target() int {
 
 // checkSizes refuses values over PostgreSQL's 1 GB limit (however they
 // were made, none may be stored).
-func checkSizes(t *Toaster, vals []types.Datum) error {
+func checkSizes(t *Toaster, vals []datum.Datum) error {
 	for i := range vals {
 		if !vals[i].IsNull() && t.column(i).Varlena {
-			if err := types.CheckAllocSize(vals[i]); err != nil {
+			if err := datum.CheckAllocSize(vals[i]); err != nil {
 				return err
 			}
 		}
@@ -145,7 +145,7 @@ func checkSizes(t *Toaster, vals []types.Datum) error {
 type toasting struct {
 	t     *Toaster
 	e     Env
-	out   []types.Datum
+	out   []datum.Datum
 	st    []attrState
 	saved []uint32
 }
@@ -210,7 +210,7 @@ func (ts *toasting) run(maxData int) error {
 // among MAIN attributes (main) or EXTENDED and EXTERNAL ones; only
 // attributes larger than an aligned TOAST pointer qualify.
 func (ts *toasting) biggest(forCompression, main bool) int {
-	best, bestSize := -1, types.MaxAlign(varatt.PointerSize)
+	best, bestSize := -1, datum.MaxAlign(varatt.PointerSize)
 	for i := range ts.st {
 		s := &ts.st[i]
 		if s.ignore || (forCompression && (s.incompressible || ts.out[i].IsStored())) {
@@ -233,12 +233,12 @@ func (ts *toasting) compress(i int) {
 	if cm, ok := varatt.MethodByAttCode(ts.t.column(i).Compression); ok {
 		m = cm
 	}
-	cv := varatt.Compress(m, types.Payload(ts.out[i]))
+	cv := varatt.Compress(m, datum.Payload(ts.out[i]))
 	if cv == nil {
 		ts.st[i].incompressible = true
 		return
 	}
-	ts.out[i] = types.StoredVarlena(cv)
+	ts.out[i] = datum.StoredVarlena(cv)
 	ts.st[i].size = len(cv)
 }
 
@@ -250,7 +250,7 @@ func (ts *toasting) externalize(i int) error {
 		return err
 	}
 	ts.saved = append(ts.saved, p.ValueID)
-	ts.out[i] = types.StoredVarlena(p.Encode())
+	ts.out[i] = datum.StoredVarlena(p.Encode())
 	ts.st[i].ignore = true
 	ts.st[i].size = varatt.PointerSize
 	return nil
@@ -270,7 +270,7 @@ func (t *Toaster) externals(tup heap.Tuple) (map[int]uint32, error) {
 // AfterUpdate deletes the TOAST values the replaced version old (a copy
 // the heap returned, heap.Outcome.Old; nil when it had none) pointed at
 // and the new version stored does not (toast_tuple_cleanup).
-func (t *Toaster) AfterUpdate(e Env, old heap.Tuple, stored []types.Datum) error {
+func (t *Toaster) AfterUpdate(e Env, old heap.Tuple, stored []datum.Datum) error {
 	if old == nil || t.Rel == nil {
 		return nil
 	}

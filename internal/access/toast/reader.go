@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 )
 
 // Reader fetches external values of one table for the tuple decoder
-// (types.Detoaster): chunks are read through the TOAST index, then the
+// (datum.Detoaster): chunks are read through the TOAST index, then the
 // value is decompressed if it was stored compressed.
 type Reader struct {
 	Rel *Relation
@@ -17,7 +17,7 @@ type Reader struct {
 	U   *stats.Usage    // may be nil: not counted
 }
 
-var _ types.Detoaster = Reader{}
+var _ datum.Detoaster = Reader{}
 
 // Detoast returns value p's payload.
 func (r Reader) Detoast(p varatt.External) ([]byte, error) {
@@ -28,5 +28,5 @@ func (r Reader) Detoast(p varatt.External) ([]byte, error) {
 	if !p.Compressed() {
 		return stored, nil
 	}
-	return types.Decompress(stored)
+	return datum.Decompress(stored)
 }

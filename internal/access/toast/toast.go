@@ -23,15 +23,15 @@ import (
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
 // ColumnTypes are a TOAST table's columns: chunk_id, chunk_seq, chunk_data.
-var ColumnTypes = []types.Type{types.Oid, types.Int4, types.Bytea}
+var ColumnTypes = []datum.Type{datum.Oid, datum.Int4, datum.Bytea}
 
 // ColumnNames are their names.
 var ColumnNames = []string{"chunk_id", "chunk_seq", "chunk_data"}
@@ -41,7 +41,7 @@ var ColumnNames = []string{"chunk_id", "chunk_seq", "chunk_data"}
 var ColumnStorage = []byte{'p', 'p', 'p'}
 
 // chunkLayout forms chunk tuples.
-var chunkLayout = heap.NewDeformerFrom(types.NewDeformerStorage(ColumnTypes, ColumnStorage))
+var chunkLayout = heap.NewDeformerFrom(datum.NewDeformerStorage(ColumnTypes, ColumnStorage))
 
 // Relation is one TOAST table, its index, and where chunk ids come from.
 type Relation struct {
@@ -61,7 +61,7 @@ func IndexOptions(name string) btree.Options {
 // valueIDExists reports whether any chunk (live or dead) has chunk id v,
 // as GetNewOidWithIndex checks before handing out an OID.
 func (r *Relation) valueIDExists(u *stats.Usage, v uint32) (bool, error) {
-	cur := r.Index.ScanEqual(u, []types.Datum{types.Int(int64(v))})
+	cur := r.Index.ScanEqual(u, []datum.Datum{datum.Int(int64(v))})
 	defer cur.Close()
 	_, _, ok, err := cur.Next()
 	return ok, err
@@ -82,9 +82,9 @@ func (r *Relation) newValueID(u *stats.Usage) (uint32, error) {
 }
 
 // Save stores value — a plain varlena Datum or an inline compressed one
-// (types.StoredVarlena) — as chunks and returns its TOAST pointer
+// (datum.StoredVarlena) — as chunks and returns its TOAST pointer
 // (toast_save_datum). The chunks are inserted by tx's current command.
-func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value types.Datum) (varatt.External, error) {
+func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value datum.Datum) (varatt.External, error) {
 	var data []byte
 	var p varatt.External
 	if value.IsStored() {
@@ -96,7 +96,7 @@ func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value
 		p.RawSize = int32(varatt.CompressedRawLen(v) + varatt.HdrSz)
 		p.ExtInfo = uint32(len(data)) | uint32(varatt.CompressedMethod(v))<<30
 	} else {
-		data = types.Payload(value)
+		data = datum.Payload(value)
 		p.RawSize = int32(len(data) + varatt.HdrSz)
 		p.ExtInfo = uint32(len(data))
 	}
@@ -107,8 +107,8 @@ func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value
 	}
 	p.ValueID = id
 	check := r.uniqueCheck(u, tx)
-	vals := make([]types.Datum, 3)
-	vals[0] = types.Int(int64(id))
+	vals := make([]datum.Datum, 3)
+	vals[0] = datum.Int(int64(id))
 	for seq := 0; len(data) > 0; seq++ {
 		if seq%64 == 0 && ctx != nil {
 			if err := interrupted(ctx); err != nil {
@@ -116,8 +116,8 @@ func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value
 			}
 		}
 		n := min(len(data), varatt.MaxChunkSize)
-		vals[1] = types.Int(int64(seq))
-		vals[2] = types.Str(unsafe.String(&data[0], n)) // Form copies it
+		vals[1] = datum.Int(int64(seq))
+		vals[2] = datum.Str(unsafe.String(&data[0], n)) // Form copies it
 		tid, err := r.Heap.Insert(u, tx, chunkLayout.Form(vals), nil)
 		if err != nil {
 			return p, err
@@ -183,7 +183,7 @@ func (r *Relation) Fetch(ctx context.Context, u *stats.Usage, p varatt.External)
 	if size == 0 {
 		total = 0
 	}
-	cur := r.Index.ScanEqual(u, []types.Datum{types.Int(int64(p.ValueID))})
+	cur := r.Index.ScanEqual(u, []datum.Datum{datum.Int(int64(p.ValueID))})
 	defer cur.Close()
 	expected := int32(0)
 	for {
@@ -235,7 +235,7 @@ func (r *Relation) Fetch(ctx context.Context, u *stats.Usage, p varatt.External)
 // they go when VACUUM finds tx committed before its horizon, and stay if
 // tx aborts.
 func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *heap.Txn, id uint32) error {
-	cur := r.Index.ScanEqual(u, []types.Datum{types.Int(int64(id))})
+	cur := r.Index.ScanEqual(u, []datum.Datum{datum.Int(int64(id))})
 	defer cur.Close()
 	for n := 0; ; n++ {
 		tid, _, ok, err := cur.Next()

@@ -12,8 +12,8 @@ import (
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
@@ -92,7 +92,7 @@ func TestSaveFetchDelete(t *testing.T) {
 	r := Reader{Rel: te.rel}
 	for _, n := range []int{1, varatt.MaxChunkSize, varatt.MaxChunkSize + 1, 4 * varatt.MaxChunkSize, 100000} {
 		v := incompressible(n, n)
-		p, err := te.rel.Save(nil, nil, tx, types.Str(v))
+		p, err := te.rel.Save(nil, nil, tx, datum.Str(v))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestSaveFetchDelete(t *testing.T) {
 	// A compressed value is stored compressed and comes back decompressed.
 	plain := strings.Repeat("compressible ", 10000)
 	cv := varatt.Compress(varatt.PGLZ, []byte(plain))
-	p, err := te.rel.Save(nil, nil, tx, types.StoredVarlena(cv))
+	p, err := te.rel.Save(nil, nil, tx, datum.StoredVarlena(cv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,16 +144,16 @@ func TestSaveFetchDelete(t *testing.T) {
 
 // A table (id int4, x text EXTENDED, m text MAIN, e text EXTERNAL).
 func newToaster(te *testEnv) *Toaster {
-	ts := []types.Type{types.Int4, types.Text, types.Text, types.Text}
+	ts := []datum.Type{datum.Int4, datum.Text, datum.Text, datum.Text}
 	st := []byte{'p', 'x', 'm', 'e'}
-	t := &Toaster{Rel: te.rel, Layout: types.NewDeformerStorage(ts, st)}
+	t := &Toaster{Rel: te.rel, Layout: datum.NewDeformerStorage(ts, st)}
 	for i := range ts {
 		t.Cols = append(t.Cols, Column{Varlena: i > 0, Storage: st[i]})
 	}
 	return t
 }
 
-func kinds(vals []types.Datum) string {
+func kinds(vals []datum.Datum) string {
 	var b strings.Builder
 	for _, v := range vals[1:] {
 		switch {
@@ -176,7 +176,7 @@ func TestToasterRounds(t *testing.T) {
 	env := Env{Tx: tx, Default: varatt.PGLZ}
 	tt := newToaster(te)
 	comp := strings.Repeat("abcdefgh", 1000) // 8000 bytes, compresses
-	null := types.Null()
+	null := datum.Null()
 	for _, c := range []struct {
 		x, m, e string
 		isNull  [3]bool
@@ -192,7 +192,7 @@ func TestToasterRounds(t *testing.T) {
 		{x: incompressible(1500, 4), m: incompressible(1500, 5), e: "e", want: "Epp"}, // EXTENDED goes before MAIN
 		{x: comp, isNull: [3]bool{false, true, true}, want: "C--"},
 	} {
-		vals := []types.Datum{types.Int(1), types.Str(c.x), types.Str(c.m), types.Str(c.e)}
+		vals := []datum.Datum{datum.Int(1), datum.Str(c.x), datum.Str(c.m), datum.Str(c.e)}
 		for i, n := range c.isNull {
 			if n {
 				vals[i+1] = null
@@ -207,7 +207,7 @@ func TestToasterRounds(t *testing.T) {
 		}
 		// The tuple formed from them decodes back to the values.
 		tup := heap.NewDeformerFrom(tt.Layout).Form(out)
-		back := make([]types.Datum, 4)
+		back := make([]datum.Datum, 4)
 		if err := heap.NewDeformerFrom(tt.Layout).WithDetoaster(Reader{Rel: te.rel}).Deform(tup, back); err != nil {
 			t.Fatal(err)
 		}
@@ -223,17 +223,17 @@ func TestToasterRounds(t *testing.T) {
 	// Without a TOAST table nothing moves out.
 	noToast := *tt
 	noToast.Rel = nil
-	out, _, err := noToast.Prepare(env, []types.Datum{types.Int(1), types.Str(incompressible(9000, 6)), types.Str("m"), types.Str("e")}, nil)
+	out, _, err := noToast.Prepare(env, []datum.Datum{datum.Int(1), datum.Str(incompressible(9000, 6)), datum.Str("m"), datum.Str("e")}, nil)
 	if err != nil || kinds(out) != "ppp" {
 		t.Errorf("without a TOAST table: %s, %v", kinds(out), err)
 	}
 	// lz4 when the column or the default says so.
-	out, _, _ = tt.Prepare(Env{Tx: tx, Default: varatt.LZ4}, []types.Datum{types.Int(1), types.Str(comp), types.Str("m"), types.Str("e")}, nil)
+	out, _, _ = tt.Prepare(Env{Tx: tx, Default: varatt.LZ4}, []datum.Datum{datum.Int(1), datum.Str(comp), datum.Str("m"), datum.Str("e")}, nil)
 	if !out[1].IsStored() || varatt.CompressedMethod(out[1].StoredBytes()) != varatt.LZ4 {
 		t.Errorf("default_toast_compression lz4 not used")
 	}
 	tt.Cols[1].Compression = 'p'
-	out, _, _ = tt.Prepare(Env{Tx: tx, Default: varatt.LZ4}, []types.Datum{types.Int(1), types.Str(comp), types.Str("m"), types.Str("e")}, nil)
+	out, _, _ = tt.Prepare(Env{Tx: tx, Default: varatt.LZ4}, []datum.Datum{datum.Int(1), datum.Str(comp), datum.Str("m"), datum.Str("e")}, nil)
 	if !out[1].IsStored() || varatt.CompressedMethod(out[1].StoredBytes()) != varatt.PGLZ {
 		t.Errorf("the column's COMPRESSION pglz not used")
 	}
@@ -248,17 +248,17 @@ func TestToasterUpdate(t *testing.T) {
 	tt := newToaster(te)
 	def := heap.NewDeformerFrom(tt.Layout).WithDetoaster(Reader{Rel: te.rel})
 	big1, big2 := incompressible(5000, 1), incompressible(5000, 2)
-	out, saved, err := tt.Prepare(env, []types.Datum{types.Int(1), types.Str(big1), types.Str("m"), types.Str(big2)}, nil)
+	out, saved, err := tt.Prepare(env, []datum.Datum{datum.Int(1), datum.Str(big1), datum.Str("m"), datum.Str(big2)}, nil)
 	if err != nil || len(saved) != 2 {
 		t.Fatalf("insert: %v, saved %v", err, saved)
 	}
 	oldTup := def.Form(out)
-	old := make([]types.Datum, 4)
+	old := make([]datum.Datum, 4)
 	if err := def.Deform(oldTup, old); err != nil {
 		t.Fatal(err)
 	}
 	// New row: attribute 1 taken over from old, attribute 3 replaced.
-	newRow := []types.Datum{types.Int(2), old[1], old[2], types.Str(big2)}
+	newRow := []datum.Datum{datum.Int(2), old[1], old[2], datum.Str(big2)}
 	out2, saved2, err := tt.Prepare(env, newRow, old)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +275,7 @@ func TestToasterUpdate(t *testing.T) {
 	te.commit(t, tx)
 	// The replaced value's chunks are deleted, the kept one's are not.
 	for i, id := range saved {
-		cur := te.rel.Index.ScanEqual(nil, []types.Datum{types.Int(int64(id))})
+		cur := te.rel.Index.ScanEqual(nil, []datum.Datum{datum.Int(int64(id))})
 		tid, _, ok, err := cur.Next()
 		cur.Close()
 		if err != nil || !ok {

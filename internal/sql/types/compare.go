@@ -1,9 +1,12 @@
 package types
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/tidal-db/tidal/internal/datum"
 )
 
 // Compare returns -1, 0 or +1 ordering a before, equal to or after b in the
@@ -23,7 +26,7 @@ func Compare(t Type, a, b Datum) int {
 	case Float8OID, Float4OID:
 		return CompareFloat(a.Float(), b.Float())
 	case Int2VectorOID:
-		return cmpVec(a.Str(), b.Str())
+		return compareByKind(a, b)
 	case NumericOID:
 		return CompareNumeric(a.Str(), b.Str())
 	case RecordOID:
@@ -38,72 +41,16 @@ func Compare(t Type, a, b Datum) int {
 	return compareByKind(a, b)
 }
 
-func compareByKind(a, b Datum) int {
-	switch a.Kind() {
-	case kFloat:
-		return CompareFloat(a.Float(), b.Float())
-	case kStr:
-		return strings.Compare(a.Str(), b.Str())
-	case kVec:
-		return cmpVec(a.Str(), b.Str())
-	}
-	return cmpInt(a.Int(), b.Int())
-}
+func compareByKind(a, b Datum) int { return datum.CompareByKind(a, b) }
 
-func cmpInt(a, b int64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
-}
+func cmpInt(a, b int64) int { return cmp.Compare(a, b) }
 
-// cmpFloat is PostgreSQL's float8_cmp_internal.
-func CompareFloat(a, b float64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	if a == b {
-		return 0
-	}
-	an, bn := a != a, b != b
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return 1
-	}
-	return -1
-}
-
-func cmpVec(a, b string) int {
-	for i := 0; i+1 < len(a) && i+1 < len(b); i += 2 {
-		x := int16(uint16(a[i]) | uint16(a[i+1])<<8)
-		y := int16(uint16(b[i]) | uint16(b[i+1])<<8)
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return cmpInt(int64(len(a)), int64(len(b)))
-}
+// CompareFloat is PostgreSQL's float8_cmp_internal (datum.CompareFloat).
+func CompareFloat(a, b float64) int { return datum.CompareFloat(a, b) }
 
 // TrimBlankPadding drops a bpchar value's trailing spaces, which are not
 // significant in comparisons.
-func TrimBlankPadding(s string) string {
-	n := len(s)
-	for n > 0 && s[n-1] == ' ' {
-		n--
-	}
-	return s[:n]
-}
+func TrimBlankPadding(s string) string { return datum.TrimBlankPadding(s) }
 
 // Equal reports whether a and b (not NULL) are equal under t's equality
 // operator (consistent with Compare == 0).

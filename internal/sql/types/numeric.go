@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -63,14 +64,15 @@ const (
 	numShortMinW    = -64
 )
 
-// numSpecial says whether a numeric is finite or one of the special values.
-type numSpecial uint8
+// numSpecial says whether a numeric is finite or one of the special values
+// (the payload format is package datum's).
+type numSpecial = datum.NumericSpecial
 
 const (
-	numFinite numSpecial = iota
-	numNaN
-	numPInf
-	numNInf
+	numFinite = datum.NumericFinite
+	numNaN    = datum.NumericNaN
+	numPInf   = datum.NumericPInf
+	numNInf   = datum.NumericNInf
 )
 
 // numVar is the base-10000 form of a numeric (PostgreSQL's NumericVar).
@@ -85,37 +87,10 @@ type numVar struct {
 // numHeader decodes a payload's header without touching its digits.
 // digitsOff is where the digits start.
 func numHeader(p string) (special numSpecial, neg bool, weight, dscale, digitsOff int) {
-	if len(p) < 2 {
-		return numFinite, false, 0, 0, len(p)
-	}
-	h := uint16(p[0]) | uint16(p[1])<<8
-	switch {
-	case h&numHdrSpecial == numHdrSpecial:
-		switch h {
-		case numHdrPInf:
-			return numPInf, false, 0, 0, 2
-		case numHdrNInf:
-			return numNInf, true, 0, 0, 2
-		}
-		return numNaN, false, 0, 0, 2
-	case h&numHdrShort != 0:
-		weight = int(h & numShortWMask)
-		if h&numShortWSign != 0 {
-			weight |= ^numShortWMask
-		}
-		return numFinite, h&numShortSign != 0, weight, int(h&numShortDscMask) >> 7, 2
-	}
-	if len(p) < 4 {
-		return numFinite, false, 0, 0, len(p)
-	}
-	w := int16(uint16(p[2]) | uint16(p[3])<<8)
-	return numFinite, h&numSignNeg != 0, int(w), int(h & numDscaleMax), 4
+	return datum.NumericHeader(p)
 }
 
-func numDigitAt(p string, off, i int) int {
-	o := off + 2*i
-	return int(int16(uint16(p[o]) | uint16(p[o+1])<<8))
-}
+func numDigitAt(p string, off, i int) int { return datum.NumericDigitAt(p, off, i) }
 
 func decodeNumVar(p string) numVar {
 	sp, neg, w, dsc, off := numHeader(p)
@@ -137,11 +112,11 @@ func decodeNumVar(p string) numVar {
 func (v numVar) encode() (string, error) {
 	switch v.special {
 	case numNaN:
-		return "\x00\xC0", nil
+		return datum.NumericNaNPayload, nil
 	case numPInf:
-		return "\x00\xD0", nil
+		return datum.NumericPInfPayload, nil
 	case numNInf:
-		return "\x00\xF0", nil
+		return datum.NumericNInfPayload, nil
 	}
 	d := v.digits
 	w := v.weight
@@ -159,30 +134,7 @@ func (v numVar) encode() (string, error) {
 	if w > numWeightMax || w < numWeightMin || v.dscale > numDscaleMax || v.dscale < 0 {
 		return "", numOverflowErr()
 	}
-	var b []byte
-	if v.dscale <= numShortMaxDsc && w <= numShortMaxW && w >= numShortMinW {
-		b = make([]byte, 2, 2+2*len(d))
-		h := uint16(numHdrShort) | uint16(v.dscale)<<7 | uint16(w)&numShortWMask
-		if neg {
-			h |= numShortSign
-		}
-		if w < 0 {
-			h |= numShortWSign
-		}
-		binary.LittleEndian.PutUint16(b, h)
-	} else {
-		b = make([]byte, 4, 4+2*len(d))
-		h := uint16(v.dscale)
-		if neg {
-			h |= numSignNeg
-		}
-		binary.LittleEndian.PutUint16(b, h)
-		binary.LittleEndian.PutUint16(b[2:], uint16(int16(w)))
-	}
-	for _, x := range d {
-		b = binary.LittleEndian.AppendUint16(b, uint16(x))
-	}
-	return string(b), nil
+	return datum.NumericPayload(neg, w, v.dscale, d), nil
 }
 
 func numOverflowErr() error {
@@ -646,58 +598,8 @@ func recvNumeric(b []byte, typmod int32) (Datum, error) {
 	return n.datum()
 }
 
-// CompareNumeric orders two numeric payloads (cmp_numerics): NaN sorts
-// after everything and equals itself, -Infinity < finite < +Infinity, and
-// the display scale is not significant (1.5 = 1.50). It reads the payloads
-// in place, so the btree can compare stored keys without decoding them.
-func CompareNumeric(a, b string) int {
-	spA, negA, wA, _, offA := numHeader(a)
-	spB, negB, wB, _, offB := numHeader(b)
-	if spA != numFinite || spB != numFinite {
-		return cmpInt(numSpecialRank(spA), numSpecialRank(spB))
-	}
-	ndA, ndB := (len(a)-offA)/2, (len(b)-offB)/2
-	// sign: -1 negative, 0 zero, +1 positive
-	sgn := func(nd int, neg bool) int64 {
-		switch {
-		case nd == 0:
-			return 0
-		case neg:
-			return -1
-		}
-		return 1
-	}
-	sA, sB := sgn(ndA, negA), sgn(ndB, negB)
-	if sA != sB {
-		return cmpInt(sA, sB)
-	}
-	if sA == 0 {
-		return 0
-	}
-	c := cmpInt(int64(wA), int64(wB))
-	for i := 0; c == 0 && i < min(ndA, ndB); i++ {
-		c = cmpInt(int64(numDigitAt(a, offA, i)), int64(numDigitAt(b, offB, i)))
-	}
-	if c == 0 {
-		c = cmpInt(int64(ndA), int64(ndB))
-	}
-	if sA < 0 {
-		return -c
-	}
-	return c
-}
-
-func numSpecialRank(sp numSpecial) int64 {
-	switch sp {
-	case numNInf:
-		return -1
-	case numPInf:
-		return 1
-	case numNaN:
-		return 2
-	}
-	return 0
-}
+// CompareNumeric orders two numeric payloads (datum.CompareNumeric).
+func CompareNumeric(a, b string) int { return datum.CompareNumeric(a, b) }
 
 // hashNumeric hashes the value without its display scale, so values that
 // compare equal hash alike.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -187,7 +188,7 @@ func bpcharCmp(a, b Datum) int {
 	return strings.Compare(TrimBlankPadding(a.Str()), TrimBlankPadding(b.Str()))
 }
 func floatCmp(a, b Datum) int    { return CompareFloat(a.Float(), b.Float()) }
-func vecCmp(a, b Datum) int      { return cmpVec(a.Str(), b.Str()) }
+func vecCmp(a, b Datum) int      { return datum.CompareInt2Vector(a.Str(), b.Str()) }
 func intCmpDatum(a, b Datum) int { return cmpInt(a.Int(), b.Int()) }
 
 func init() {

@@ -196,6 +196,10 @@ type typeSystem struct{}
 // types while they register operators).
 var _ = func() bool { datum.UseTypeSystem(typeSystem{}); return true }()
 
+// Compare is the default btree order of the types whose ordering is not
+// package datum's (Compare).
+func (typeSystem) Compare(t Type, a, b Datum) int { return Compare(t, a, b) }
+
 // Known reports whether t's OID is one this package knows.
 func (typeSystem) Known(t Type) bool { return info(t.OID) != nil }
 
