@@ -17,7 +17,7 @@ import (
 //
 // CompareStored, when not nil, orders a non-NULL value a against a
 // non-NULL value stored in a tuple's data area, read in place without
-// decoding (StoredAttrs): for a fixed-length type, stored is the
+// decoding (Deformer.StoredAttr): for a fixed-length type, stored is the
 // attribute's typlen bytes; for a varlena or name, the bytes Deform would
 // put in the Datum's string field (payload without header; a name up to
 // its NUL). It must agree with Compare on the decoded value.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -36,7 +36,7 @@ func benchIndex(b *testing.B) *Index {
 		te := newTestEnvIn(b, dir, 8192)
 		bl := NewBuilder(te.env, 900, int4Opts("pgbench_accounts_pkey"))
 		for i := 1; i <= 1000000; i++ {
-			bl.Add([]types.Datum{types.Int(int64(i))}, tidOf(i))
+			bl.Add([]datum.Datum{datum.Int(int64(i))}, tidOf(i))
 		}
 		ix, err := bl.Finish(nil, 1)
 		if err != nil {
@@ -54,7 +54,7 @@ func benchIndex(b *testing.B) *Index {
 func BenchmarkLookup(b *testing.B) {
 	ix := benchIndex(b)
 	rng := rand.New(rand.NewSource(1))
-	key := make([]types.Datum, 1)
+	key := make([]datum.Datum, 1)
 	var m cpuMeter
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -63,7 +63,7 @@ func BenchmarkLookup(b *testing.B) {
 	defer m.Stop()
 	for i := 0; i < b.N; i++ {
 		k := 1 + rng.Intn(1000000)
-		key[0] = types.Int(int64(k))
+		key[0] = datum.Int(int64(k))
 		c := ix.ScanEqual(nil, key)
 		tid, _, ok, err := c.Next()
 		if err != nil || !ok || tid != tidOf(k) {
@@ -86,10 +86,10 @@ func BenchmarkLookupParallel(b *testing.B) {
 	defer m.Stop()
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewSource(rand.Int63()))
-		key := make([]types.Datum, 1)
+		key := make([]datum.Datum, 1)
 		for pb.Next() {
 			k := 1 + rng.Intn(1000000)
-			key[0] = types.Int(int64(k))
+			key[0] = datum.Int(int64(k))
 			c := ix.ScanEqual(nil, key)
 			if _, _, ok, err := c.Next(); err != nil || !ok {
 				b.Fatal("lookup failed")
@@ -103,7 +103,7 @@ func BenchmarkInsertRandom(b *testing.B) {
 	te := newTestEnv(b, 16384)
 	ix := emptyIndex(b, te, 901, int4Opts("ins"))
 	rng := rand.New(rand.NewSource(1))
-	key := make([]types.Datum, 1)
+	key := make([]datum.Datum, 1)
 	var m cpuMeter
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -111,7 +111,7 @@ func BenchmarkInsertRandom(b *testing.B) {
 	defer m.Report(b)
 	defer m.Stop()
 	for i := 0; i < b.N; i++ {
-		key[0] = types.Int(int64(rng.Int31()))
+		key[0] = datum.Int(int64(rng.Int31()))
 		if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(i / 100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
 			b.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func BenchmarkInsertRandom(b *testing.B) {
 func BenchmarkInsertSequential(b *testing.B) {
 	te := newTestEnv(b, 16384)
 	ix := emptyIndex(b, te, 902, int4Opts("seq"))
-	key := make([]types.Datum, 1)
+	key := make([]datum.Datum, 1)
 	var m cpuMeter
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -130,7 +130,7 @@ func BenchmarkInsertSequential(b *testing.B) {
 	defer m.Report(b)
 	defer m.Stop()
 	for i := 0; i < b.N; i++ {
-		key[0] = types.Int(int64(i))
+		key[0] = datum.Int(int64(i))
 		if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(i / 100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
 			b.Fatal(err)
 		}

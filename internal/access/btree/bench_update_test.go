@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -43,16 +43,16 @@ func md5Key(i int) string {
 // (SET k = k + 1): for each existing entry, in heap order, the new row
 // version's entry (key of row i+1, a TID on a new heap page) is inserted.
 // One op is one insert; the index is rebuilt (untimed) every 100k ops.
-func benchUpdate(b *testing.B, typ types.Type, key func(i int) types.Datum) {
+func benchUpdate(b *testing.B, typ datum.Type, key func(i int) datum.Datum) {
 	te := newTestEnv(b, 16384)
 	rel := smgr.RelFileNumber(910)
-	opt := Options{Name: "upd", KeyTypes: []types.Type{typ}}
+	opt := Options{Name: "upd", KeyTypes: []datum.Type{typ}}
 	build := func() *Index {
 		rel++
 		bl := NewBuilder(te.env, rel, opt)
 		for i := 1; i <= updateRows; i++ {
 			j := i - 1
-			bl.Add([]types.Datum{key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)})
+			bl.Add([]datum.Datum{key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)})
 		}
 		ix, err := bl.Finish(nil, 1)
 		if err != nil {
@@ -61,12 +61,12 @@ func benchUpdate(b *testing.B, typ types.Type, key func(i int) types.Datum) {
 		scanAll(b, ix, ix.Scan(nil, nil, nil)) // cache it
 		return ix
 	}
-	keys := make([]types.Datum, updateRows+1)
+	keys := make([]datum.Datum, updateRows+1)
 	for i := 1; i <= updateRows; i++ {
 		keys[i] = key(i + 1)
 	}
 	var ix *Index
-	kd := make([]types.Datum, 1)
+	kd := make([]datum.Datum, 1)
 	var m cpuMeter
 	var u stats.Usage
 	b.ReportAllocs()
@@ -93,19 +93,19 @@ func benchUpdate(b *testing.B, typ types.Type, key func(i int) types.Datum) {
 }
 
 func BenchmarkUpdateInt4(b *testing.B) {
-	benchUpdate(b, types.Int4, func(i int) types.Datum { return types.Int(int64(i)) })
+	benchUpdate(b, datum.Int4, func(i int) datum.Datum { return datum.Int(int64(i)) })
 }
 
 func BenchmarkUpdateText(b *testing.B) {
-	benchUpdate(b, types.Text, func(i int) types.Datum { return types.Str(md5Key(i)) })
+	benchUpdate(b, datum.Text, func(i int) datum.Datum { return datum.Str(md5Key(i)) })
 }
 
 // BenchmarkInsertRandomText inserts random md5 text keys into a growing index.
 func BenchmarkInsertRandomText(b *testing.B) {
 	te := newTestEnv(b, 16384)
-	ix := emptyIndex(b, te, 903, Options{Name: "txt", KeyTypes: []types.Type{types.Text}})
+	ix := emptyIndex(b, te, 903, Options{Name: "txt", KeyTypes: []datum.Type{datum.Text}})
 	rng := rand.New(rand.NewSource(1))
-	key := make([]types.Datum, 1)
+	key := make([]datum.Datum, 1)
 	var m cpuMeter
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -113,7 +113,7 @@ func BenchmarkInsertRandomText(b *testing.B) {
 	defer m.Report(b)
 	defer m.Stop()
 	for i := 0; i < b.N; i++ {
-		key[0] = types.Str(md5Key(rng.Int()))
+		key[0] = datum.Str(md5Key(rng.Int()))
 		if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(i / 100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@
 //     flags, cycle id). Non-rightmost pages hold their high key at offset 1.
 //   - Index tuples are IndexTupleData: 6-byte heap TID, 2-byte t_info, an
 //     optional 4-byte null bitmap, then the key data area (as
-//     types.FillData lays it out) from MAXALIGN of the header.
+//     datum.FillData lays it out) from MAXALIGN of the header.
 //   - The heap TID is a tiebreaker key column (PostgreSQL 12+ "heapkeyspace"),
 //     so every entry is unique as (key..., TID) and duplicates are kept in TID
 //     order. Pivot tuples (high keys and downlinks) are suffix-truncated.
@@ -39,8 +39,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -141,14 +141,18 @@ type Env struct {
 
 // Options describe an index.
 type Options struct {
-	Name        string       // index name, for error messages
-	KeyTypes    []types.Type // key column types (1..32)
-	ColumnNames []string     // key column names, for error details
+	Name     string       // index name, for error messages
+	KeyTypes []datum.Type // key column types (1..32)
+	// Comparators order each key column (its operator class's support
+	// function); a missing or zero entry uses the column type's default
+	// (datum.DefaultComparator).
+	Comparators []datum.Comparator
+	ColumnNames []string // key column names, for error details
 	Unique      bool
 	FillFactor  int // leaf fillfactor for bulk builds and rightmost splits; 0 = 90
 	// FormatKey renders key values for "Key (...)=(...)" details; nil uses a
 	// simple built-in formatter.
-	FormatKey func([]types.Datum) string
+	FormatKey func([]datum.Datum) string
 	// TableName is the indexed table's name, for error details.
 	TableName string
 	// KeyCompression is each key column's attcompression ('p', 'l'; 0
@@ -202,7 +206,7 @@ func Open(env *Env, rel smgr.RelFileNumber, opt Options) *Index {
 	if ix.ff > 100 {
 		ix.ff = 100
 	}
-	ix.lay = newLayout(opt.KeyTypes)
+	ix.lay = newLayout(opt.KeyTypes, opt.Comparators)
 	return ix
 }
 

@@ -6,8 +6,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -21,13 +21,13 @@ func TestMaxItemSize(t *testing.T) {
 
 func TestTupleLayout(t *testing.T) {
 	te := newTestEnv(t, 64)
-	ix := Open(te.env, 1, Options{Name: "x", KeyTypes: []types.Type{types.Int4, types.Text}})
-	tup := ix.formTuple([]types.Datum{types.Int(7), types.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
+	ix := Open(te.env, 1, Options{Name: "x", KeyTypes: []datum.Type{datum.Int4, datum.Text}})
+	tup := ix.formTuple([]datum.Datum{datum.Int(7), datum.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
 	// header 8 + int4 4 + 1-byte varlena header + 3 bytes = 16
 	if len(tup) != 16 || tupSize(tup) != 16 || tupInfo(tup)&infoVarWidth == 0 || Tuple(tup).HasNulls() {
 		t.Fatalf("tuple %x", tup)
 	}
-	tup = ix.formTuple([]types.Datum{types.Null(), types.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
+	tup = ix.formTuple([]datum.Datum{datum.Null(), datum.Str("abc")}, page.ItemPointer{Block: 3, Offset: 9})
 	// header 8 + bitmap 4 -> data at 16; 4 bytes of text
 	if len(tup) != 24 || !Tuple(tup).HasNulls() || tup[8] != 2 {
 		t.Fatalf("tuple with null %x", tup)
@@ -37,11 +37,11 @@ func TestTupleLayout(t *testing.T) {
 		t.Fatalf("keys %v %v", k, err)
 	}
 	ix4 := Open(te.env, 2, int4Opts("i"))
-	if n := len(ix4.formTuple([]types.Datum{types.Int(1)}, page.ItemPointer{})); n != 16 {
+	if n := len(ix4.formTuple([]datum.Datum{datum.Int(1)}, page.ItemPointer{})); n != 16 {
 		t.Fatalf("int4 tuple is %d bytes, want 16", n)
 	}
-	ixf := Open(te.env, 3, Options{Name: "f", KeyTypes: []types.Type{types.Float8}})
-	if n := len(ixf.formTuple([]types.Datum{types.Float(1.5)}, page.ItemPointer{})); n != 16 {
+	ixf := Open(te.env, 3, Options{Name: "f", KeyTypes: []datum.Type{datum.Float8}})
+	if n := len(ixf.formTuple([]datum.Datum{datum.Float(1.5)}, page.ItemPointer{})); n != 16 {
 		t.Fatalf("float8 tuple is %d bytes, want 16", n)
 	}
 }
@@ -52,11 +52,11 @@ func TestBuildBoatSize(t *testing.T) {
 	const n = 500000
 	for _, tc := range []struct {
 		name string
-		typ  types.Type
-		key  func(i int) types.Datum
+		typ  datum.Type
+		key  func(i int) datum.Datum
 	}{
-		{"int4", types.Int4, func(i int) types.Datum { return types.Int(int64(i)) }},
-		{"float8", types.Float8, func(i int) types.Datum { return types.Float(math.Log10(float64(i))) }},
+		{"int4", datum.Int4, func(i int) datum.Datum { return datum.Int(int64(i)) }},
+		{"float8", datum.Float8, func(i int) datum.Datum { return datum.Float(math.Log10(float64(i))) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if raceEnabled && tc.name != "int4" {
@@ -64,13 +64,13 @@ func TestBuildBoatSize(t *testing.T) {
 			}
 			t.Parallel()
 			te := newTestEnv(t, 256)
-			opt := Options{Name: "boat_idx", KeyTypes: []types.Type{tc.typ}, ColumnNames: []string{"k"}}
+			opt := Options{Name: "boat_idx", KeyTypes: []datum.Type{tc.typ}, ColumnNames: []string{"k"}}
 			b := NewBuilder(te.env, 100, opt)
 			// heap order: 107 rows per page, like the boat table
 			perm := rand.New(rand.NewSource(1)).Perm(n)
 			for _, j := range perm {
 				i := j + 1
-				if err := b.Add([]types.Datum{tc.key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)}); err != nil {
+				if err := b.Add([]datum.Datum{tc.key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -97,7 +97,7 @@ func TestBuildBoatSize(t *testing.T) {
 			mustCheck(t, ix)
 			// spot-check lookups
 			for _, i := range []int{1, 2, 366, 367, 250000, n} {
-				got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{tc.key(i)}))
+				got := scanAll(t, ix, ix.ScanEqual(nil, []datum.Datum{tc.key(i)}))
 				j := i - 1
 				want := page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)}
 				if len(got) != 1 || got[0].tid != want {
@@ -121,13 +121,13 @@ func TestEmptyIndex(t *testing.T) {
 	if got := scanAll(t, ix, ix.Scan(nil, nil, nil)); len(got) != 0 {
 		t.Fatalf("empty scan returned %v", got)
 	}
-	if got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{types.Int(1)})); len(got) != 0 {
+	if got := scanAll(t, ix, ix.ScanEqual(nil, []datum.Datum{datum.Int(1)})); len(got) != 0 {
 		t.Fatalf("empty lookup returned %v", got)
 	}
 	// reopen and insert: the first insert creates the root
 	ix = Open(te.env, 5, int4Opts("e"))
 	var u stats.Usage
-	if err := ix.Insert(&u, 2, []types.Datum{types.Int(42)}, tidOf(1), nil); err != nil {
+	if err := ix.Insert(&u, 2, []datum.Datum{datum.Int(42)}, tidOf(1), nil); err != nil {
 		t.Fatal(err)
 	}
 	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
@@ -152,7 +152,7 @@ func TestSequentialInsertFill(t *testing.T) {
 	ix := emptyIndex(t, te, 7, int4Opts("seq"))
 	const n = 50000
 	for i := 1; i <= n; i++ {
-		if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(i))}, tidOf(i), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +190,7 @@ func letters(seed int64, n int) string {
 
 func TestDeepTree(t *testing.T) {
 	te := newTestEnv(t, 256)
-	opt := Options{Name: "deep", KeyTypes: []types.Type{types.Text}}
+	opt := Options{Name: "deep", KeyTypes: []datum.Type{datum.Text}}
 	ix := emptyIndex(t, te, 8, opt)
 	rng := rand.New(rand.NewSource(2))
 	const n = 3000
@@ -203,7 +203,7 @@ func TestDeepTree(t *testing.T) {
 			k = string(rune('a'+i%26)) + letters(3, 500+(n-i)%700)
 		}
 		tid := tidOf(i)
-		if err := ix.Insert(nil, 2, []types.Datum{types.Str(k)}, tid, nil); err != nil {
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Str(k)}, tid, nil); err != nil {
 			t.Fatal(err)
 		}
 		keys[k+"\x00"+tid.String()] = tid
@@ -238,7 +238,7 @@ func TestUnique(t *testing.T) {
 		return verdicts[tid], nil
 	}
 	for i := 1; i <= 2000; i++ {
-		if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(i))}, tidOf(i), check); err != nil {
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(i))}, tidOf(i), check); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -247,7 +247,7 @@ func TestUnique(t *testing.T) {
 	}
 	// live conflict
 	verdicts[tidOf(5)] = UniqueConflict
-	err := ix.Insert(nil, 3, []types.Datum{types.Int(5)}, tidOf(9999), check)
+	err := ix.Insert(nil, 3, []datum.Datum{datum.Int(5)}, tidOf(9999), check)
 	var pe *pgerr.Error
 	if !errors.As(err, &pe) || pe.Code != pgerr.UniqueViolation ||
 		pe.Message != `duplicate key value violates unique constraint "boat_pkey"` || pe.Detail != "Key (id)=(5) already exists." {
@@ -255,7 +255,7 @@ func TestUnique(t *testing.T) {
 	}
 	// in-progress: wait
 	verdicts[tidOf(5)] = UniqueWaitFor(77)
-	err = ix.Insert(nil, 3, []types.Datum{types.Int(5)}, tidOf(9999), check)
+	err = ix.Insert(nil, 3, []datum.Datum{datum.Int(5)}, tidOf(9999), check)
 	var we *WaitError
 	if !errors.As(err, &we) || we.Xid != 77 || we.TID != tidOf(5) {
 		t.Fatalf("err = %v", err)
@@ -265,7 +265,7 @@ func TestUnique(t *testing.T) {
 	for v := 0; v < 800; v++ {
 		seen = seen[:0]
 		tid := page.ItemPointer{Block: 100000 + page.BlockNumber(v), Offset: 1}
-		if err := ix.Insert(nil, 4, []types.Datum{types.Int(7)}, tid, check); err != nil {
+		if err := ix.Insert(nil, 4, []datum.Datum{datum.Int(7)}, tid, check); err != nil {
 			t.Fatal(err)
 		}
 		if len(seen) != v+1 {
@@ -274,18 +274,18 @@ func TestUnique(t *testing.T) {
 		verdicts[tid] = UniqueDead
 	}
 	mustCheck(t, ix)
-	got := scanAll(t, ix, ix.ScanEqual(nil, []types.Datum{types.Int(7)}))
+	got := scanAll(t, ix, ix.ScanEqual(nil, []datum.Datum{datum.Int(7)}))
 	if len(got) != 801 {
 		t.Fatalf("%d entries for key 7", len(got))
 	}
 	// the last version is live: conflict even though it is on a later page
 	verdicts[page.ItemPointer{Block: 100000 + 799, Offset: 1}] = UniqueConflict
-	if err := ix.Insert(nil, 5, []types.Datum{types.Int(7)}, tidOf(50000), check); pgerr.Code(err) != pgerr.UniqueViolation {
+	if err := ix.Insert(nil, 5, []datum.Datum{datum.Int(7)}, tidOf(50000), check); pgerr.Code(err) != pgerr.UniqueViolation {
 		t.Fatalf("err = %v", err)
 	}
 	// NULLs never conflict
 	for i := 0; i < 3; i++ {
-		if err := ix.Insert(nil, 6, []types.Datum{types.Null()}, tidOf(60000+i), func(page.ItemPointer) (UniqueVerdict, error) {
+		if err := ix.Insert(nil, 6, []datum.Datum{datum.Null()}, tidOf(60000+i), func(page.ItemPointer) (UniqueVerdict, error) {
 			t.Fatal("check called for NULL key")
 			return UniqueConflict, nil
 		}); err != nil {
@@ -294,17 +294,17 @@ func TestUnique(t *testing.T) {
 	}
 	// a unique build refuses duplicates
 	b := NewBuilder(te.env, 10, opt)
-	b.Add([]types.Datum{types.Int(1)}, tidOf(1))
-	b.Add([]types.Datum{types.Int(2)}, tidOf(2))
-	b.Add([]types.Datum{types.Int(2)}, tidOf(3))
+	b.Add([]datum.Datum{datum.Int(1)}, tidOf(1))
+	b.Add([]datum.Datum{datum.Int(2)}, tidOf(2))
+	b.Add([]datum.Datum{datum.Int(2)}, tidOf(3))
 	if _, err := b.Finish(nil, 1); !errors.As(err, &pe) || pe.Code != pgerr.UniqueViolation || pe.Detail != "Key (id)=(2) is duplicated." {
 		t.Fatalf("build err = %v", err)
 	}
 	b = NewBuilder(te.env, 11, opt)
-	b.Add([]types.Datum{types.Int(2)}, tidOf(2))
-	b.AddRecentlyDead([]types.Datum{types.Int(2)}, tidOf(3))
-	b.Add([]types.Datum{types.Null()}, tidOf(4))
-	b.Add([]types.Datum{types.Null()}, tidOf(5))
+	b.Add([]datum.Datum{datum.Int(2)}, tidOf(2))
+	b.AddRecentlyDead([]datum.Datum{datum.Int(2)}, tidOf(3))
+	b.Add([]datum.Datum{datum.Null()}, tidOf(4))
+	b.Add([]datum.Datum{datum.Null()}, tidOf(5))
 	if _, err := b.Finish(nil, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -312,18 +312,18 @@ func TestUnique(t *testing.T) {
 
 func TestNulls(t *testing.T) {
 	te := newTestEnv(t, 64)
-	opt := Options{Name: "n", KeyTypes: []types.Type{types.Int4, types.Int4}}
+	opt := Options{Name: "n", KeyTypes: []datum.Type{datum.Int4, datum.Int4}}
 	ix := emptyIndex(t, te, 12, opt)
-	ins := func(a, b types.Datum, i int) {
-		if err := ix.Insert(nil, 2, []types.Datum{a, b}, tidOf(i), nil); err != nil {
+	ins := func(a, b datum.Datum, i int) {
+		if err := ix.Insert(nil, 2, []datum.Datum{a, b}, tidOf(i), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ins(types.Null(), types.Int(1), 1)
-	ins(types.Int(5), types.Null(), 2)
-	ins(types.Int(5), types.Int(1), 3)
-	ins(types.Null(), types.Null(), 4)
-	ins(types.Int(3), types.Int(9), 5)
+	ins(datum.Null(), datum.Int(1), 1)
+	ins(datum.Int(5), datum.Null(), 2)
+	ins(datum.Int(5), datum.Int(1), 3)
+	ins(datum.Null(), datum.Null(), 4)
+	ins(datum.Int(3), datum.Int(9), 5)
 	tids := func(c *Cursor) []int {
 		var out []int
 		for _, e := range scanAll(t, ix, c) {
@@ -343,14 +343,14 @@ func TestNulls(t *testing.T) {
 		}
 	}
 	eq(tids(ix.Scan(nil, nil, nil)), 5, 3, 2, 1, 4) // NULLS LAST
-	eq(tids(ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(4)}, Inclusive: true}, nil)), 3, 2)
-	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5)})), 3, 2)
-	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5), types.Int(1)})), 3)
-	eq(tids(ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(5), types.Int(0)}, Inclusive: false}, &Bound{Key: []types.Datum{types.Int(5)}, Inclusive: true})), 3)
-	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Null()})), 1, 4)            // a IS NULL
-	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Int(5), types.Null()})), 2) // a = 5 AND b IS NULL
-	eq(tids(ix.ScanEqual(nil, []types.Datum{types.Null(), types.Null()})), 4) // both NULL
-	eq(tids(ix.Scan(nil, nil, &Bound{Key: []types.Datum{types.Int(5)}, Inclusive: false})), 5)
+	eq(tids(ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Int(4)}, Inclusive: true}, nil)), 3, 2)
+	eq(tids(ix.ScanEqual(nil, []datum.Datum{datum.Int(5)})), 3, 2)
+	eq(tids(ix.ScanEqual(nil, []datum.Datum{datum.Int(5), datum.Int(1)})), 3)
+	eq(tids(ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Int(5), datum.Int(0)}, Inclusive: false}, &Bound{Key: []datum.Datum{datum.Int(5)}, Inclusive: true})), 3)
+	eq(tids(ix.ScanEqual(nil, []datum.Datum{datum.Null()})), 1, 4)            // a IS NULL
+	eq(tids(ix.ScanEqual(nil, []datum.Datum{datum.Int(5), datum.Null()})), 2) // a = 5 AND b IS NULL
+	eq(tids(ix.ScanEqual(nil, []datum.Datum{datum.Null(), datum.Null()})), 4) // both NULL
+	eq(tids(ix.Scan(nil, nil, &Bound{Key: []datum.Datum{datum.Int(5)}, Inclusive: false})), 5)
 }
 
 // TestBuildFillFactor: leaf pages hold what _bt_load would put there.
@@ -362,7 +362,7 @@ func TestBuildFillFactor(t *testing.T) {
 		b := NewBuilder(te.env, 13, opt)
 		const n = 20000
 		for i := 0; i < n; i++ {
-			b.Add([]types.Datum{types.Int(int64(i))}, tidOf(i))
+			b.Add([]datum.Datum{datum.Int(int64(i))}, tidOf(i))
 		}
 		ix, err := b.Finish(nil, 1)
 		if err != nil {

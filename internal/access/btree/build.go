@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -26,7 +26,7 @@ type Builder struct {
 	env  *Env
 	rel  smgr.RelFileNumber
 	ix   *Index // layout and comparison helpers (not usable until Finish)
-	keys []types.Datum
+	keys []datum.Datum
 	ents []buildEntry
 	// Interrupts, if set, is checked while Finish sorts and writes, so a
 	// cancel stops a long CREATE INDEX.
@@ -46,18 +46,18 @@ func NewBuilder(env *Env, rel smgr.RelFileNumber, opt Options) *Builder {
 }
 
 // Add adds one entry. keys is copied.
-func (b *Builder) Add(keys []types.Datum, tid page.ItemPointer) error {
+func (b *Builder) Add(keys []datum.Datum, tid page.ItemPointer) error {
 	return b.add(keys, tid, false)
 }
 
 // AddRecentlyDead adds an entry for a row that is dead but may still be
 // visible to some snapshot: it is indexed but takes no part in the unique
 // check (PostgreSQL's spool2).
-func (b *Builder) AddRecentlyDead(keys []types.Datum, tid page.ItemPointer) error {
+func (b *Builder) AddRecentlyDead(keys []datum.Datum, tid page.ItemPointer) error {
 	return b.add(keys, tid, true)
 }
 
-func (b *Builder) add(keys []types.Datum, tid page.ItemPointer, dead bool) error {
+func (b *Builder) add(keys []datum.Datum, tid page.ItemPointer, dead bool) error {
 	if len(keys) != b.ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", b.ix.opt.Name, b.ix.nkeys, len(keys))
 	}
@@ -110,7 +110,7 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	} else if n != 0 {
 		return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "index %q already contains data", ix.opt.Name)
 	}
-	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]types.Datum, 2*ix.nkeys)}
+	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]datum.Datum, 2*ix.nkeys)}
 	var leaf *levelState
 	for i := range b.ents {
 		if i%4096 == 0 {
@@ -192,7 +192,7 @@ type loader struct {
 	alloc   page.BlockNumber // next block to hand out (btws_pages_alloced)
 	written page.BlockNumber // blocks written so far (btws_pages_written)
 	lastLSN page.LSN
-	scratch []types.Datum
+	scratch []datum.Datum
 }
 
 // levelState is the page being filled on one level (BTPageState).

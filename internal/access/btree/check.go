@@ -3,7 +3,7 @@ package btree
 import (
 	"bytes"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
@@ -186,7 +186,7 @@ func (o *op) checkPage(lb lockedBuf, p page.Page, level uint32, prev page.BlockN
 func (o *op) tupleKey(t []byte) (*scanKey, error) {
 	ix := o.ix
 	n := ix.natts(t)
-	keys := make([]types.Datum, n)
+	keys := make([]datum.Datum, n)
 	if err := ix.deform(t, keys, n); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@ package btree
 
 import (
 	"github.com/tidal-db/tidal/internal/access/toast/varatt"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 )
 
 // Index tuples hold no TOAST pointers (values reach the index detoasted),
@@ -13,11 +13,11 @@ import (
 
 // compressKeys returns keys with large values in compressed form (keys
 // itself when none is).
-func (ix *Index) compressKeys(keys []types.Datum) []types.Datum {
-	var out []types.Datum
+func (ix *Index) compressKeys(keys []datum.Datum) []datum.Datum {
+	var out []datum.Datum
 	for i := range keys {
 		d := keys[i]
-		if d.IsNull() || d.IsStored() || !ix.lay.compressible[i] || types.VarlenaSize(d) <= varatt.IndexTarget {
+		if d.IsNull() || d.IsStored() || !ix.lay.compressible[i] || datum.VarlenaSize(d) <= varatt.IndexTarget {
 			continue
 		}
 		m := varatt.PGLZ
@@ -26,14 +26,14 @@ func (ix *Index) compressKeys(keys []types.Datum) []types.Datum {
 				m = cm
 			}
 		}
-		cv := varatt.Compress(m, types.Payload(d))
+		cv := varatt.Compress(m, datum.Payload(d))
 		if cv == nil {
 			continue
 		}
 		if out == nil {
-			out = append([]types.Datum(nil), keys...)
+			out = append([]datum.Datum(nil), keys...)
 		}
-		out[i] = types.StoredVarlena(cv)
+		out[i] = datum.StoredVarlena(cv)
 	}
 	if out == nil {
 		return keys

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -44,7 +44,7 @@ func newTestEnvIn(t testing.TB, dir string, nbuf int) *testEnv {
 }
 
 func int4Opts(name string) Options {
-	return Options{Name: name, KeyTypes: []types.Type{types.Int4}, ColumnNames: []string{"id"}}
+	return Options{Name: name, KeyTypes: []datum.Type{datum.Int4}, ColumnNames: []string{"id"}}
 }
 
 // emptyIndex builds an empty index (metapage only).
@@ -58,7 +58,7 @@ func emptyIndex(t testing.TB, te *testEnv, rel smgr.RelFileNumber, opt Options) 
 }
 
 type entry struct {
-	keys []types.Datum
+	keys []datum.Datum
 	tid  page.ItemPointer
 }
 

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -33,7 +33,7 @@ func TestIncompleteSplit(t *testing.T) {
 			copyDir(t, te.sm.Dir(), snap)
 			// ascending inserts until the rightmost leaf splits
 			for i := tc.built + 1; i <= tc.built+400; i++ {
-				if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+				if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(i))}, tidOf(i), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -91,7 +91,7 @@ func TestIncompleteSplit(t *testing.T) {
 				t.Fatalf("only %d entries after redo", n)
 			}
 			for _, k := range []int{n / 2, n, tc.built / 2} {
-				if g := scanAll(t, ix2, ix2.ScanEqual(nil, []types.Datum{types.Int(int64(k))})); len(g) != 1 {
+				if g := scanAll(t, ix2, ix2.ScanEqual(nil, []datum.Datum{datum.Int(int64(k))})); len(g) != 1 {
 					t.Fatalf("lookup %d: %v", k, g)
 				}
 			}
@@ -99,14 +99,14 @@ func TestIncompleteSplit(t *testing.T) {
 				// inserts into the right half pass through (root case) or
 				// next to the flagged page, and split the right half
 				for i := n + 1; i <= n+800; i++ {
-					if err := ix2.Insert(nil, 4, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+					if err := ix2.Insert(nil, 4, []datum.Datum{datum.Int(int64(i))}, tidOf(i), nil); err != nil {
 						t.Fatal(err)
 					}
 				}
 				n += 800
 			}
 			// an insert into the left half finishes the split
-			if err := ix2.Insert(nil, 3, []types.Datum{types.Int(int64(tc.built - 10))}, page.ItemPointer{Block: 99999, Offset: 1}, nil); err != nil {
+			if err := ix2.Insert(nil, 3, []datum.Datum{datum.Int(int64(tc.built - 10))}, page.ItemPointer{Block: 99999, Offset: 1}, nil); err != nil {
 				t.Fatal(err)
 			}
 			mustCheck(t, ix2)
@@ -115,7 +115,7 @@ func TestIncompleteSplit(t *testing.T) {
 			}
 			// and growth continues normally
 			for i := n + 1; i <= n+3000; i++ {
-				if err := ix2.Insert(nil, 4, []types.Datum{types.Int(int64(i))}, tidOf(i), nil); err != nil {
+				if err := ix2.Insert(nil, 4, []datum.Datum{datum.Int(int64(i))}, tidOf(i), nil); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"slices"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -68,14 +68,14 @@ func (e *WaitError) Error() string {
 // key has no NULL, every existing entry with an equal key is first shown to
 // check (which must not be nil then): a conflict fails with SQLSTATE 23505,
 // a wait verdict returns *WaitError. xid labels the WAL records.
-func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []types.Datum, tid page.ItemPointer, check UniqueCheck) error {
+func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
 	return ix.InsertFor(u, nil, xid, keys, tid, check)
 }
 
 // InsertFor is Insert by a serializable transaction (sx, nil for others):
 // the leaf page written to, or the one a unique violation is found on, is
 // checked for SIREAD locks of concurrent readers first.
-func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []types.Datum, tid page.ItemPointer, check UniqueCheck) error {
+func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
 	if len(keys) != ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
 	}
@@ -149,7 +149,7 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 // checkUnique shows every entry with key equal to keys to check
 // (_bt_check_unique). lb (the first page that may hold such keys) stays
 // locked; pages to its right are share-locked one at a time.
-func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) error {
+func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, check UniqueCheck) error {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
@@ -228,14 +228,14 @@ func (o *op) checkUnique(lb lockedBuf, keys []types.Datum, check UniqueCheck) er
 // serializable inserter checked the page for readers, as if it wrote
 // there: a read/write conflict that explains the duplicate is reported
 // rather than masked by it (_bt_check_unique).
-func (o *op) uniqueViolation(lb lockedBuf, keys []types.Datum) error {
+func (o *op) uniqueViolation(lb lockedBuf, keys []datum.Datum) error {
 	if err := o.ssi.ConflictIn(uint32(o.ix.rel), uint32(lb.blk), 0); err != nil {
 		return err
 	}
 	return o.ix.uniqueViolation(keys)
 }
 
-func (ix *Index) uniqueViolation(keys []types.Datum) error {
+func (ix *Index) uniqueViolation(keys []datum.Datum) error {
 	return pgerr.Errorf(pgerr.UniqueViolation, "duplicate key value violates unique constraint \"%s\"", ix.opt.Name).
 		WithDetail("Key (%s)=(%s) already exists.", ix.columnList(), ix.formatKey(keys))
 }

@@ -8,17 +8,17 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
 // model is a sorted list of entries: the reference the index must match.
 type model struct {
-	typs    []types.Type
+	typs    []datum.Type
 	entries []entry
 }
 
-func (m *model) cmpCol(i int, a, b types.Datum) int {
+func (m *model) cmpCol(i int, a, b datum.Datum) int {
 	switch {
 	case a.IsNull() && b.IsNull():
 		return 0
@@ -27,10 +27,10 @@ func (m *model) cmpCol(i int, a, b types.Datum) int {
 	case b.IsNull():
 		return -1
 	}
-	return types.Compare(m.typs[i], a, b)
+	return datum.DefaultComparator(m.typs[i]).Compare(a, b)
 }
 
-func (m *model) cmpPrefix(keys, bound []types.Datum) int {
+func (m *model) cmpPrefix(keys, bound []datum.Datum) int {
 	for i := range bound {
 		if c := m.cmpCol(i, keys[i], bound[i]); c != 0 {
 			return c
@@ -119,14 +119,14 @@ func sameEntries(m *model, got, want []entry) error {
 	return nil
 }
 
-func randDatum(rng *rand.Rand, t types.Type, nullPct int) types.Datum {
+func randDatum(rng *rand.Rand, t datum.Type, nullPct int) datum.Datum {
 	if rng.Intn(100) < nullPct {
-		return types.Null()
+		return datum.Null()
 	}
 	switch t.OID {
-	case types.Int4OID:
-		return types.Int(int64(rng.Intn(200) - 50))
-	case types.TextOID:
+	case datum.Int4OID:
+		return datum.Int(int64(rng.Intn(200) - 50))
+	case datum.TextOID:
 		n := rng.Intn(4)
 		if rng.Intn(10) == 0 {
 			n = 100 + rng.Intn(300)
@@ -135,31 +135,34 @@ func randDatum(rng *rand.Rand, t types.Type, nullPct int) types.Datum {
 		for i := range b {
 			b[i] = byte('a' + rng.Intn(3))
 		}
-		return types.Str(string(b))
-	case types.NumericOID:
+		return datum.Str(string(b))
+	case datum.NumericOID:
 		// equal values with different display scales, both header forms
 		// (weight and dscale beyond the short form), NaN and infinities
-		specials := []string{"NaN", "Infinity", "-Infinity", "1e300", "-1e300", "1e-80", "0.000"}
+		specials := []string{datum.NumericNaNPayload, datum.NumericPInfPayload, datum.NumericNInfPayload,
+			datum.NumericPayload(false, 75, 0, []int16{1}),   // 1e300
+			datum.NumericPayload(true, 75, 0, []int16{1}),    // -1e300
+			datum.NumericPayload(false, -20, 80, []int16{1}), // 1e-80
+			datum.NumericPayload(false, 0, 3, nil)}           // 0.000
 		if rng.Intn(10) == 0 {
-			d, _ := types.ParseNumeric(specials[rng.Intn(len(specials))])
-			return d
+			return datum.StrOfKind(datum.KindNumeric, specials[rng.Intn(len(specials))])
 		}
-		v := fmt.Sprintf("%d.%0*d", rng.Intn(200)-100, 1+rng.Intn(3), rng.Intn(20))
-		d, err := types.ParseNumeric(v)
-		if err != nil {
-			panic(err)
+		scale := 1 + rng.Intn(3)
+		frac := rng.Intn(min(20, []int{10, 100, 1000}[scale-1]))
+		for i := scale; i < 4; i++ {
+			frac *= 10 // as the first base-10000 fraction digit
 		}
-		return d
+		return numericOf(rng.Intn(200)-100, frac, scale)
 	}
 	panic("type")
 }
 
-func randBound(rng *rand.Rand, typs []types.Type) *Bound {
+func randBound(rng *rand.Rand, typs []datum.Type) *Bound {
 	if rng.Intn(5) == 0 {
 		return nil
 	}
 	n := 1 + rng.Intn(len(typs))
-	k := make([]types.Datum, n)
+	k := make([]datum.Datum, n)
 	for i := range k {
 		k[i] = randDatum(rng, typs[i], 5)
 	}
@@ -169,12 +172,12 @@ func randBound(rng *rand.Rand, typs []types.Type) *Bound {
 // TestModel inserts random keys (duplicates, NULLs, wide text) and checks
 // random range scans against the sorted model, for several key shapes.
 func TestModel(t *testing.T) {
-	shapes := [][]types.Type{
-		{types.Int4},
-		{types.Text},
-		{types.Int4, types.Text},
-		{types.Text, types.Int4, types.Int4},
-		{types.Numeric, types.Int4},
+	shapes := [][]datum.Type{
+		{datum.Int4},
+		{datum.Text},
+		{datum.Int4, datum.Text},
+		{datum.Text, datum.Int4, datum.Int4},
+		{datum.Numeric, datum.Int4},
 	}
 	for si, typs := range shapes {
 		t.Run(fmt.Sprint(si), func(t *testing.T) {
@@ -187,7 +190,7 @@ func TestModel(t *testing.T) {
 			b := NewBuilder(te.env, 20, opt)
 			tidN := 0
 			for i := 0; i < 500; i++ {
-				keys := make([]types.Datum, len(typs))
+				keys := make([]datum.Datum, len(typs))
 				for j := range keys {
 					keys[j] = randDatum(rng, typs[j], 10)
 				}
@@ -202,7 +205,7 @@ func TestModel(t *testing.T) {
 			}
 			for round := 0; round < 4; round++ {
 				for i := 0; i < 1500; i++ {
-					keys := make([]types.Datum, len(typs))
+					keys := make([]datum.Datum, len(typs))
 					for j := range keys {
 						keys[j] = randDatum(rng, typs[j], 10)
 					}
@@ -239,7 +242,7 @@ func TestModel(t *testing.T) {
 // result is complete and ordered.
 func TestConcurrent(t *testing.T) {
 	te := newTestEnv(t, 400)
-	opt := Options{Name: "c", KeyTypes: []types.Type{types.Int4}}
+	opt := Options{Name: "c", KeyTypes: []datum.Type{datum.Int4}}
 	ix := emptyIndex(t, te, 30, opt)
 	const writers, perWriter = 4, 4000
 	var wg sync.WaitGroup
@@ -256,7 +259,7 @@ func TestConcurrent(t *testing.T) {
 					k = 3000 + i // ascending: rightmost splits
 				}
 				tid := page.ItemPointer{Block: page.BlockNumber(w), Offset: page.OffsetNumber(i + 1)}
-				if err := ix.Insert(nil, uint32(w+2), []types.Datum{types.Int(int64(k))}, tid, nil); err != nil {
+				if err := ix.Insert(nil, uint32(w+2), []datum.Datum{datum.Int(int64(k))}, tid, nil); err != nil {
 					errs <- err
 					return
 				}
@@ -276,8 +279,8 @@ func TestConcurrent(t *testing.T) {
 				default:
 				}
 				lo := rng.Intn(7000)
-				c := ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(int64(lo))}, Inclusive: true},
-					&Bound{Key: []types.Datum{types.Int(int64(lo + rng.Intn(500)))}, Inclusive: false})
+				c := ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Int(int64(lo))}, Inclusive: true},
+					&Bound{Key: []datum.Datum{datum.Int(int64(lo + rng.Intn(500)))}, Inclusive: false})
 				var prevK int64 = -1
 				var prevT page.ItemPointer
 				for {
@@ -331,7 +334,7 @@ func TestConcurrent(t *testing.T) {
 // index; exactly one entry per key may win.
 func TestConcurrentUnique(t *testing.T) {
 	te := newTestEnv(t, 200)
-	opt := Options{Name: "u", KeyTypes: []types.Type{types.Int4}, Unique: true}
+	opt := Options{Name: "u", KeyTypes: []datum.Type{datum.Int4}, Unique: true}
 	ix := emptyIndex(t, te, 31, opt)
 	const writers, keys = 4, 3000
 	var wg sync.WaitGroup
@@ -344,7 +347,7 @@ func TestConcurrentUnique(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(w)))
 			for _, k := range rng.Perm(keys) {
 				tid := page.ItemPointer{Block: page.BlockNumber(w), Offset: page.OffsetNumber(k + 1)}
-				err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(k))}, tid, func(page.ItemPointer) (UniqueVerdict, error) {
+				err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(k))}, tid, func(page.ItemPointer) (UniqueVerdict, error) {
 					return UniqueConflict, nil
 				})
 				if err == nil {
@@ -373,7 +376,7 @@ func TestConcurrentUnique(t *testing.T) {
 // and with readers.
 func TestConcurrentDeep(t *testing.T) {
 	te := newTestEnv(t, 300) // smaller than the index: evictions too
-	opt := Options{Name: "cd", KeyTypes: []types.Type{types.Text}}
+	opt := Options{Name: "cd", KeyTypes: []datum.Type{datum.Text}}
 	ix := emptyIndex(t, te, 32, opt)
 	const writers, perWriter = 4, 1200
 	var wg sync.WaitGroup
@@ -393,7 +396,7 @@ func TestConcurrentDeep(t *testing.T) {
 				}
 				k := fmt.Sprintf("%05d", rng.Intn(100000)) + string(pad)
 				tid := page.ItemPointer{Block: page.BlockNumber(w), Offset: page.OffsetNumber(i + 1)}
-				if err := ix.Insert(nil, 2, []types.Datum{types.Str(k)}, tid, nil); err != nil {
+				if err := ix.Insert(nil, 2, []datum.Datum{datum.Str(k)}, tid, nil); err != nil {
 					errs <- err
 					return
 				}
@@ -411,7 +414,7 @@ func TestConcurrentDeep(t *testing.T) {
 			default:
 			}
 			prev := ""
-			c := ix.Scan(nil, &Bound{Key: []types.Datum{types.Str("3")}, Inclusive: true}, &Bound{Key: []types.Datum{types.Str("6")}, Inclusive: true})
+			c := ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Str("3")}, Inclusive: true}, &Bound{Key: []datum.Datum{datum.Str("6")}, Inclusive: true})
 			for {
 				_, tup, ok, err := c.Next()
 				if err != nil {
@@ -446,4 +449,24 @@ func TestConcurrentDeep(t *testing.T) {
 	if got := scanAll(t, ix, ix.Scan(nil, nil, nil)); len(got) != writers*perWriter {
 		t.Fatalf("%d entries", len(got))
 	}
+}
+
+// numericOf is the numeric ±(|ip| + frac/10000) with display scale scale,
+// normalized as PostgreSQL stores it (no leading or trailing zero digits).
+func numericOf(ip, frac, scale int) datum.Datum {
+	neg := ip < 0
+	if neg {
+		ip = -ip
+	}
+	digits, weight := []int16{int16(ip), int16(frac)}, 0
+	if ip == 0 {
+		digits, weight = digits[1:], -1
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == 0 {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		neg, weight = false, 0
+	}
+	return datum.StrOfKind(datum.KindNumeric, datum.NumericPayload(neg, weight, scale, digits))
 }

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -247,7 +247,7 @@ func (o *op) pageDel(lb lockedBuf, xid uint32) (deleted bool, safexid uint32, er
 
 	// Find the parent: descend towards "just below the leaf's high key".
 	n := ix.natts(hikey)
-	keys := make([]types.Datum, n)
+	keys := make([]datum.Datum, n)
 	if err := ix.deform(hikey, keys, n); err != nil {
 		return false, 0, err
 	}

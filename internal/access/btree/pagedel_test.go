@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -130,7 +130,7 @@ func TestPageDeletion(t *testing.T) {
 	if ist.DeletedPages != st.NewlyDeleted || ist.LeafPages != st0.LeafPages-st.NewlyDeleted || ist.Tuples != n-40000 {
 		t.Fatalf("stats after deletion: %+v", ist)
 	}
-	got := scanAll(t, ix, ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(19990)}, Inclusive: true}, &Bound{Key: []types.Datum{types.Int(60010)}, Inclusive: true}))
+	got := scanAll(t, ix, ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Int(19990)}, Inclusive: true}, &Bound{Key: []datum.Datum{datum.Int(60010)}, Inclusive: true}))
 	if len(got) != 21 || got[9].keys[0].Int() != 19999 || got[10].keys[0].Int() != 60000 {
 		t.Fatalf("scan across the deleted range: %d entries", len(got))
 	}
@@ -165,7 +165,7 @@ func TestPageDeletion(t *testing.T) {
 		}
 		inserted[k] = true
 		id, xid := x.begin()
-		if err := ix.Insert(nil, xid, []types.Datum{types.Int(int64(k))}, page.ItemPointer{Block: 200000 + page.BlockNumber(k/100), Offset: page.OffsetNumber(k%100 + 1)}, nil); err != nil {
+		if err := ix.Insert(nil, xid, []datum.Datum{datum.Int(int64(k))}, page.ItemPointer{Block: 200000 + page.BlockNumber(k/100), Offset: page.OffsetNumber(k%100 + 1)}, nil); err != nil {
 			t.Fatal(err)
 		}
 		x.end(id)
@@ -203,7 +203,7 @@ func TestPageDeletion(t *testing.T) {
 		t.Fatalf("%d entries left", len(got))
 	}
 	for k := 0; k < 3000; k++ {
-		if err := ix.Insert(nil, 9, []types.Datum{types.Int(int64(k * 7 % 3001))}, tidOf(k), nil); err != nil {
+		if err := ix.Insert(nil, 9, []datum.Datum{datum.Int(int64(k * 7 % 3001))}, tidOf(k), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,7 +231,7 @@ func TestPageDeletionSmall(t *testing.T) {
 	opt.Unique = true
 	b := NewBuilder(te.env, 72, opt)
 	for i := 0; i < 3000; i++ {
-		b.Add([]types.Datum{types.Int(int64(i))}, tidOf(i))
+		b.Add([]datum.Datum{datum.Int(int64(i))}, tidOf(i))
 	}
 	ixu, err := b.Finish(nil, 1)
 	if err != nil {
@@ -248,11 +248,11 @@ func TestPageDeletionSmall(t *testing.T) {
 	mustCheck(t, ixu)
 	seen := 0
 	check := func(page.ItemPointer) (UniqueVerdict, error) { seen++; return UniqueConflict, nil }
-	if err := ixu.Insert(nil, 5, []types.Datum{types.Int(2500)}, tidOf(9999), check); err == nil || seen != 1 {
+	if err := ixu.Insert(nil, 5, []datum.Datum{datum.Int(2500)}, tidOf(9999), check); err == nil || seen != 1 {
 		t.Fatalf("duplicate of a live key: err %v, %d checks", err, seen)
 	}
 	for i := 500; i < 2500; i += 3 {
-		if err := ixu.Insert(nil, 5, []types.Datum{types.Int(int64(i))}, tidOf(10000+i), check); err != nil {
+		if err := ixu.Insert(nil, 5, []datum.Datum{datum.Int(int64(i))}, tidOf(10000+i), check); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -276,7 +276,7 @@ func TestPageDeletionConcurrent(t *testing.T) {
 	b := NewBuilder(te.env, rel, int4Opts("cdel"))
 	for k := 0; k < nkeys; k++ {
 		if stable(k) {
-			b.Add([]types.Datum{types.Int(int64(k))}, page.ItemPointer{Block: page.BlockNumber(k / 100), Offset: page.OffsetNumber(k%100 + 1)})
+			b.Add([]datum.Datum{datum.Int(int64(k))}, page.ItemPointer{Block: page.BlockNumber(k / 100), Offset: page.OffsetNumber(k%100 + 1)})
 		}
 	}
 	ix, err := b.Finish(nil, 1)
@@ -321,7 +321,7 @@ func TestPageDeletionConcurrent(t *testing.T) {
 				}
 				id, xid := x.begin()
 				tid := page.ItemPointer{Block: 100000 + page.BlockNumber(w*1000000+i/100), Offset: page.OffsetNumber(i%100 + 1)}
-				err := ix.Insert(nil, xid, []types.Datum{types.Int(int64(k))}, tid, nil)
+				err := ix.Insert(nil, xid, []datum.Datum{datum.Int(int64(k))}, tid, nil)
 				x.end(id)
 				if err != nil {
 					report(err)
@@ -350,7 +350,7 @@ func TestPageDeletionConcurrent(t *testing.T) {
 				for w := range started {
 					started[w] = done[w].Load()
 				}
-				c := ix.Scan(nil, &Bound{Key: []types.Datum{types.Int(int64(lo))}, Inclusive: true}, &Bound{Key: []types.Datum{types.Int(int64(hi))}, Inclusive: false})
+				c := ix.Scan(nil, &Bound{Key: []datum.Datum{datum.Int(int64(lo))}, Inclusive: true}, &Bound{Key: []datum.Datum{datum.Int(int64(hi))}, Inclusive: false})
 				want := lo
 				prevK, prevT, prevB := int64(-1), page.ItemPointer{}, page.BlockNumber(0)
 				var visited []page.BlockNumber
@@ -500,7 +500,7 @@ func assertSplitsReuse(t *testing.T, te *testEnv, ix *Index, rel smgr.RelFileNum
 	live0 := live()
 	for i := 0; i < free*splitReuseEntries; i++ {
 		k, tid := entry(i)
-		if err := ix.Insert(nil, 5, []types.Datum{types.Int(k)}, tid, nil); err != nil {
+		if err := ix.Insert(nil, 5, []datum.Datum{datum.Int(k)}, tid, nil); err != nil {
 			t.Fatal(err)
 		}
 		if i%50 != 0 {
@@ -561,7 +561,7 @@ func TestBulkDeleteBacktracks(t *testing.T) {
 	// Split the leaf of key 16000 (not reached yet): its right half, dead
 	// entries included, goes to a free page behind the scan.
 	for i := 0; i < 400; i++ {
-		if err := ix.Insert(nil, 5, []types.Datum{types.Int(int64(16000 + i%50))}, page.ItemPointer{Block: 5000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
+		if err := ix.Insert(nil, 5, []datum.Datum{datum.Int(int64(16000 + i%50))}, page.ItemPointer{Block: 5000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -587,7 +587,7 @@ func TestBulkDeleteBacktracks(t *testing.T) {
 // leafOf returns the block of the leaf holding key k.
 func leafOf(t *testing.T, ix *Index, k int64) page.BlockNumber {
 	t.Helper()
-	c := ix.ScanEqual(nil, []types.Datum{types.Int(k)})
+	c := ix.ScanEqual(nil, []datum.Datum{datum.Int(k)})
 	if _, _, ok, err := c.Next(); !ok || err != nil {
 		t.Fatalf("key %d: %v %v", k, ok, err)
 	}
@@ -623,7 +623,7 @@ func TestPageDeletionRecovery(t *testing.T) {
 		x.vacuum(t, ix, nil, nil) // makes the pages reusable
 		for i := 0; i < 3000; i++ {
 			k := rng.Intn(30000)
-			if err := ix.Insert(nil, 2, []types.Datum{types.Int(int64(k))}, page.ItemPointer{Block: 100000 + page.BlockNumber(round*100+i/50), Offset: page.OffsetNumber(i%50 + 1)}, nil); err != nil {
+			if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(k))}, page.ItemPointer{Block: 100000 + page.BlockNumber(round*100+i/50), Offset: page.OffsetNumber(i%50 + 1)}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -729,7 +729,7 @@ func TestPageDeletionRecovery(t *testing.T) {
 			t.Fatalf("%d entries after the crash", len(got))
 		}
 		for k := 2000; k < 8000; k += 97 {
-			if err := ix2.Insert(nil, 3, []types.Datum{types.Int(int64(k))}, page.ItemPointer{Block: 300000, Offset: page.OffsetNumber(k%1000 + 1)}, nil); err != nil {
+			if err := ix2.Insert(nil, 3, []datum.Datum{datum.Int(int64(k))}, page.ItemPointer{Block: 300000, Offset: page.OffsetNumber(k%1000 + 1)}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tidal-db/tidal/internal/crit"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -18,7 +18,7 @@ func TestUniqueCheckPanicReleasesLeaf(t *testing.T) {
 	opt := int4Opts("u")
 	opt.Unique = true
 	ix := emptyIndex(t, te, 16384, opt)
-	key := []types.Datum{types.Int(1)}
+	key := []datum.Datum{datum.Int(1)}
 	if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: 0, Offset: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestUniqueCheckPanicReleasesLeaf(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- ix.Insert(nil, 2, []types.Datum{types.Int(2)}, page.ItemPointer{Block: 0, Offset: 3}, nil)
+		done <- ix.Insert(nil, 2, []datum.Datum{datum.Int(2)}, page.ItemPointer{Block: 0, Offset: 3}, nil)
 	}()
 	select {
 	case err := <-done:

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -30,24 +30,24 @@ func TestPostgresPageCounts(t *testing.T) {
 	}
 	build := []struct {
 		name  string
-		typ   types.Type
-		key   func(i int) types.Datum
+		typ   datum.Type
+		key   func(i int) datum.Datum
 		pages int
 	}{
-		{"t_d", types.Text, func(i int) types.Datum {
+		{"t_d", datum.Text, func(i int) datum.Datum {
 			h := md5.Sum([]byte(strconv.Itoa(i)))
-			return types.Str(hex.EncodeToString(h[:]))
+			return datum.Str(hex.EncodeToString(h[:]))
 		}, 2886},
-		{"t_c", types.Int4, func(i int) types.Datum { return types.Int(int64(i % 100)) }, 1101},
+		{"t_c", datum.Int4, func(i int) datum.Datum { return datum.Int(int64(i % 100)) }, 1101},
 	}
 	for _, tc := range build {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			te := newTestEnv(t, 64)
-			b := NewBuilder(te.env, 1, Options{Name: tc.name, KeyTypes: []types.Type{tc.typ}})
+			b := NewBuilder(te.env, 1, Options{Name: tc.name, KeyTypes: []datum.Type{tc.typ}})
 			for i := 1; i <= 400000; i++ {
 				j := i - 1
-				b.Add([]types.Datum{tc.key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)})
+				b.Add([]datum.Datum{tc.key(i)}, page.ItemPointer{Block: page.BlockNumber(j / 107), Offset: page.OffsetNumber(j%107 + 1)})
 			}
 			ix, err := b.Finish(nil, 1)
 			if err != nil {
@@ -72,10 +72,10 @@ func TestPostgresPageCounts(t *testing.T) {
 			t.Parallel()
 			te := newTestEnv(t, 1024)
 			ix := emptyIndex(t, te, 1, int4Opts(tc.name))
-			key := make([]types.Datum, 1)
+			key := make([]datum.Datum, 1)
 			for i := 1; i <= 200000; i++ {
 				j := i - 1
-				key[0] = types.Int(tc.key(i))
+				key[0] = datum.Int(tc.key(i))
 				if err := ix.Insert(nil, 2, key, page.ItemPointer{Block: page.BlockNumber(j / 226), Offset: page.OffsetNumber(j%226 + 1)}, nil); err != nil {
 					t.Fatal(err)
 				}

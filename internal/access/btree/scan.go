@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"github.com/tidal-db/tidal/internal/xact/predicate"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -16,7 +16,7 @@ import (
 // are included. A NULL value in Key matches NULL entries (IS NULL); a
 // bounded column otherwise never yields NULL entries.
 type Bound struct {
-	Key       []types.Datum
+	Key       []datum.Datum
 	Inclusive bool
 }
 
@@ -73,7 +73,7 @@ func (ix *Index) Scan(u *stats.Usage, lower, upper *Bound) *Cursor {
 	c.o = &c.opv
 	c.buf, c.ends = c.bufArr[:0], c.endsArr[:0]
 	nc := 0
-	var lk, hk []types.Datum
+	var lk, hk []datum.Datum
 	if lower != nil {
 		lk = lower.Key
 		nc = len(lk)
@@ -112,7 +112,7 @@ func (ix *Index) Scan(u *stats.Usage, lower, upper *Bound) *Cursor {
 
 // ScanEqual is Scan(u, &Bound{key, true}, &Bound{key, true}): the entries
 // whose leading columns equal key.
-func (ix *Index) ScanEqual(u *stats.Usage, key []types.Datum) *Cursor {
+func (ix *Index) ScanEqual(u *stats.Usage, key []datum.Datum) *Cursor {
 	b := Bound{Key: key, Inclusive: true}
 	return ix.Scan(u, &b, &b)
 }

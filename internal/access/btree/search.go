@@ -4,7 +4,7 @@ import (
 	"github.com/tidal-db/tidal/internal/xact/predicate"
 	"sync"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -26,8 +26,8 @@ type stackEntry struct {
 type op struct {
 	ix      *Index
 	u       *stats.Usage
-	scratch []types.Datum
-	arr     [4]types.Datum
+	scratch []datum.Datum
+	arr     [4]datum.Datum
 	b       *opBufs // allocated on first use; kept by pooled ops
 	// ssi is the inserting transaction's serializable record, if any.
 	ssi *predicate.Xact
@@ -56,7 +56,7 @@ func (o *op) init(ix *Index, u *stats.Usage) {
 	if 2*ix.nkeys <= len(o.arr) {
 		o.scratch = o.arr[:2*ix.nkeys]
 	} else {
-		o.scratch = make([]types.Datum, 2*ix.nkeys)
+		o.scratch = make([]datum.Datum, 2*ix.nkeys)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -96,39 +96,38 @@ func setPivotNAtts(t []byte, natts int, withTID bool) {
 
 // layout is the per-index key descriptor.
 type layout struct {
-	types []types.Type
-	def   *types.Deformer
-	ints  []bool    // column i compares as a plain int64
-	cols  []colDesc // in-place comparison descriptors (compare.go)
-	fast  int       // columns [0, fast) can be compared in place
+	types []datum.Type
+	def   *datum.Deformer
+	cmps  []datum.Comparator // per key column (Options.Comparators)
+	fast  int                // columns [0, fast) can be compared in place
 	// compressible[i]: column i's large values are stored compressed.
 	compressible []bool
 }
 
-func newLayout(ts []types.Type) layout {
-	l := layout{types: append([]types.Type(nil), ts...), def: types.NewDeformer(ts), ints: make([]bool, len(ts)), cols: make([]colDesc, len(ts)), compressible: make([]bool, len(ts))}
+func newLayout(ts []datum.Type, cmps []datum.Comparator) layout {
+	l := layout{types: append([]datum.Type(nil), ts...), def: datum.NewDeformer(ts), cmps: make([]datum.Comparator, len(ts)), compressible: make([]bool, len(ts))}
 	for i, t := range ts {
-		l.compressible[i] = types.Toastable(t)
-		switch t.OID {
-		case types.Int2OID, types.Int4OID, types.Int8OID, types.OidOID, types.TimestampOID, types.TimestamptzOID, types.BoolOID:
-			l.ints[i] = true
+		l.compressible[i] = datum.Toastable(t)
+		if i < len(cmps) && cmps[i].Compare != nil {
+			l.cmps[i] = cmps[i]
+		} else {
+			l.cmps[i] = datum.DefaultComparator(t)
 		}
-		l.cols[i] = newColDesc(t)
 	}
-	for l.fast < len(ts) && l.cols[l.fast].kind != ckGeneral {
+	for l.fast < len(ts) && l.cmps[l.fast].CompareStored != nil && l.def.ReadableInPlace(l.fast) {
 		l.fast++
 	}
 	return l
 }
 
 // formTuple builds a tuple (index_form_tuple) for keys[:n] with TID tid.
-func (ix *Index) formTuple(keys []types.Datum, tid page.ItemPointer) []byte {
+func (ix *Index) formTuple(keys []datum.Datum, tid page.ItemPointer) []byte {
 	return ix.formTupleInto(nil, keys, tid)
 }
 
 // formTupleInto is formTuple building into dst's storage when it is large
 // enough.
-func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPointer) []byte {
+func (ix *Index) formTupleInto(dst []byte, keys []datum.Datum, tid page.ItemPointer) []byte {
 	keys = ix.compressKeys(keys)
 	n := len(keys)
 	hasNulls := false
@@ -144,7 +143,7 @@ func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPoin
 		hoff = page.MaxAlignUp(tupleHeaderSize + nullBitmapSize)
 		info |= infoHasNulls
 	}
-	dsz := types.DataSize(ix.lay.types[:n], keys)
+	dsz := datum.DataSize(ix.lay.types[:n], keys)
 	size := page.MaxAlignUp(hoff + dsz)
 	var t []byte
 	if cap(dst) >= size {
@@ -155,9 +154,9 @@ func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPoin
 	}
 	page.PutItemPointer(t, tid)
 	if hasNulls {
-		types.FillNullBitmap(t[tupleHeaderSize:tupleHeaderSize+nullBitmapSize], keys)
+		datum.FillNullBitmap(t[tupleHeaderSize:tupleHeaderSize+nullBitmapSize], keys)
 	}
-	if _, vw := types.FillData(t[hoff:hoff+dsz], ix.lay.types[:n], keys); vw {
+	if _, vw := datum.FillData(t[hoff:hoff+dsz], ix.lay.types[:n], keys); vw {
 		info |= infoVarWidth
 	}
 	info |= uint16(size)
@@ -166,7 +165,7 @@ func (ix *Index) formTupleInto(dst []byte, keys []types.Datum, tid page.ItemPoin
 }
 
 // deform decodes the first n key attributes of t into out[:n].
-func (ix *Index) deform(t []byte, out []types.Datum, n int) error {
+func (ix *Index) deform(t []byte, out []datum.Datum, n int) error {
 	if n == 0 {
 		return nil
 	}
@@ -184,14 +183,14 @@ func (ix *Index) deform(t []byte, out []types.Datum, n int) error {
 
 // Keys decodes the key columns of a leaf tuple returned by a Cursor. out
 // is reused when it has room.
-func (ix *Index) Keys(t Tuple, out []types.Datum) ([]types.Datum, error) {
+func (ix *Index) Keys(t Tuple, out []datum.Datum) ([]datum.Datum, error) {
 	n := ix.natts(t)
 	if cap(out) < ix.nkeys {
-		out = make([]types.Datum, ix.nkeys)
+		out = make([]datum.Datum, ix.nkeys)
 	}
 	out = out[:ix.nkeys]
 	for i := n; i < ix.nkeys; i++ {
-		out[i] = types.Datum{}
+		out[i] = datum.Datum{}
 	}
 	if err := ix.deform(t, out, n); err != nil {
 		return nil, err
@@ -203,7 +202,7 @@ func (ix *Index) Keys(t Tuple, out []types.Datum) ([]types.Datum, error) {
 // (_bt_truncate): firstright's key attributes up to the first one that
 // differs from lastleft, or all of them plus lastleft's heap TID when every
 // key attribute is equal.
-func (ix *Index) truncate(lastleft, firstright []byte, scratch []types.Datum) ([]byte, error) {
+func (ix *Index) truncate(lastleft, firstright []byte, scratch []datum.Datum) ([]byte, error) {
 	l := scratch[:ix.nkeys]
 	r := scratch[ix.nkeys : 2*ix.nkeys]
 	if err := ix.deform(lastleft, l, ix.nkeys); err != nil {
@@ -264,14 +263,14 @@ const (
 // BTScanInsert): a prefix of key values (NULL sorts last and equals NULL),
 // then what the omitted attributes and the heap TID are taken to be.
 type scanKey struct {
-	keys   []types.Datum
+	keys   []datum.Datum
 	tail   tail
 	tid    page.ItemPointer
 	hasTID bool // tailBelow: the pivot has a heap TID
 }
 
 // cmpCol compares two values of key column i with NULLS LAST.
-func (ix *Index) cmpCol(i int, a, b types.Datum) int {
+func (ix *Index) cmpCol(i int, a, b datum.Datum) int {
 	an, bn := a.IsNull(), b.IsNull()
 	if an || bn {
 		switch {
@@ -282,23 +281,13 @@ func (ix *Index) cmpCol(i int, a, b types.Datum) int {
 		}
 		return -1
 	}
-	if ix.lay.ints[i] {
-		x, y := a.Int(), b.Int()
-		if x < y {
-			return -1
-		}
-		if x > y {
-			return 1
-		}
-		return 0
-	}
-	return types.Compare(ix.lay.types[i], a, b)
+	return ix.lay.cmps[i].Compare(a, b)
 }
 
 // compare orders the search key against tuple t (_bt_compare): negative
 // when the key sorts before t, positive after. It never returns 0 except
 // for an exact (keys, TID) match.
-func (ix *Index) compare(sk *scanKey, t []byte, scratch []types.Datum) (int, error) {
+func (ix *Index) compare(sk *scanKey, t []byte, scratch []datum.Datum) (int, error) {
 	natts := ix.natts(t)
 	n := len(sk.keys)
 	if natts < n {
@@ -355,14 +344,14 @@ func (ix *Index) compare(sk *scanKey, t []byte, scratch []types.Datum) (int, err
 
 // keysEqual reports whether leaf tuple t has exactly the key values keys
 // (none of which is NULL).
-func (ix *Index) keysEqual(keys []types.Datum, t []byte, scratch []types.Datum) (bool, error) {
+func (ix *Index) keysEqual(keys []datum.Datum, t []byte, scratch []datum.Datum) (bool, error) {
 	c, err := ix.cmpKeys(keys, t, len(keys), scratch)
 	return c == 0, err
 }
 
 // ---- error text ----
 
-func (ix *Index) formatKey(keys []types.Datum) string {
+func (ix *Index) formatKey(keys []datum.Datum) string {
 	if ix.opt.FormatKey != nil {
 		return ix.opt.FormatKey(keys)
 	}
@@ -373,21 +362,21 @@ func (ix *Index) formatKey(keys []types.Datum) string {
 	return strings.Join(parts, ", ")
 }
 
-func formatDatum(t types.Type, d types.Datum) string {
+func formatDatum(t datum.Type, d datum.Datum) string {
 	if d.IsNull() {
 		return "null"
 	}
 	switch t.OID {
-	case types.Float4OID, types.Float8OID:
+	case datum.Float4OID, datum.Float8OID:
 		return strconv.FormatFloat(d.Float(), 'g', -1, 64)
-	case types.BoolOID:
+	case datum.BoolOID:
 		if d.Bool() {
 			return "t"
 		}
 		return "f"
-	case types.TextOID, types.VarcharOID, types.BpcharOID, types.NameOID:
+	case datum.TextOID, datum.VarcharOID, datum.BpcharOID, datum.NameOID:
 		return d.Str()
-	case types.ByteaOID:
+	case datum.ByteaOID:
 		return fmt.Sprintf("\\x%x", d.Str())
 	}
 	return strconv.FormatInt(d.Int(), 10)

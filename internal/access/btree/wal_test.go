@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -33,7 +33,7 @@ func buildInt4(t testing.TB, te *testEnv, rel smgr.RelFileNumber, n int) *Index 
 	t.Helper()
 	b := NewBuilder(te.env, rel, int4Opts("boat_idx1"))
 	for i := 1; i <= n; i++ {
-		b.Add([]types.Datum{types.Int(int64(i))}, tidOf(i))
+		b.Add([]datum.Datum{datum.Int(int64(i))}, tidOf(i))
 	}
 	ix, err := b.Finish(nil, 1)
 	if err != nil {
@@ -51,7 +51,7 @@ func TestInsertWAL(t *testing.T) {
 	checkpoint(t, te)
 	var u stats.Usage
 	// like the boat UPDATE: a new version of row 1001 moves to a new heap page
-	if err := ix.Insert(&u, 5, []types.Datum{types.Int(1001)}, page.ItemPointer{Block: 4673, Offset: 1}, nil); err != nil {
+	if err := ix.Insert(&u, 5, []datum.Datum{datum.Int(1001)}, page.ItemPointer{Block: 4673, Offset: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("first insert after checkpoint: %+v", u.WAL)
@@ -62,7 +62,7 @@ func TestInsertWAL(t *testing.T) {
 		t.Fatalf("dirtied %d", u.Buf.SharedDirtied)
 	}
 	u = stats.Usage{}
-	if err := ix.Insert(&u, 5, []types.Datum{types.Int(1002)}, page.ItemPointer{Block: 4673, Offset: 2}, nil); err != nil {
+	if err := ix.Insert(&u, 5, []datum.Datum{datum.Int(1002)}, page.ItemPointer{Block: 4673, Offset: 2}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("second insert into the same leaf: %+v", u.WAL)
@@ -76,7 +76,7 @@ func TestInsertWAL(t *testing.T) {
 	u = stats.Usage{}
 	for i := 1; i <= 500; i++ {
 		k := 1 + (i-1)*200
-		if err := ix.Insert(&u, 6, []types.Datum{types.Int(int64(k))}, page.ItemPointer{Block: 5000 + page.BlockNumber(i), Offset: 1}, nil); err != nil {
+		if err := ix.Insert(&u, 6, []datum.Datum{datum.Int(int64(k))}, page.ItemPointer{Block: 5000 + page.BlockNumber(i), Offset: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,7 +96,7 @@ func TestBuildThenInsertAndBulkDelete(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		k := int64(rng.Intn(n + 1000))
 		tid := page.ItemPointer{Block: 100000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}
-		if err := ix.Insert(nil, 2, []types.Datum{types.Int(k)}, tid, nil); err != nil {
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(k)}, tid, nil); err != nil {
 			t.Fatal(err)
 		}
 		extra[tid] = k
@@ -137,7 +137,7 @@ func TestBuildThenInsertAndBulkDelete(t *testing.T) {
 	}
 	// inserting after the bulk delete still works
 	for i := 0; i < 5000; i++ {
-		if err := ix.Insert(nil, 3, []types.Datum{types.Int(int64(rng.Intn(n)))}, page.ItemPointer{Block: 200000, Offset: page.OffsetNumber(i + 1)}, nil); err != nil {
+		if err := ix.Insert(nil, 3, []datum.Datum{datum.Int(int64(rng.Intn(n)))}, page.ItemPointer{Block: 200000, Offset: page.OffsetNumber(i + 1)}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -213,7 +213,7 @@ func TestRecovery(t *testing.T) {
 				copyDir(t, te.sm.Dir(), snap)
 			}
 			ix := buildInt4(t, te, rel, 20000)
-			topt := Options{Name: "t", KeyTypes: []types.Type{types.Text, types.Int4}}
+			topt := Options{Name: "t", KeyTypes: []datum.Type{datum.Text, datum.Int4}}
 			ixt := emptyIndex(t, te, relText, topt)
 			if mode != "from-build" {
 				if mode == "fpi" {
@@ -232,18 +232,18 @@ func TestRecovery(t *testing.T) {
 				if i%3 == 0 {
 					k = 20000 + int64(i) // ascending tail
 				}
-				if err := ix.Insert(nil, 2, []types.Datum{types.Int(k)}, page.ItemPointer{Block: 9000 + page.BlockNumber(i/50), Offset: page.OffsetNumber(i%50 + 1)}, nil); err != nil {
+				if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(k)}, page.ItemPointer{Block: 9000 + page.BlockNumber(i/50), Offset: page.OffsetNumber(i%50 + 1)}, nil); err != nil {
 					t.Fatal(err)
 				}
 				s := make([]byte, rng.Intn(300))
 				for j := range s {
 					s[j] = byte('a' + rng.Intn(2))
 				}
-				var k2 types.Datum
+				var k2 datum.Datum
 				if rng.Intn(8) > 0 {
-					k2 = types.Int(int64(rng.Intn(10)))
+					k2 = datum.Int(int64(rng.Intn(10)))
 				}
-				if err := ixt.Insert(nil, 2, []types.Datum{types.Str(string(s)), k2}, page.ItemPointer{Block: page.BlockNumber(i), Offset: 1}, nil); err != nil {
+				if err := ixt.Insert(nil, 2, []datum.Datum{datum.Str(string(s)), k2}, page.ItemPointer{Block: page.BlockNumber(i), Offset: 1}, nil); err != nil {
 					t.Fatal(err)
 				}
 				if i == 5000 {
