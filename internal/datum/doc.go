@@ -32,4 +32,12 @@
 // (little-endian, MAXALIGN 8), including 1-byte short varlena headers,
 // inline compressed values and TOAST pointers (toast.go; external values
 // are fetched through a [Detoaster]).
+//
+// # Orderings
+//
+// A [Comparator] is a B-tree operator class's ordering support function
+// (with an in-place form, [Deformer.StoredAttr] + CompareStored); the
+// builtin scalar types' are defined here ([DefaultComparator]), every
+// other type's comes from the SQL layer's TypeSystem.Compare. See
+// README.md for the invariants.
 package datum
