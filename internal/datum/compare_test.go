@@ -93,6 +93,10 @@ func TestCompareStoredAgreesWithCompare(t *testing.T) {
 				if !ok {
 					t.Fatalf("%v: attribute %d not readable in place", ts, i)
 				}
+				if co, n, cok := d.CachedAttr(i); cok && !vals[0].IsNull() && !vals[1].IsNull() &&
+					(co+n != next || string(src[co:co+n]) != string(v)) {
+					t.Fatalf("%v: attribute %d cached at %d+%d, read in place at ..%d", ts, i, co, n, next)
+				}
 				stored, off = v, next
 			}
 			if off != len(src) {

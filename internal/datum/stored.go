@@ -79,3 +79,16 @@ func (d *Deformer) StoredAttr(src []byte, i, off int) (v []byte, next int, ok bo
 	}
 	return src[start:end], end, true
 }
+
+// CachedAttr returns where attribute i lies in a data area that has no
+// NULLs, when that is known without reading the tuple (PostgreSQL's
+// attcacheoff: every attribute before it is fixed-length) and its stored
+// value is its typlen bytes (not a name, which StoredAttr trims): then
+// src[off:off+length] is what StoredAttr would return. ok is false
+// otherwise.
+func (d *Deformer) CachedAttr(i int) (off, length int, ok bool) {
+	if i >= d.nfixed || d.attrs[i].enc == encName || d.attrs[i].enc == encUnsupported {
+		return 0, 0, false
+	}
+	return int(d.cacheOff[i]), int(d.attrs[i].len), true
+}

@@ -36,7 +36,7 @@ func (ix *Index) cmpKeysFast(keys []datum.Datum, t []byte, n int) (c int, ok boo
 		return 0, false
 	}
 	src := t[start:end]
-	def, cmps := ix.lay.def, ix.lay.cmps
+	def, cmps, cached := ix.lay.def, ix.lay.cmps, ix.lay.cached
 	off := 0
 	for i := 0; i < n; i++ {
 		k := &keys[i]
@@ -47,9 +47,17 @@ func (ix *Index) cmpKeysFast(keys []datum.Datum, t []byte, n int) (c int, ok boo
 			}
 			continue
 		}
-		v, next, ok := def.StoredAttr(src, i, off)
-		if !ok {
-			return 0, false
+		var v []byte
+		if ca := &cached[i]; bitmap == nil && ca.end > 0 {
+			if ca.end > len(src) {
+				return 0, false
+			}
+			v, off = src[ca.off:ca.end], ca.end
+		} else {
+			var ok bool
+			if v, off, ok = def.StoredAttr(src, i, off); !ok {
+				return 0, false
+			}
 		}
 		if k.IsNull() {
 			return 1, true // a NULL key sorts after a value
@@ -57,7 +65,6 @@ func (ix *Index) cmpKeysFast(keys []datum.Datum, t []byte, n int) (c int, ok boo
 		if c := cmps[i].CompareStored(*k, v); c != 0 {
 			return c, true
 		}
-		off = next
 	}
 	return 0, true
 }

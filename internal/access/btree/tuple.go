@@ -100,9 +100,14 @@ type layout struct {
 	def   *datum.Deformer
 	cmps  []datum.Comparator // per key column (Options.Comparators)
 	fast  int                // columns [0, fast) can be compared in place
+	// cached[i]: where column i lies in a tuple without NULLs, when
+	// known in advance (datum.Deformer.CachedAttr; length 0 otherwise).
+	cached []cachedAttr
 	// compressible[i]: column i's large values are stored compressed.
 	compressible []bool
 }
+
+type cachedAttr struct{ off, end int }
 
 func newLayout(ts []datum.Type, cmps []datum.Comparator) layout {
 	l := layout{types: append([]datum.Type(nil), ts...), def: datum.NewDeformer(ts), cmps: make([]datum.Comparator, len(ts)), compressible: make([]bool, len(ts))}
@@ -116,6 +121,12 @@ func newLayout(ts []datum.Type, cmps []datum.Comparator) layout {
 	}
 	for l.fast < len(ts) && l.cmps[l.fast].CompareStored != nil && l.def.ReadableInPlace(l.fast) {
 		l.fast++
+	}
+	l.cached = make([]cachedAttr, l.fast)
+	for i := range l.cached {
+		if off, n, ok := l.def.CachedAttr(i); ok {
+			l.cached[i] = cachedAttr{off: off, end: off + n}
+		}
 	}
 	return l
 }
