@@ -259,6 +259,49 @@ type Deformer struct {
 	// dt fetches external values; nil where there is no TOAST relation
 	// (index tuples, catalogs), so a TOAST pointer there is an error.
 	dt Detoaster
+	// missing holds, per attribute, the value a tuple that stores fewer
+	// attributes reads for it (pg_attribute.attmissingval); nil, or a
+	// NULL entry, means NULL.
+	missing []Datum
+}
+
+// WithMissing returns a Deformer like d for which a tuple written before
+// attributes were added (storing fewer attributes than the descriptor)
+// reads missing[i] for each attribute i it does not store, NULL without
+// one: PostgreSQL 11's fast default for ALTER TABLE ADD COLUMN.
+func (d *Deformer) WithMissing(missing []Datum) *Deformer {
+	c := *d
+	c.missing = missing
+	return &c
+}
+
+// DeformTuple decodes attributes [0, upTo) of a tuple that stores natts
+// attributes (its header's count) into out: the stored ones from the data
+// area src (null bitmap bitmap, nil without NULLs), skipping those whose
+// bit is set in skip as DeformSkipping does, the others as their missing
+// value (WithMissing) or NULL. upTo is clamped to len(out); the rest of
+// out is left untouched. Every table access method's deform is this after
+// reading its own tuple header.
+func (d *Deformer) DeformTuple(src, bitmap []byte, natts int, out []Datum, upTo int, skip uint64) error {
+	upTo = min(upTo, len(out))
+	n := min(natts, upTo, len(d.attrs))
+	var err error
+	if skip == 0 {
+		err = d.Deform(src, bitmap, out, n)
+	} else {
+		err = d.DeformSkipping(src, bitmap, out, n, skip)
+	}
+	if err != nil {
+		return err
+	}
+	for i := n; i < upTo; i++ {
+		if i < len(d.missing) {
+			out[i] = d.missing[i]
+		} else {
+			out[i] = Datum{}
+		}
+	}
+	return nil
 }
 
 // WithDetoaster returns a Deformer like d that fetches external values

@@ -175,3 +175,35 @@ func sameValue(a, b Datum) bool {
 	}
 	return a.Kind() == KindStr || a.Kind() == KindNumeric || a.Int() == b.Int()
 }
+
+// A tuple storing fewer attributes than its descriptor reads the others
+// as their missing value or NULL, with and without skipped columns, and
+// leaves out beyond upTo alone.
+func TestDeformTupleMissing(t *testing.T) {
+	stored := []Type{Int4, Text}
+	vals := []Datum{Int(7), Str("seven")}
+	d := NewDeformer(stored)
+	src := make([]byte, d.DataSize(vals))
+	d.FillData(src, vals)
+	wide := NewDeformer([]Type{Int4, Text, Int8, Text, Int4}).WithMissing([]Datum{{}, {}, Int(42)})
+	for _, skip := range []uint64{0, 1 << 1} {
+		out := []Datum{{}, {}, {}, {}, Int(-9)}
+		if err := wide.DeformTuple(src, nil, 2, out, 4, skip); err != nil {
+			t.Fatal(err)
+		}
+		if out[0].Int() != 7 || out[2].Int() != 42 || !out[3].IsNull() || out[4].Int() != -9 {
+			t.Errorf("skip %b: %v", skip, out)
+		}
+		if (skip == 0) != (out[1].Str() == "seven") || (skip != 0) != out[1].IsNull() {
+			t.Errorf("skip %b: column 2 is %v", skip, out[1])
+		}
+	}
+	// WithMissing makes a new Deformer: wide keeps its missing values.
+	out := make([]Datum, 3)
+	if err := wide.WithMissing(nil).DeformTuple(src, nil, 2, out, 3, 0); err != nil || !out[2].IsNull() {
+		t.Errorf("without missing values: %v %v", out, err)
+	}
+	if err := wide.DeformTuple(src, nil, 2, out, 3, 0); err != nil || out[2].Int() != 42 {
+		t.Errorf("wide lost its missing values: %v %v", out, err)
+	}
+}

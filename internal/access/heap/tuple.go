@@ -75,41 +75,28 @@ func Form(ts []datum.Type, vals []datum.Datum) Tuple {
 }
 
 // Deformer forms and decodes the tuples of one row type, with the
-// attribute layout worked out once (PostgreSQL's attcacheoff).
+// attribute layout worked out once (PostgreSQL's attcacheoff): the heap
+// tuple header here, the data area and missing attributes by
+// datum.Deformer.
 type Deformer struct {
 	td *datum.Deformer
-	n  int
-	// missing holds, per attribute, the value a tuple that predates the
-	// attribute's ADD COLUMN reads for it (pg_attribute.attmissingval);
-	// nil, or a NULL entry, means NULL.
-	missing []datum.Datum
 }
 
 // WithMissing sets the values of attributes that tuples written before
-// the attributes were added do not store (PostgreSQL 11's fast default).
+// the attributes were added do not store (PostgreSQL 11's fast default;
+// datum.Deformer.WithMissing).
 func (d *Deformer) WithMissing(missing []datum.Datum) *Deformer {
-	d.missing = missing
+	d.td = d.td.WithMissing(missing)
 	return d
 }
 
-// fillMissing sets out[from:upTo], attributes the tuple does not store.
-func (d *Deformer) fillMissing(out []datum.Datum, from, upTo int) {
-	for i := from; i < upTo; i++ {
-		if i < len(d.missing) {
-			out[i] = d.missing[i]
-		} else {
-			out[i] = datum.Null()
-		}
-	}
-}
-
 // NewDeformer prepares a row type.
-func NewDeformer(ts []datum.Type) *Deformer { return &Deformer{td: datum.NewDeformer(ts), n: len(ts)} }
+func NewDeformer(ts []datum.Type) *Deformer { return &Deformer{td: datum.NewDeformer(ts)} }
 
 // NewDeformerFrom wraps an attribute layout (for descriptors whose
 // storage differs from their types', as NewDeformerStorage builds).
 func NewDeformerFrom(td *datum.Deformer) *Deformer {
-	return &Deformer{td: td, n: len(td.Types())}
+	return &Deformer{td: td}
 }
 
 // WithDetoaster returns a Deformer like d that fetches external (TOAST)
@@ -181,47 +168,13 @@ func (d *Deformer) Deform(t Tuple, out []datum.Datum) error {
 // DeformUpTo decodes only the first upTo attributes (a scan that needs only
 // leading columns stops early); the rest of out is left untouched.
 func (d *Deformer) DeformUpTo(t Tuple, out []datum.Datum, upTo int) error {
-	n := t.Natts()
-	if upTo > len(out) {
-		upTo = len(out)
-	}
-	if n > upTo {
-		n = upTo
-	}
-	if n > d.n {
-		n = d.n
-	}
-	var bitmap []byte
-	if t.Infomask()&HasNull != 0 {
-		bitmap = t[HeaderSize:t.Hoff()]
-	}
-	if err := d.td.Deform(t[t.Hoff():], bitmap, out, n); err != nil {
-		return err
-	}
-	d.fillMissing(out, n, upTo)
-	return nil
+	bitmap, data := t.Data()
+	return d.td.DeformTuple(data, bitmap, t.Natts(), out, upTo, 0)
 }
 
 // DeformSkipping decodes the first upTo attributes except those whose bit
 // is set in skip (returned NULL), for callers that need a few columns.
 func (d *Deformer) DeformSkipping(t Tuple, out []datum.Datum, upTo int, skip uint64) error {
-	n := t.Natts()
-	if upTo > len(out) {
-		upTo = len(out)
-	}
-	if n > upTo {
-		n = upTo
-	}
-	if n > d.n {
-		n = d.n
-	}
-	var bitmap []byte
-	if t.Infomask()&HasNull != 0 {
-		bitmap = t[HeaderSize:t.Hoff()]
-	}
-	if err := d.td.DeformSkipping(t[t.Hoff():], bitmap, out, n, skip); err != nil {
-		return err
-	}
-	d.fillMissing(out, n, upTo)
-	return nil
+	bitmap, data := t.Data()
+	return d.td.DeformTuple(data, bitmap, t.Natts(), out, upTo, skip)
 }
