@@ -26,7 +26,7 @@ func Compare(t Type, a, b Datum) int {
 	case Float8OID, Float4OID:
 		return CompareFloat(a.Float(), b.Float())
 	case Int2VectorOID:
-		return compareByKind(a, b)
+		return datum.CompareInt2Vector(a.Str(), b.Str())
 	case NumericOID:
 		return CompareNumeric(a.Str(), b.Str())
 	case RecordOID:
