@@ -21,9 +21,14 @@ import (
 // attribute's typlen bytes; for a varlena or name, the bytes Deform would
 // put in the Datum's string field (payload without header; a name up to
 // its NUL). It must agree with Compare on the decoded value.
+//
+// SignedInt says that Compare is the signed order of the integer field
+// (Datum.Int), so a caller may compare inline instead of calling it, as
+// PostgreSQL 15's tuplesort specializes ssup_datum_signed_cmp.
 type Comparator struct {
 	Compare       func(a, b Datum) int
 	CompareStored func(a Datum, stored []byte) int
+	SignedInt     bool
 }
 
 // DefaultComparator returns the ordering of t's default B-tree operator
@@ -48,37 +53,43 @@ var (
 	cmpInts = func(a, b Datum) int { return cmp.Compare(a.i, b.i) }
 	cmpStrs = func(a, b Datum) int { return strings.Compare(a.s, b.s) }
 
-	comparatorUint8 = Comparator{cmpInts, func(a Datum, p []byte) int { return cmp.Compare(a.i, int64(p[0])) }}
-	comparatorInt16 = Comparator{cmpInts, func(a Datum, p []byte) int {
-		return cmp.Compare(a.i, int64(int16(binary.LittleEndian.Uint16(p))))
-	}}
-	comparatorInt32 = Comparator{cmpInts, func(a Datum, p []byte) int {
-		return cmp.Compare(a.i, int64(int32(binary.LittleEndian.Uint32(p))))
-	}}
+	comparatorUint8 = Comparator{Compare: cmpInts, SignedInt: true,
+		CompareStored: func(a Datum, p []byte) int { return cmp.Compare(a.i, int64(p[0])) }}
+	comparatorInt16 = Comparator{Compare: cmpInts, SignedInt: true,
+		CompareStored: func(a Datum, p []byte) int {
+			return cmp.Compare(a.i, int64(int16(binary.LittleEndian.Uint16(p))))
+		}}
+	comparatorInt32 = Comparator{Compare: cmpInts, SignedInt: true,
+		CompareStored: func(a Datum, p []byte) int {
+			return cmp.Compare(a.i, int64(int32(binary.LittleEndian.Uint32(p))))
+		}}
 	// oid is held as a non-negative int64, so signed order is unsigned order.
-	comparatorUint32 = Comparator{cmpInts, func(a Datum, p []byte) int {
-		return cmp.Compare(a.i, int64(binary.LittleEndian.Uint32(p)))
-	}}
-	comparatorInt64 = Comparator{cmpInts, func(a Datum, p []byte) int {
-		return cmp.Compare(a.i, int64(binary.LittleEndian.Uint64(p)))
-	}}
-	comparatorFloat4 = Comparator{compareFloats, func(a Datum, p []byte) int {
-		return CompareFloat(a.Float(), float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
-	}}
-	comparatorFloat8 = Comparator{compareFloats, func(a Datum, p []byte) int {
-		return CompareFloat(a.Float(), math.Float64frombits(binary.LittleEndian.Uint64(p)))
-	}}
-	comparatorBytes = Comparator{cmpStrs, func(a Datum, p []byte) int {
-		return strings.Compare(a.s, bytesString(p))
-	}}
+	comparatorUint32 = Comparator{Compare: cmpInts, SignedInt: true,
+		CompareStored: func(a Datum, p []byte) int {
+			return cmp.Compare(a.i, int64(binary.LittleEndian.Uint32(p)))
+		}}
+	comparatorInt64 = Comparator{Compare: cmpInts, SignedInt: true,
+		CompareStored: func(a Datum, p []byte) int {
+			return cmp.Compare(a.i, int64(binary.LittleEndian.Uint64(p)))
+		}}
+	comparatorFloat4 = Comparator{Compare: compareFloats,
+		CompareStored: func(a Datum, p []byte) int {
+			return CompareFloat(a.Float(), float64(math.Float32frombits(binary.LittleEndian.Uint32(p))))
+		}}
+	comparatorFloat8 = Comparator{Compare: compareFloats,
+		CompareStored: func(a Datum, p []byte) int {
+			return CompareFloat(a.Float(), math.Float64frombits(binary.LittleEndian.Uint64(p)))
+		}}
+	comparatorBytes = Comparator{Compare: cmpStrs,
+		CompareStored: func(a Datum, p []byte) int { return strings.Compare(a.s, bytesString(p)) }}
 	comparatorBpchar = Comparator{
-		func(a, b Datum) int { return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s)) },
-		func(a Datum, p []byte) int {
+		Compare: func(a, b Datum) int { return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s)) },
+		CompareStored: func(a Datum, p []byte) int {
 			return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(bytesString(p)))
 		}}
 	comparatorNumeric = Comparator{
-		func(a, b Datum) int { return CompareNumeric(a.s, b.s) },
-		func(a Datum, p []byte) int { return CompareNumeric(a.s, bytesString(p)) }}
+		Compare:       func(a, b Datum) int { return CompareNumeric(a.s, b.s) },
+		CompareStored: func(a Datum, p []byte) int { return CompareNumeric(a.s, bytesString(p)) }}
 	// unknown is a cstring and int2vector carries an array header on
 	// disk: neither is read in place.
 	comparatorCString = Comparator{Compare: cmpStrs}

@@ -1,6 +1,7 @@
 package datum
 
 import (
+	"cmp"
 	"math"
 	"math/rand"
 	"sort"
@@ -108,6 +109,9 @@ func TestCompareStoredAgreesWithCompare(t *testing.T) {
 			}
 			key := randValue(rng, typ)
 			want := sign(c.Compare(key, decoded[2]))
+			if c.SignedInt && sign(cmp.Compare(key.Int(), decoded[2].Int())) != want {
+				t.Fatalf("type %d: SignedInt, but Compare is not the integer field's order", typ.OID)
+			}
 			if got := sign(c.CompareStored(key, stored)); got != want {
 				t.Fatalf("type %d: key %q vs stored %q: in place %d, decoded %d", typ.OID, key.Str(), decoded[2].Str(), got, want)
 			}

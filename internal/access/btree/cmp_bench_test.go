@@ -1,10 +1,12 @@
 package btree
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
 )
 
 // BenchmarkCompareKeys measures the in-place comparison of search keys
@@ -30,5 +32,25 @@ func BenchmarkCompareKeys(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkBuildRandomInt4 is CREATE INDEX over 100,000 int4 keys in
+// random order: the sort's comparisons through the column's comparator
+// dominate.
+func BenchmarkBuildRandomInt4(b *testing.B) {
+	te := newTestEnv(b, 4096)
+	keys := rand.New(rand.NewSource(1)).Perm(100000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bld := NewBuilder(te.env, smgr.RelFileNumber(1000+i), int4Opts("bench"))
+		for j, k := range keys {
+			if err := bld.Add([]datum.Datum{datum.Int(int64(k))}, tidOf(j)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := bld.Finish(nil, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
