@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 )
 
 func TestConstructorsAndAccessors(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/exec"
 	"github.com/tidal-db/tidal/internal/sql/types"

@@ -9,7 +9,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/tidal-db/tidal/internal/access/toast/pglz"
+	"github.com/tidal-db/tidal/internal/datum/pglz"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )

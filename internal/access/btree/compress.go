@@ -1,8 +1,8 @@
 package btree
 
 import (
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 )
 
 // Index tuples hold no TOAST pointers (values reach the index detoasted),

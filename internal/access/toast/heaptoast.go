@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/tidal-db/tidal/internal/access/heap"
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/stats"
 )
 

@@ -3,8 +3,8 @@ package toast
 import (
 	"context"
 
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/stats"
 )
 

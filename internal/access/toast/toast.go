@@ -22,8 +22,8 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"

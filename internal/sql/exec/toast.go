@@ -3,8 +3,8 @@ package exec
 import (
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast"
-	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 

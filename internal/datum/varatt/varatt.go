@@ -31,7 +31,7 @@ import (
 
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/tidal-db/tidal/internal/access/toast/pglz"
+	"github.com/tidal-db/tidal/internal/datum/pglz"
 )
 
 // Sizes and thresholds for 8 KiB pages (PostgreSQL's heaptoast.h and
