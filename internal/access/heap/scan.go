@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -260,12 +261,12 @@ func (r *Relation) FetchLatest(u *stats.Usage, tid page.ItemPointer) (Tuple, pag
 
 // UniqueState classifies a row for a unique-index check (what a dirty
 // snapshot would say about the chain the index entry points at).
-type UniqueState int
+type UniqueState = tableam.UniqueState
 
 const (
-	RowDead     UniqueState = iota // no live version: not a conflict
-	RowLive                        // a live or own-uncommitted version: conflict
-	RowInFlight                    // a running transaction inserted or deletes it: wait for WaitXid
+	RowDead     = tableam.RowDead
+	RowLive     = tableam.RowLive
+	RowInFlight = tableam.RowInFlight
 )
 
 // CheckUnique follows the HOT chain at tid and says whether it holds a

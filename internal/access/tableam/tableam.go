@@ -125,8 +125,9 @@ type Relation interface {
 	// rebuild an older version, from undo or a version chain); found=false
 	// if the snapshot sees none.
 	Fetch(u *stats.Usage, tx *Txn, tid TID) (t Tuple, vtid TID, found bool, err error)
-	// FetchLatest returns a copy of the newest committed-or-running version
-	// of the row at tid (EvalPlanQual's re-read), and its TID.
+	// FetchLatest follows the row at tid through its committed updates and
+	// returns a copy of the version no committed transaction replaced
+	// (EvalPlanQual's re-read), and its TID; found=false if it was deleted.
 	FetchLatest(u *stats.Usage, tid TID) (t Tuple, vtid TID, found bool, err error)
 	// LatestVisibleTID is the TID of the newest version of the row at tid
 	// that tx's snapshot sees, or tid (heap_get_latest_tid; WHERE CURRENT OF).

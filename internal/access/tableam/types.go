@@ -1,10 +1,12 @@
 package tableam
 
 import (
+	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
+	"github.com/tidal-db/tidal/internal/xact/predicate"
 )
 
 // TID identifies a row version: (block, offset from 1). An AM that
@@ -23,6 +25,8 @@ type Env struct {
 	Pool *buffer.Pool
 	WAL  *wal.WAL
 	Xact *xact.Manager
+	// Pred is the predicate lock manager of SERIALIZABLE transactions.
+	Pred *predicate.Manager
 }
 
 // Txn is the calling transaction as an access method sees it: who it is,
@@ -33,6 +37,10 @@ type Txn struct {
 	Cid   uint32   // current command id
 	Snap  *xact.Snapshot
 	Combo *ComboCids
+	// SSI is the transaction's serializable record, nil unless it runs
+	// SERIALIZABLE: an AM takes predicate locks and checks rw-conflicts
+	// through it (heap: ssi.go).
+	SSI *predicate.Xact
 }
 
 // IsCurrent reports whether xid is one of the calling transaction's own
@@ -216,3 +224,6 @@ func (h *UpdateHint) MarkIndexChanged(i int) {
 	}
 	h.ChangedIndexes |= 1 << uint(i)
 }
+
+// Datum is one column value (the SQL layer's, until internal/datum).
+type Datum = types.Datum
