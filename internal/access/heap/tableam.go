@@ -158,6 +158,12 @@ func (t *Table) IndexEntryDead(u *stats.Usage, tid page.ItemPointer, horizon xac
 	return t.r.ChainDead(u, tid, horizon)
 }
 
+func (t *Table) TupleVisible(tup tableam.Tuple, tx *Txn) bool { return VisibleTo(t.r, Tuple(tup), tx) }
+
+func (t *Table) InsertedByCommand(tup tableam.Tuple, tx *Txn) bool {
+	return InsertedByCommand(Tuple(tup), tx)
+}
+
 func (t *Table) InplaceUpdate(u *stats.Usage, tx *Txn, tid page.ItemPointer, tup tableam.Tuple) error {
 	return t.r.InplaceUpdate(u, tx, tid, Tuple(tup))
 }

@@ -141,6 +141,15 @@ type Relation interface {
 	// so the entry may go (index cleanup, delete-marked entry purge).
 	IndexEntryDead(u *stats.Usage, tid TID, horizon xact.XID) (bool, error)
 
+	// TupleVisible reports whether version t, a copy this relation
+	// returned, is visible to tx's snapshot (ON CONFLICT's REPEATABLE READ
+	// check of a row found through an index).
+	TupleVisible(t Tuple, tx *Txn) bool
+	// InsertedByCommand reports whether tx's current command made version
+	// t (inserted it, or it is the new version of an update the command
+	// made): ON CONFLICT DO UPDATE may not change such a row again.
+	InsertedByCommand(t Tuple, tx *Txn) bool
+
 	// BeginScan starts a sequential scan of the versions tx's snapshot sees.
 	BeginScan(u *stats.Usage, tx *Txn, opt ScanOptions) (Scan, error)
 
