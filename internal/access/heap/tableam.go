@@ -76,9 +76,10 @@ func (f format) System(t tableam.Tuple) tableam.SystemValues {
 type Table struct{ r *Relation }
 
 var (
-	_ tableam.Relation       = (*Table)(nil)
-	_ tableam.Vacuumer       = (*Table)(nil)
-	_ tableam.InplaceUpdater = (*Table)(nil)
+	_ tableam.Relation         = (*Table)(nil)
+	_ tableam.Vacuumer         = (*Table)(nil)
+	_ tableam.InplaceUpdater   = (*Table)(nil)
+	_ tableam.ToastChunkReader = (*Table)(nil)
 )
 
 // Wrap returns r as a tableam.Relation.
@@ -162,6 +163,10 @@ func (t *Table) TupleVisible(tup tableam.Tuple, tx *Txn) bool { return VisibleTo
 
 func (t *Table) InsertedByCommand(tup tableam.Tuple, tx *Txn) bool {
 	return InsertedByCommand(Tuple(tup), tx)
+}
+
+func (t *Table) ReadToastChunk(u *stats.Usage, tid page.ItemPointer, fn func(tableam.Tuple) error) (bool, error) {
+	return t.r.ReadToastChunk(u, tid, func(tup Tuple) error { return fn(tableam.Tuple(tup)) })
 }
 
 func (t *Table) InplaceUpdate(u *stats.Usage, tx *Txn, tid page.ItemPointer, tup tableam.Tuple) error {

@@ -61,7 +61,7 @@ type ResourceManager struct {
 }
 
 // Format forms and reads one row type's tuples in its AM's format. It is
-// safe for one goroutine at a time.
+// immutable once made: safe for concurrent use.
 type Format interface {
 	// Form makes a tuple of vals (already TOASTed by the caller).
 	Form(vals []types.Datum) Tuple
@@ -184,4 +184,12 @@ type Scan interface {
 // use it.
 type InplaceUpdater interface {
 	InplaceUpdate(u *stats.Usage, tx *Txn, tid TID, t Tuple) error
+}
+
+// ToastChunkReader is implemented by relations that can be TOAST tables
+// (heap): ReadToastChunk calls fn with the version at tid if its inserter
+// did not abort, whatever any snapshot says (SnapshotToast: a chunk's
+// visibility follows from the row pointing at it); found=false if none.
+type ToastChunkReader interface {
+	ReadToastChunk(u *stats.Usage, tid TID, fn func(t Tuple) error) (found bool, err error)
 }
