@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
+	"github.com/tidal-db/tidal/internal/access/toast/varatt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -67,6 +68,10 @@ func (f format) DeformSkipping(t tableam.Tuple, out []tableam.Datum, upTo int, s
 	return f.d.DeformSkipping(Tuple(t), out, upTo, skip)
 }
 func (f format) HasExternalValues(t tableam.Tuple) bool { return Tuple(t).HasExternalValues() }
+func (f format) ExternalPointers(t tableam.Tuple, fn func(attno int, p varatt.External) error) error {
+	bitmap, data := Tuple(t).Data()
+	return f.d.td.ExternalPointers(data, bitmap, Tuple(t).Natts(), fn)
+}
 func (f format) System(t tableam.Tuple) tableam.SystemValues {
 	h := Tuple(t)
 	return tableam.SystemValues{Xmin: h.Xmin(), Xmax: h.Xmax(), Cid: h.RawCid()}

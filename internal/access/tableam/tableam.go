@@ -7,6 +7,8 @@ package tableam
 import (
 	"context"
 
+	"github.com/tidal-db/tidal/internal/access/toast/varatt"
+
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -74,6 +76,10 @@ type Format interface {
 	DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uint64) error
 	// HasExternalValues: some column of t is a TOAST pointer.
 	HasExternalValues(t Tuple) bool
+	// ExternalPointers calls fn for each column of t that is a TOAST
+	// pointer, decoding nothing else (what an UPDATE or DELETE needs to
+	// find the TOAST values an old version references).
+	ExternalPointers(t Tuple, fn func(attno int, p varatt.External) error) error
 	// System returns the system columns' values of a version read from
 	// the table (xmin, xmax, cmin/cmax).
 	System(t Tuple) SystemValues
