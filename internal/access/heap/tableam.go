@@ -23,7 +23,15 @@ const AMOID = 2
 // AM is the heap access method.
 type AM struct{}
 
-var _ tableam.AM = AM{}
+var (
+	_ tableam.AM           = AM{}
+	_ tableam.FrozenFormer = AM{}
+)
+
+// FormFrozen forms a frozen tuple of f's row type (f must be heap's).
+func (AM) FormFrozen(f tableam.Format, vals []tableam.Datum, tid page.ItemPointer) tableam.Tuple {
+	return tableam.Tuple(freeze(f.(format).d.Form(vals), tid))
+}
 
 func (AM) Name() string { return "heap" }
 func (AM) OID() uint32  { return AMOID }
@@ -85,6 +93,7 @@ var (
 	_ tableam.Vacuumer         = (*Table)(nil)
 	_ tableam.InplaceUpdater   = (*Table)(nil)
 	_ tableam.ToastChunkReader = (*Table)(nil)
+	_ tableam.Checker          = (*Table)(nil)
 )
 
 // Wrap returns r as a tableam.Relation.

@@ -199,3 +199,51 @@ type InplaceUpdater interface {
 type ToastChunkReader interface {
 	ReadToastChunk(u *stats.Usage, tid TID, fn func(t Tuple) error) (found bool, err error)
 }
+
+// Checker is a relation's own consistency check (tidal_check, amcheck's
+// heapallindexed in spirit): the AM verifies its storage and reports, per
+// TID an index entry may point at, what an entry finds there, so the
+// checker can cross-check every index without knowing the AM's layout.
+type Checker interface {
+	// CheckStorage reads the whole relation under share locks. f decodes
+	// its versions (TOAST values included); horizon is the removal
+	// horizon (a version dead before it may already have lost its TOAST
+	// values). Problems are messages; the error is for I/O.
+	CheckStorage(u *stats.Usage, f Format, horizon xact.XID) (map[TID]IndexTarget, []string, error)
+}
+
+// TargetKind is what lies at a TID an index entry points at.
+type TargetKind uint8
+
+const (
+	// TargetUnused: nothing (an entry here is corrupt).
+	TargetUnused TargetKind = iota
+	// TargetNotRoot: a version only reachable through another TID (heap:
+	// a heap-only tuple); an entry here is corrupt.
+	TargetNotRoot
+	// TargetRoot: where a row's index entries point (heap: a chain root or
+	// redirect).
+	TargetRoot
+	// TargetDeadStub: a removed row whose entries VACUUM has yet to delete.
+	TargetDeadStub
+)
+
+// IndexTarget is what an index entry pointing at a TID finds.
+type IndexTarget struct {
+	Kind TargetKind
+	// Live: a version reached from here is not dead to every snapshot, so
+	// every index must have an entry for this TID.
+	Live bool
+	// Vals are the columns of the version stored at exactly this TID when
+	// it is not dead (an entry's key must match them); nil otherwise.
+	Vals []Datum
+}
+
+// FrozenFormer is implemented by the AM whose page format sequences use
+// (heap, as PostgreSQL's sequence.c): FormFrozen forms vals of f's row type
+// as a version every snapshot sees without consulting the commit log,
+// placed at tid — a sequence's one tuple, overwritten in place and never
+// versioned.
+type FrozenFormer interface {
+	FormFrozen(f Format, vals []Datum, tid TID) Tuple
+}
