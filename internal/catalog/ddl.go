@@ -1,10 +1,9 @@
 package catalog
 
 import (
-	"context"
 	"encoding/binary"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -273,7 +272,7 @@ func (c *Catalog) setClassFields(tx *Txn, oid uint32, fields map[int]types.Datum
 		vals[k] = d
 	}
 	tx.Dirty = true
-	return c.sysRels[PgClassRelID].InplaceUpdate(tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals))
+	return c.inplaceUpdate(tx, PgClass, target, vals)
 }
 
 // SetStats records relpages and reltuples (ANALYZE, VACUUM).
@@ -299,8 +298,8 @@ func (c *Catalog) setAttrNotNull(tx *Txn, rel uint32, num int16) error {
 	}
 	vals[12] = bv(true)
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgAttribute, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	return err
@@ -434,8 +433,8 @@ func (c *Catalog) updateClassRow(tx *Txn, oid uint32, fields map[int]types.Datum
 		vals[k] = d
 	}
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgClassRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgClass, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

@@ -17,8 +17,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/sequence"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/guc"
@@ -151,9 +151,9 @@ type Session struct {
 	failed     bool // a statement failed inside the block
 	inTx       bool
 	txStart    time.Time
-	htx        heap.Txn
+	htx        tableam.Txn
 	ctx        catalog.Txn
-	combo      heap.ComboCids
+	combo      tableam.ComboCids
 	snapshot   *xact.Snapshot // repeatable read: the transaction's snapshot
 	snapTaken  bool           // a statement of this transaction took a snapshot
 	isolation  string
@@ -332,7 +332,7 @@ func (s *Session) begin() {
 	s.inTx = true
 	s.txStart = time.Now()
 	s.combo.Reset()
-	s.htx = heap.Txn{Proc: s.proc, Combo: &s.combo}
+	s.htx = tableam.Txn{Proc: s.proc, Combo: &s.combo}
 	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp}
 	s.snapshot = nil
 	s.snapTaken = false

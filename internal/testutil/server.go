@@ -6,6 +6,7 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"net"
@@ -82,6 +83,7 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
 	}
+	cfg.AccessMethods = tableams.Builtin()
 	eng, err := engine.Open(cfg)
 	if err != nil {
 		return nil, err
