@@ -85,7 +85,8 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 // CreateTable adds a table (or, with kind 'i', the pg_class part of an
 // index) and its columns, and creates its file. The OID doubles as the
 // relfilenode, as PostgreSQL does for new relations.
-func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, options map[string]string) (uint32, error) {
+// am is the table's access method (pg_class.relam).
+func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, options map[string]string, am tableam.AM) (uint32, error) {
 	if existing, err := c.lookupIn(tx, nsp, name); err != nil {
 		return 0, err
 	} else if existing != nil {
@@ -100,7 +101,7 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	if err != nil {
 		return 0, err
 	}
-	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
+	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), am.OID(), false, options)
 	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	row[cRelpersist] = cv(c.Persistence(nsp))
 	if needsToastTable(attrs) {

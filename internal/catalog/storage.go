@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"sort"
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -95,4 +96,51 @@ func (c *Catalog) updateRow(tx *Txn, def *TableDef, tid page.ItemPointer, vals [
 // statistics; heap_inplace_update).
 func (c *Catalog) inplaceUpdate(tx *Txn, def *TableDef, tid page.ItemPointer, vals []types.Datum) error {
 	return c.sysRels[def.OID].(tableam.InplaceUpdater).InplaceUpdate(tx.U, tx.Heap, tid, c.sysForm(def).Form(vals))
+}
+
+// indexAMNames are pg_am's index access methods (amtype 'i').
+var indexAMNames = map[string]uint32{"btree": BtreeAmOID}
+
+// TableAMByName resolves a table access method name (CREATE TABLE …
+// USING, ALTER TABLE … SET ACCESS METHOD, default_table_access_method) as
+// PostgreSQL's get_table_am_oid: an index AM's name is 55000, an unknown
+// name 42704.
+func (c *Catalog) TableAMByName(name string) (tableam.AM, error) {
+	if am, ok := c.ams.ByName(name); ok {
+		return am, nil
+	}
+	if _, ok := indexAMNames[name]; ok {
+		return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "access method \"%s\" is not of type TABLE", name)
+	}
+	return nil, pgerr.Errorf(pgerr.UndefinedObject, "access method \"%s\" does not exist", name)
+}
+
+// AccessMethodRow is one row of pg_am.
+type AccessMethodRow struct {
+	OID     uint32
+	Name    string
+	Handler uint32 // amhandler (pg_proc OID; 0 for AMs PostgreSQL lacks)
+	Type    byte   // 't' table, 'i' index
+}
+
+// AccessMethodRows are pg_am's rows, by OID: the registered table AMs and
+// the index AMs.
+func (c *Catalog) AccessMethodRows() []AccessMethodRow {
+	var out []AccessMethodRow
+	for _, am := range c.ams.All() {
+		h := uint32(0)
+		if am.OID() == HeapAmOID {
+			h = 3 // heap_tableam_handler
+		}
+		out = append(out, AccessMethodRow{OID: am.OID(), Name: am.Name(), Handler: h, Type: 't'})
+	}
+	out = append(out, AccessMethodRow{OID: BtreeAmOID, Name: "btree", Handler: 330, Type: 'i'}) // bthandler
+	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
+	return out
+}
+
+// SetAccessMethod records am as r's access method (pg_class.relam); the
+// caller rewrites the table into new files, which the new AM then opens.
+func (c *Catalog) SetAccessMethod(tx *Txn, r *Relation, am tableam.AM) error {
+	return c.updateClassRow(tx, r.OID, map[int]types.Datum{cRelam: ov(am.OID())})
 }

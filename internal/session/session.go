@@ -291,6 +291,11 @@ func (s *Session) set(name, value string, local bool) error {
 	if err := s.checkTxSetting(k, nv); err != nil {
 		return err
 	}
+	if k == "default_table_access_method" {
+		if err := s.checkDefaultTableAM(nv); err != nil {
+			return err
+		}
+	}
 	s.changeSetting(k, nv, local)
 	return nil
 }
