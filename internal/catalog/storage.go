@@ -60,7 +60,7 @@ func (c *Catalog) TableFor(am tableam.AM, spec tableam.RelSpec) tableam.Relation
 		return h
 	}
 	h, ok := c.tables[uint32(spec.File)]
-	if ok && h.am == am && sameSpec(h.spec, spec) {
+	if ok && h.am.OID() == am.OID() && sameSpec(h.spec, spec) {
 		return h.rel
 	}
 	rel := am.Open(c.env, spec)

@@ -114,3 +114,39 @@ func TestSetAccessMethodRewrites(t *testing.T) {
 		t.Fatalf(`\d+ shows no "Access method: heap2":%s`, out)
 	}
 }
+
+// TestUnregisteredAccessMethod: a data directory whose table uses an AM
+// the server does not have still starts; that table is refused with a
+// clear error, and every other table works.
+func TestUnregisteredAccessMethod(t *testing.T) {
+	dir := t.TempDir() + "/data"
+	ams := tableams.Builtin()
+	heap, _ := ams.ByName("heap")
+	ams.Register(secondAM{heap})
+	s := testutil.Start(t, testutil.Options{Dir: dir, AccessMethods: ams})
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, conn, "CREATE TABLE tam_other (a int) USING heap2")
+	exec(t, conn, "CREATE TABLE tam_plain (a int)")
+	exec(t, conn, "INSERT INTO tam_plain VALUES (7)")
+	conn.Close(ctx)
+	s.Close()
+
+	s = testutil.Start(t, testutil.Options{Dir: dir})
+	conn, err = pgx.Connect(ctx, s.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = execErr(conn, "SELECT * FROM tam_other")
+	pe := wantState(t, "a table of an unregistered AM", err, "42704")
+	if !strings.Contains(pe.Message, `table access method with OID 16999 of relation "tam_other" is not registered`) {
+		t.Fatalf("message: %s", pe.Message)
+	}
+	if got := queryInt(t, conn, "SELECT a FROM tam_plain"); got != 7 {
+		t.Fatalf("tam_plain: %d", got)
+	}
+}
