@@ -247,3 +247,15 @@ type IndexTarget struct {
 type FrozenFormer interface {
 	FormFrozen(f Format, vals []Datum, tid TID) Tuple
 }
+
+// InPlaceUpdates is implemented by relations whose updates may keep a
+// row's TID while an indexed column changes (UpdateInPlace). An index
+// entry may then lead to a version whose key is not the entry's (the old
+// key's delete-marked entry, seen by a new snapshot; or the new key's,
+// by an old one), so index scans compare each entry's key with the
+// version Fetch returns and skip it when they differ — which also keeps a
+// row reached through both entries from being returned twice. Heap does
+// not implement it: its versions never change key under a TID.
+type InPlaceUpdates interface {
+	UpdatesInPlace() bool
+}
