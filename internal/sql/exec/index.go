@@ -133,6 +133,9 @@ type IndexScan struct {
 	WithTID bool
 
 	cur     *btree.Cursor
+	ix      *btree.Index
+	recheck bool          // the AM may change keys in place (tableam.InPlaceUpdates)
+	keys    []types.Datum // the current entry's key, when rechecking
 	def     tableam.Format
 	natts   int
 	lastTID page.ItemPointer // of the row returned last (WHERE CURRENT OF)
@@ -155,11 +158,25 @@ func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 	return out, false, nil
 }
 
+// entryMatches reports whether an index entry's key is the key of row.
+func entryMatches(rel, ir *catalog.Relation, key []types.Datum, row Row) bool {
+	for i, k := range ir.Index.Keys {
+		a, b := key[i], row[k-1]
+		if a.IsNull() != b.IsNull() || (!a.IsNull() && types.Compare(rel.Attrs[k-1].Type, a, b) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *IndexScan) Open(c *Ctx) error {
 	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.lastTID = page.ItemPointer{}
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)
+	s.ix = ix
+	ipu, ok := s.Rel.Table.(tableam.InPlaceUpdates)
+	s.recheck = ok && ipu.UpdatesInPlace()
 	var lo, hi *btree.Bound
 	if s.Lower != nil {
 		k, null, err := evalKeys(c, s.Lower)
@@ -196,7 +213,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		if err := c.checkCancel(); err != nil {
 			return nil, err
 		}
-		tid, _, ok, err := s.cur.Next()
+		tid, entry, ok, err := s.cur.Next()
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -210,6 +227,14 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, vtid)
 		if err != nil {
 			return nil, err
+		}
+		if s.recheck {
+			if s.keys, err = s.ix.Keys(entry, s.keys); err != nil {
+				return nil, err
+			}
+			if !entryMatches(s.Rel, s.Index, s.keys, row) {
+				continue
+			}
 		}
 		if s.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)
