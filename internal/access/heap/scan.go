@@ -28,7 +28,7 @@ type Scan struct {
 	// Filter, if set, is applied to each visible tuple while the page is
 	// share-locked (it must not read pages itself); rejected tuples are
 	// not copied out and are counted in Filtered.
-	Filter    func(t Tuple) (bool, error)
+	Filter    func(t tableam.Tuple) (bool, error)
 	Filtered  int64
 	filterErr error
 	// Interrupts, if set, is checked before each page: a scan over
@@ -133,7 +133,7 @@ func (s *Scan) collect(b buffer.Buffer, blk page.BlockNumber) {
 			}
 		}
 		if vis && s.Filter != nil {
-			keep, err := s.Filter(t)
+			keep, err := s.Filter(tableam.Tuple(t))
 			if err != nil {
 				s.filterErr = err
 				return

@@ -194,9 +194,7 @@ func (t *Table) BeginScan(u *stats.Usage, tx *Txn, opt tableam.ScanOptions) (tab
 		return nil, err
 	}
 	s.Interrupts = opt.Interrupts
-	if f := opt.Filter; f != nil {
-		s.Filter = func(tup Tuple) (bool, error) { return f(tableam.Tuple(tup)) }
-	}
+	s.Filter = opt.Filter
 	return amScan{s}, nil
 }
 
