@@ -200,3 +200,36 @@ func TestIndexScanRecheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondAMCopyVacuum: COPY, VACUUM (with its truncation) and
+// tidal_check reach a table of another registered AM through the same
+// interface as heap's.
+func TestSecondAMCopyVacuum(t *testing.T) {
+	_, conn := startWithSecondAM(t)
+	ctx := context.Background()
+	exec(t, conn, "CREATE TABLE tam_cv (a int PRIMARY KEY, b text) USING heap2")
+	rows := make([][]any, 4000)
+	for i := range rows {
+		rows[i] = []any{int32(i + 1), strings.Repeat("x", 50)}
+	}
+	if n, err := conn.CopyFrom(ctx, pgx.Identifier{"tam_cv"}, []string{"a", "b"}, pgx.CopyFromRows(rows)); err != nil || n != 4000 {
+		t.Fatalf("COPY: %d %v", n, err)
+	}
+	before := queryInt(t, conn, "SELECT pg_relation_size('tam_cv')")
+	exec(t, conn, "DELETE FROM tam_cv WHERE a > 1000")
+	exec(t, conn, "VACUUM tam_cv")
+	after := queryInt(t, conn, "SELECT pg_relation_size('tam_cv')")
+	if after >= before {
+		t.Fatalf("VACUUM did not truncate the emptied tail: %d bytes before, %d after", before, after)
+	}
+	if n := queryInt(t, conn, "SELECT count(*) FROM tam_cv"); n != 1000 {
+		t.Fatalf("count %d", n)
+	}
+	if n := queryInt(t, conn, "SELECT count(*) FROM tam_cv WHERE a BETWEEN 990 AND 1010"); n != 11 {
+		t.Fatalf("index range count %d", n)
+	}
+	var ok string
+	if err := conn.QueryRow(ctx, "SELECT tidal_check('tam_cv')").Scan(&ok); err != nil {
+		t.Fatalf("tidal_check: %v", err)
+	}
+}
