@@ -22,6 +22,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"net/url"
@@ -130,6 +131,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		}
 		cfg.WALCompression = wc
 		cfg.Logger = log.New(io.Discard, "", 0)
+		cfg.AccessMethods = tableams.Builtin()
 		eng, err := engine.Open(cfg)
 		if err != nil {
 			return nil, err

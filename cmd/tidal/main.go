@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"net"
@@ -162,6 +163,8 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	}
 	logger := log.New(logw, "", log.Ldate|log.Ltime|log.Lmicroseconds|log.LUTC)
 	cfg.Logger = logger
+
+	cfg.AccessMethods = tableams.Builtin()
 
 	eng, err := engine.Open(cfg)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -146,29 +146,37 @@ func decodeMissing(t types.Type, s string) (types.Datum, error) {
 
 // NewDeformer prepares the decoding of the table's tuples, old ones with
 // fewer attributes included.
-func (r *Relation) NewDeformer() *heap.Deformer { return r.NewDeformerFor(nil, nil) }
+func (r *Relation) NewDeformer() tableam.Format { return r.NewDeformerFor(nil, nil) }
 
 // NewDeformerFor is NewDeformer whose reads of TOAST values can be
 // cancelled through ctx and are counted in u.
-func (r *Relation) NewDeformerFor(ctx context.Context, u *stats.Usage) *heap.Deformer {
+func (r *Relation) NewDeformerFor(ctx context.Context, u *stats.Usage) tableam.Format {
 	l := r.layout
 	if l == nil {
 		l = r.storageLayout()
 	}
-	d := heap.NewDeformerFrom(l)
+	spec := tableam.FormatSpec{Layout: l}
 	if r.Toast != nil {
-		d = d.WithDetoaster(toast.Reader{Rel: r.Toast, Ctx: ctx, U: u})
+		spec.Detoaster = toast.Reader{Rel: r.Toast, Ctx: ctx, U: u}
 	}
-	var missing []types.Datum
 	for i, a := range r.Attrs {
 		if !a.Missing.IsNull() {
-			if missing == nil {
-				missing = make([]types.Datum, len(r.Attrs))
+			if spec.Missing == nil {
+				spec.Missing = make([]types.Datum, len(r.Attrs))
 			}
-			missing[i] = a.Missing
+			spec.Missing[i] = a.Missing
 		}
 	}
-	return d.WithMissing(missing)
+	return r.am().NewFormat(spec)
+}
+
+// am is the relation's access method (every relation the catalog builds
+// has one: heap unless its relam says otherwise).
+func (r *Relation) am() tableam.AM {
+	if r.AM == nil {
+		panic("catalog: relation " + r.Name + " has no access method")
+	}
+	return r.AM
 }
 
 // VisibleAttrs returns the indexes in Attrs of the columns that are not
@@ -209,8 +217,8 @@ func (c *Catalog) updateAttr(tx *Txn, rel uint32, num int16, change func(v []typ
 	}
 	change(vals)
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgAttribute, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

@@ -1,10 +1,9 @@
 package catalog
 
 import (
-	"context"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -206,8 +205,8 @@ func (c *Catalog) CreateRole(tx *Txn, r *Role) error {
 // UpdateRole writes a new version of a role found by LookupRole.
 func (c *Catalog) UpdateRole(tx *Txn, r *Role) error {
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgAuthidRelID].Update(context.Background(), tx.U, tx.Heap, r.tid, heap.Form(PgAuthid.Types(), r.row()), false)
-	if err == nil && oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+	_, oc, err := c.updateRow(tx, PgAuthid, r.tid, r.row())
+	if err == nil && oc.Result != tableam.Ok && oc.Result != tableam.SelfModified {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -96,7 +96,10 @@ type Relation struct {
 	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
 	tid         page.ItemPointer // of its pg_class row
 
-	Heap *heap.Relation // storage handle (tables)
+	// AM is the table's access method (pg_class.relam) and Table its
+	// storage handle (tables, TOAST tables and sequences; nil otherwise).
+	AM    tableam.AM
+	Table tableam.Relation
 
 	// ToastRelID is reltoastrelid; ToastRel the TOAST table (with its
 	// index) and Toast its storage handle, nil when the table has none.
@@ -144,15 +147,19 @@ func (r *Relation) AttrByName(name string) int {
 
 // Catalog is the set of system catalogs of one data directory.
 type Catalog struct {
-	env *heap.Env
+	env *tableam.Env
+	ams *tableam.Registry
+	// heapAM stores the system catalogs, TOAST tables and sequences,
+	// whatever default_table_access_method says (as in PostgreSQL).
+	heapAM tableam.AM
 
 	mu      sync.Mutex
 	version atomic.Uint64
 	cacheV  uint64
 	byName  map[relName]*Relation // committed state
 	byOID   map[uint32]*Relation
-	heaps   map[uint32]*heap.Relation // storage handles by relfilenode
-	sysRels map[uint32]*heap.Relation
+	tables  map[uint32]tableHandle // storage handles by relfilenode
+	sysRels map[uint32]tableam.Relation
 	indexes map[uint32]*btree.Index // handles by relfilenode
 
 	oidMu    sync.Mutex
@@ -173,20 +180,25 @@ const (
 )
 
 // Open attaches the catalog to its storage.
-func Open(env *heap.Env, nextOid uint32) *Catalog {
+// ams must hold the heap access method.
+func Open(env *tableam.Env, ams *tableam.Registry, nextOid uint32) *Catalog {
 	if nextOid < FirstNormalObjectID {
 		nextOid = FirstNormalObjectID
 	}
-	c := &Catalog{env: env, heaps: map[uint32]*heap.Relation{}, sysRels: map[uint32]*heap.Relation{}, nextOid: nextOid, oidLimit: nextOid}
+	heapAM, ok := ams.ByName("heap")
+	if !ok {
+		panic("catalog: the heap access method is not registered")
+	}
+	c := &Catalog{env: env, ams: ams, heapAM: heapAM, tables: map[uint32]tableHandle{}, sysRels: map[uint32]tableam.Relation{}, nextOid: nextOid, oidLimit: nextOid}
 	for _, d := range SystemTables {
-		c.sysRels[d.OID] = heap.Open(env, smgr.RelFileNumber(d.OID), d.Name, d.Types(), 100)
+		c.sysRels[d.OID] = heapAM.Open(env, tableam.RelSpec{File: smgr.RelFileNumber(d.OID), Name: d.Name, Types: d.Types(), FillFactor: 100})
 	}
 	c.flushCache()
 	return c
 }
 
 // Env is the storage environment.
-func (c *Catalog) Env() *heap.Env { return c.env }
+func (c *Catalog) Env() *tableam.Env { return c.env }
 
 // NextOid is the next OID to hand out (for checkpoints).
 func (c *Catalog) NextOid() uint32 {
@@ -239,29 +251,10 @@ func (c *Catalog) flushCache() {
 // Version identifies the committed catalog state.
 func (c *Catalog) Version() uint64 { return c.version.Load() }
 
-// HeapFor returns the storage handle of a table's relfilenode, shared by
-// every session so cached insertion targets persist.
-func (c *Catalog) HeapFor(relfilenode uint32, name string, ts []types.Type, ff int) *heap.Relation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if h := c.sysRels[relfilenode]; h != nil {
-		return h
-	}
-	h := c.heaps[relfilenode]
-	if h == nil || len(h.Types) != len(ts) || h.FillFactor != ff || h.Name != name {
-		h = heap.Open(c.env, smgr.RelFileNumber(relfilenode), name, ts, ff)
-		if old := c.heaps[relfilenode]; old != nil {
-			h.InheritTarget(old)
-		}
-		c.heaps[relfilenode] = h
-	}
-	return h
-}
-
 // ForgetHeap drops a storage handle (the relation's file is gone).
 func (c *Catalog) ForgetHeap(relfilenode uint32) {
 	c.mu.Lock()
-	delete(c.heaps, relfilenode)
+	delete(c.tables, relfilenode)
 	delete(c.indexes, relfilenode)
 	c.mu.Unlock()
 	if c.env.WAL != nil && c.env.WAL.IsUnlogged(relfilenode) {
@@ -271,7 +264,9 @@ func (c *Catalog) ForgetHeap(relfilenode uint32) {
 
 // Txn is the catalog's view of a transaction.
 type Txn struct {
-	Heap *heap.Txn
+	// Heap is the transaction as every table access method sees it (the
+	// name predates the AM interface; it is not heap-specific).
+	Heap *tableam.Txn
 	U    *stats.Usage
 	// Dirty is set once the transaction changed a catalog: from then on
 	// it reads the catalogs itself instead of the shared cache.
@@ -316,11 +311,11 @@ func (tx *Txn) newRelFrozenXid() xact.XID {
 // behind a committed ALTER TABLE must see the table's new shape.
 func (c *Catalog) scan(tx *Txn, def *TableDef, fn func(vals []types.Datum, tid page.ItemPointer) (bool, error)) error {
 	h := c.sysRels[def.OID]
-	s, err := h.BeginScan(tx.U, c.catalogSnapshot(tx))
+	s, err := h.BeginScan(tx.U, c.catalogSnapshot(tx), tableam.ScanOptions{})
 	if err != nil {
 		return err
 	}
-	d := heap.NewDeformer(def.Types())
+	d := c.sysForm(def)
 	vals := make([]types.Datum, len(def.Columns))
 	for {
 		t, tid, ok, err := s.Next()
@@ -339,7 +334,7 @@ func (c *Catalog) scan(tx *Txn, def *TableDef, fn func(vals []types.Datum, tid p
 
 func (c *Catalog) insert(tx *Txn, def *TableDef, vals []types.Datum) (page.ItemPointer, error) {
 	tx.Dirty = true
-	t := heap.Form(def.Types(), vals)
+	t := c.sysForm(def).Form(vals)
 	return c.sysRels[def.OID].Insert(tx.U, tx.Heap, t, nil)
 }
 
@@ -349,7 +344,7 @@ func (c *Catalog) delete(tx *Txn, def *TableDef, tid page.ItemPointer) error {
 	if err != nil {
 		return err
 	}
-	if oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+	if oc.Result != tableam.Ok && oc.Result != tableam.SelfModified {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	return nil
@@ -498,6 +493,7 @@ var (
 	cRelnsp         = PgClass.ColumnIndex("relnamespace")
 	cRelkind        = PgClass.ColumnIndex("relkind")
 	cRelfilenode    = PgClass.ColumnIndex("relfilenode")
+	cRelam          = PgClass.ColumnIndex("relam")
 	cRelpages       = PgClass.ColumnIndex("relpages")
 	cReltuples      = PgClass.ColumnIndex("reltuples")
 	cRelhasindex    = PgClass.ColumnIndex("relhasindex")
@@ -509,7 +505,7 @@ var (
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 	var r *Relation
-	var toastOID uint32
+	var toastOID, amOID uint32
 	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[cOid].Int()) != oid {
 			return true, nil
@@ -522,9 +518,13 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			HasIndex: v[cRelhasindex].Bool(), Options: parseOptions(v[cReloptions]), tid: tid,
 			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
 		}
+		amOID = uint32(v[cRelam].Int())
 		return false, nil
 	})
 	if err != nil || r == nil {
+		return nil, err
+	}
+	if r.AM, err = c.tableAM(r, amOID); err != nil {
 		return nil, err
 	}
 	err = c.scan(tx, PgAttribute, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
@@ -568,7 +568,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		if err := c.loadSequence(tx, r); err != nil {
 			return nil, err
 		}
-		r.Heap = c.HeapFor(r.RelFileNode, r.Name, r.Types(), 100)
+		c.openTable(r, 100)
 		return r, nil
 	}
 	// Defaults.
@@ -619,7 +619,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		}
 	}
 	if r.Kind == KindTable || r.Kind == KindToast {
-		r.Heap = c.HeapFor(r.RelFileNode, r.Name, r.Types(), r.FillFactor())
+		c.openTable(r, r.FillFactor())
 	}
 	if r.Kind == KindTable {
 		if toid := toastOID; toid != 0 {
@@ -692,7 +692,7 @@ func (c *Catalog) UserTables(tx *Txn) ([]*Relation, error) {
 
 // catalogSnapshot is tx with a snapshot of the latest committed catalog
 // state (plus tx's own changes).
-func (c *Catalog) catalogSnapshot(tx *Txn) *heap.Txn {
+func (c *Catalog) catalogSnapshot(tx *Txn) *tableam.Txn {
 	if tx.Heap == nil || tx.Heap.Proc == nil || tx.Heap.Snap == nil || c.env.Xact == nil {
 		return tx.Heap
 	}

@@ -1,12 +1,11 @@
 package catalog
 
 import (
-	"context"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -370,8 +369,8 @@ func (c *Catalog) CreatePgConstraint(tx *Txn) error {
 // its row (RENAME CONSTRAINT, RENAME COLUMN of a column a CHECK uses).
 func (c *Catalog) UpdateConstraint(tx *Txn, k *Constraint) error {
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgConstraintRelID].Update(context.Background(), tx.U, tx.Heap, k.tid, heap.Form(PgConstraint.Types(), k.row()), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgConstraint, k.tid, k.row())
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

@@ -1,10 +1,9 @@
 package catalog
 
 import (
-	"context"
 	"encoding/binary"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -86,7 +85,8 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 // CreateTable adds a table (or, with kind 'i', the pg_class part of an
 // index) and its columns, and creates its file. The OID doubles as the
 // relfilenode, as PostgreSQL does for new relations.
-func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, options map[string]string) (uint32, error) {
+// am is the table's access method (pg_class.relam).
+func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, options map[string]string, am tableam.AM) (uint32, error) {
 	if existing, err := c.lookupIn(tx, nsp, name); err != nil {
 		return 0, err
 	} else if existing != nil {
@@ -101,7 +101,7 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	if err != nil {
 		return 0, err
 	}
-	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), HeapAmOID, false, options)
+	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), am.OID(), false, options)
 	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
 	row[cRelpersist] = cv(c.Persistence(nsp))
 	if needsToastTable(attrs) {
@@ -273,7 +273,7 @@ func (c *Catalog) setClassFields(tx *Txn, oid uint32, fields map[int]types.Datum
 		vals[k] = d
 	}
 	tx.Dirty = true
-	return c.sysRels[PgClassRelID].InplaceUpdate(tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals))
+	return c.inplaceUpdate(tx, PgClass, target, vals)
 }
 
 // SetStats records relpages and reltuples (ANALYZE, VACUUM).
@@ -299,8 +299,8 @@ func (c *Catalog) setAttrNotNull(tx *Txn, rel uint32, num int16) error {
 	}
 	vals[12] = bv(true)
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgAttribute, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	return err
@@ -434,8 +434,8 @@ func (c *Catalog) updateClassRow(tx *Txn, oid uint32, fields map[int]types.Datum
 		vals[k] = d
 	}
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgClassRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgClass.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgClass, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

@@ -1,9 +1,7 @@
 package catalog
 
 import (
-	"context"
-
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -30,8 +28,8 @@ func (c *Catalog) MarkIndexPrimary(tx *Txn, index uint32) error {
 	}
 	vals[PgIndex.ColumnIndex("indisprimary")] = bv(true)
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgIndexRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgIndex.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok {
+	_, oc, err := c.updateRow(tx, PgIndex, target, vals)
+	if err == nil && oc.Result != tableam.Ok {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

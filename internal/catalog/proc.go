@@ -1,11 +1,10 @@
 package catalog
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -471,11 +470,11 @@ func (c *Catalog) CreateProc(tx *Txn, p *Proc) error {
 // (CREATE OR REPLACE, ALTER FUNCTION); its OID stays.
 func (c *Catalog) UpdateProc(tx *Txn, p *Proc) error {
 	tx.Dirty = true
-	newTid, _, oc, err := c.sysRels[PgProcRelID].Update(context.Background(), tx.U, tx.Heap, p.tid, heap.Form(PgProc.Types(), p.row()), false)
+	newTid, oc, err := c.updateRow(tx, PgProc, p.tid, p.row())
 	if err != nil {
 		return err
 	}
-	if oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+	if oc.Result != tableam.Ok && oc.Result != tableam.SelfModified {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	p.tid = newTid

@@ -1,13 +1,12 @@
 package catalog
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/sequence"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -64,7 +63,7 @@ type Owner struct {
 
 // SeqRel is the storage handle of sequence r.
 func (c *Catalog) SeqRel(r *Relation) sequence.Rel {
-	return sequence.Rel{Env: c.env, File: smgr.RelFileNumber(r.RelFileNode), Name: r.Name}
+	return sequence.Rel{Env: c.env, Heap: c.heapAM.(tableam.FrozenFormer), File: smgr.RelFileNumber(r.RelFileNode), Name: r.Name}
 }
 
 func seqRow(oid uint32, info SequenceInfo) []types.Datum {
@@ -102,7 +101,7 @@ func (c *Catalog) CreateSequence(tx *Txn, nsp uint32, name string, info Sequence
 	if err := c.createRelStorage(tx, oid, nsp); err != nil {
 		return 0, err
 	}
-	rel := sequence.Rel{Env: c.env, File: smgr.RelFileNumber(oid), Name: name}
+	rel := sequence.Rel{Env: c.env, Heap: c.heapAM.(tableam.FrozenFormer), File: smgr.RelFileNumber(oid), Name: name}
 	if err := sequence.Init(tx.U, rel, sequence.State{LastValue: info.Start}, tx.Heap.Xid); err != nil {
 		return 0, err
 	}
@@ -126,8 +125,8 @@ func (c *Catalog) UpdateSequence(tx *Txn, oid uint32, info SequenceInfo) error {
 		return fmt.Errorf("catalog: no pg_sequence row for %d", oid)
 	}
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgSequenceRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgSequence.Types(), seqRow(oid, info)), false)
-	if err == nil && oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+	_, oc, err := c.updateRow(tx, PgSequence, target, seqRow(oid, info))
+	if err == nil && oc.Result != tableam.Ok && oc.Result != tableam.SelfModified {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++
@@ -369,7 +368,7 @@ func (c *Catalog) ResetSequence(tx *Txn, r *Relation, st sequence.State) error {
 	if err != nil {
 		return err
 	}
-	return sequence.Init(tx.U, sequence.Rel{Env: c.env, File: smgr.RelFileNumber(node), Name: r.Name}, st, tx.Heap.Xid)
+	return sequence.Init(tx.U, sequence.Rel{Env: c.env, Heap: c.heapAM.(tableam.FrozenFormer), File: smgr.RelFileNumber(node), Name: r.Name}, st, tx.Heap.Xid)
 }
 
 // DropDefault removes the default of column attnum of table rel (its
@@ -394,8 +393,8 @@ func (c *Catalog) DropDefault(tx *Txn, rel uint32, attnum int16) error {
 	}
 	vals[hasDef] = bv(false)
 	tx.Dirty = true
-	_, _, oc, err := c.sysRels[PgAttributeRelID].Update(context.Background(), tx.U, tx.Heap, target, heap.Form(PgAttribute.Types(), vals), false)
-	if err == nil && oc.Result != heap.Ok && oc.Result != heap.SelfModified {
+	_, oc, err := c.updateRow(tx, PgAttribute, target, vals)
+	if err == nil && oc.Result != tableam.Ok && oc.Result != tableam.SelfModified {
 		return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
 	}
 	tx.Heap.Cid++

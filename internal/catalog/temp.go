@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -139,7 +139,7 @@ func (c *Catalog) TempNamespace(slot int) (uint32, error) {
 	proc := c.env.Xact.NewProc()
 	defer c.env.Xact.ReleaseProc(proc)
 	u := &stats.Usage{}
-	tx := &Txn{Heap: &heap.Txn{Proc: proc, Snap: c.env.Xact.GetSnapshot(proc), Combo: &heap.ComboCids{}}, U: u}
+	tx := &Txn{Heap: &tableam.Txn{Proc: proc, Snap: c.env.Xact.GetSnapshot(proc), Combo: &tableam.ComboCids{}}, U: u}
 	oid, err := c.namespaceByName(tx, name)
 	if err != nil || oid != 0 {
 		c.env.Xact.ResetXmin(proc)

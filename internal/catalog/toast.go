@@ -2,11 +2,11 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"strconv"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
-	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -74,7 +74,7 @@ func needsToastTable(attrs []Attr) bool {
 	if unbounded {
 		return true
 	}
-	return types.MaxAlign(heap.HeaderSize+types.BitmapLen(len(attrs)))+types.MaxAlign(dataLen) > 2032
+	return types.MaxAlign(toast.TupleHeaderSize+types.BitmapLen(len(attrs)))+types.MaxAlign(dataLen) > 2032
 }
 
 func alignNominal(off int, align byte) int {
@@ -228,7 +228,8 @@ func (c *Catalog) loadToast(tx *Txn, r *Relation, toastOID uint32) error {
 		return fmt.Errorf("catalog: TOAST table %d of %q is missing or has no index", toastOID, r.Name)
 	}
 	r.ToastRelID, r.ToastRel = toastOID, tr
-	r.Toast = &toast.Relation{OID: tr.OID, Name: tr.Name, Heap: tr.Heap, Index: c.IndexFor(tr, tr.Indexes[0]), NewOid: c.NewOid}
+	r.Toast = &toast.Relation{OID: tr.OID, Name: tr.Name, Table: tr.Table, Format: tr.AM.NewFormat(tableam.FormatSpec{Layout: toast.ChunkLayout}),
+		Index: c.IndexFor(tr, tr.Indexes[0]), NewOid: c.NewOid}
 	return nil
 }
 
@@ -244,7 +245,8 @@ func (r *Relation) storageLayout() *types.Deformer {
 
 // newToaster describes the table's columns to the toaster.
 func (r *Relation) newToaster() *toast.Toaster {
-	t := &toast.Toaster{Rel: r.Toast, Layout: r.storageLayout(), Cols: make([]toast.Column, len(r.Attrs))}
+	l := r.storageLayout()
+	t := &toast.Toaster{Rel: r.Toast, Layout: l, Format: r.am().NewFormat(tableam.FormatSpec{Layout: l}), Cols: make([]toast.Column, len(r.Attrs))}
 	for i := range r.Attrs {
 		a := &r.Attrs[i]
 		t.Cols[i] = toast.Column{Varlena: !a.Dropped && a.Type.Layout().Len == -1, Storage: a.storage(), Compression: a.Compression}

@@ -10,6 +10,10 @@
 //     every index;
 //   - every page whose visibility-map bit is set is really all-visible.
 //
+// The table's own storage is checked by its access method (tableam.Checker:
+// heap checks line pointers, HOT chains and the visibility map); this
+// package cross-checks the indexes against what the AM reports.
+//
 // It reads under share locks and is meant for quiescent tables (tests
 // after VACUUM, or the `tidal_check` SQL function).
 package check
@@ -17,12 +21,11 @@ package check
 import (
 	"fmt"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
-	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -50,109 +53,16 @@ func Table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 
 func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problems, error) {
 	var probs Problems
-	env := cat.Env()
-	pool := env.Pool
-	x := env.Xact
-	h := rel.Heap
-	horizon := x.OldestXmin()
-	nb, err := h.NBlocks()
+	checker, ok := rel.Table.(tableam.Checker)
+	if !ok {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "access method \"%s\" does not support tidal_check", rel.AM.Name())
+	}
+	targets, found, err := checker.CheckStorage(u, rel.NewDeformer(), cat.Env().Xact.OldestXmin())
+	for _, p := range found {
+		probs.addf("%s", p)
+	}
 	if err != nil {
-		return nil, err
-	}
-	def := rel.NewDeformer()
-
-	// Heap pass: line pointer states, roots of live chains, VM bits.
-	type lpInfo struct {
-		flags    int
-		heapOnly bool
-		live     bool // the chain from this root has a version not dead to all
-		vals     []types.Datum
-	}
-	lps := map[page.ItemPointer]*lpInfo{}
-	for blk := page.BlockNumber(0); blk < nb; blk++ {
-		vm, err := h.VMBits(u, blk)
-		if err != nil {
-			return nil, err
-		}
-		b, err := pool.Read(u, h.Tag(blk), nil)
-		if err != nil {
-			return nil, err
-		}
-		pool.Lock(b, buffer.Share)
-		p := pool.Page(b)
-		if p.IsNew() {
-			pool.UnlockRelease(b, buffer.Share)
-			if vm != 0 {
-				probs.addf("block %d is uninitialised but its visibility-map bits are %d", blk, vm)
-			}
-			continue
-		}
-		if vm&heap.VMAllVisible != 0 && p.Flags()&page.FlagAllVisible == 0 {
-			probs.addf("block %d: visibility map says all-visible but PD_ALL_VISIBLE is not set", blk)
-		}
-		max := p.MaxOffset()
-		for off := page.OffsetNumber(1); off <= max; off++ {
-			it := p.Item(off)
-			tid := page.ItemPointer{Block: blk, Offset: off}
-			info := &lpInfo{flags: it.Flags}
-			switch it.Flags {
-			case page.LPNormal:
-				t := heap.Tuple(append([]byte(nil), p[it.Off:it.Off+it.Len]...))
-				info.heapOnly = t.IsHeapOnly()
-				st, _ := heap.VacuumVisibilityHints(x, t, horizon)
-				if vm&heap.VMAllVisible != 0 {
-					if st != heap.TupleLive || t.Infomask()&heap.XmaxInvalid == 0 && t.Infomask()&heap.XmaxLockOnly == 0 {
-						probs.addf("tuple %s is on an all-visible page but is not visible to everyone", tid)
-					}
-				}
-				info.live = st != heap.TupleDead
-				// A dead version's TOAST values may already be gone
-				// (VACUUM of the TOAST table); every other version must
-				// decode, its TOAST values included.
-				if info.live {
-					info.vals = make([]types.Datum, len(rel.Attrs))
-					if err := def.Deform(t, info.vals); err != nil {
-						probs.addf("tuple %s cannot be decoded: %v", tid, err)
-					}
-				}
-			case page.LPDead:
-				if vm&heap.VMAllVisible != 0 {
-					probs.addf("block %d is all-visible but has dead line pointer %d", blk, off)
-				}
-			case page.LPRedirect:
-				if int(it.Off) < 1 || page.OffsetNumber(it.Off) > max {
-					probs.addf("redirect %s points outside the page (to %d)", tid, it.Off)
-				}
-			}
-			lps[tid] = info
-		}
-		pool.UnlockRelease(b, buffer.Share)
-	}
-	// Resolve live-ness of redirect roots and HOT chains.
-	chainLive := func(root page.ItemPointer) (bool, []types.Datum) {
-		tid := root
-		for steps := 0; steps < heap.MaxTuplesPerPage+1; steps++ {
-			info := lps[tid]
-			if info == nil {
-				return false, nil
-			}
-			switch info.flags {
-			case page.LPRedirect:
-				// follow below
-			case page.LPNormal:
-				if info.live {
-					return true, info.vals
-				}
-			default:
-				return false, nil
-			}
-			next, ok := nextInChain(h, u, tid)
-			if !ok {
-				return false, nil
-			}
-			tid = next
-		}
-		return false, nil
+		return probs, err
 	}
 
 	for _, ir := range rel.Indexes {
@@ -174,28 +84,26 @@ func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 				break
 			}
 			indexed[tid] = true
-			info := lps[tid]
-			if info == nil {
+			tg, ok := targets[tid]
+			if !ok {
 				probs.addf("index %q: entry points to %s, which does not exist", ir.Name, tid)
 				continue
 			}
-			switch info.flags {
-			case page.LPUnused:
+			switch tg.Kind {
+			case tableam.TargetUnused:
 				probs.addf("index %q: entry points to unused line pointer %s", ir.Name, tid)
-			case page.LPNormal:
-				if info.heapOnly {
-					probs.addf("index %q: entry points to heap-only tuple %s", ir.Name, tid)
-					continue
-				}
-				if info.vals == nil {
-					continue // a dead version: its key is not checked
+			case tableam.TargetNotRoot:
+				probs.addf("index %q: entry points to heap-only tuple %s", ir.Name, tid)
+			case tableam.TargetRoot:
+				if tg.Vals == nil {
+					continue // a dead version (or a redirect): its key is not checked
 				}
 				keys, err = ix.Keys(tup, keys)
 				if err != nil {
 					return nil, err
 				}
 				for i, k := range ir.Index.Keys {
-					a, b := keys[i], info.vals[k-1]
+					a, b := keys[i], tg.Vals[k-1]
 					if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(rel.Attrs[k-1].Type, a, b)) {
 						probs.addf("index %q: entry for %s has key %s but the tuple has %s", ir.Name, tid,
 							types.FormatText(rel.Attrs[k-1].Type, a), types.FormatText(rel.Attrs[k-1].Type, b))
@@ -205,42 +113,13 @@ func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 		}
 		cur.Close()
 		// heapallindexed: every root of a chain with a live version.
-		for tid, info := range lps {
-			if info.heapOnly || (info.flags != page.LPNormal && info.flags != page.LPRedirect) {
-				continue
-			}
-			if live, _ := chainLive(tid); live && !indexed[tid] {
+		for tid, tg := range targets {
+			if tg.Kind == tableam.TargetRoot && tg.Live && !indexed[tid] {
 				probs.addf("index %q: heap row %s is not indexed", ir.Name, tid)
 			}
 		}
 	}
 	return probs, nil
-}
-
-// nextInChain follows a redirect or a HOT link from tid.
-func nextInChain(h *heap.Relation, u *stats.Usage, tid page.ItemPointer) (page.ItemPointer, bool) {
-	pool := h.Env().Pool
-	b, err := pool.Read(u, h.Tag(tid.Block), nil)
-	if err != nil {
-		return tid, false
-	}
-	pool.Lock(b, buffer.Share)
-	defer pool.UnlockRelease(b, buffer.Share)
-	p := pool.Page(b)
-	if tid.Offset > p.MaxOffset() {
-		return tid, false
-	}
-	it := p.Item(tid.Offset)
-	switch it.Flags {
-	case page.LPRedirect:
-		return page.ItemPointer{Block: tid.Block, Offset: page.OffsetNumber(it.Off)}, true
-	case page.LPNormal:
-		t := heap.Tuple(p[it.Off : it.Off+it.Len])
-		if t.IsHotUpdated() && t.Ctid().Block == tid.Block && t.Ctid() != tid {
-			return t.Ctid(), true
-		}
-	}
-	return tid, false
 }
 
 // Error turns problems into one XX002 error (index_corrupted), or nil.

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/xact"
@@ -69,7 +69,7 @@ func (e *Engine) upgradeCatalog(missing func(*catalog.Txn) ([]string, error), cr
 	proc := e.Xact.NewProc()
 	defer e.Xact.ReleaseProc(proc)
 	u := &stats.Usage{}
-	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: e.Xact.GetSnapshot(proc), Combo: &heap.ComboCids{}}, U: u}
+	tx := &catalog.Txn{Heap: &tableam.Txn{Proc: proc, Snap: e.Xact.GetSnapshot(proc), Combo: &tableam.ComboCids{}}, U: u}
 	names, err := missing(tx)
 	if err != nil || len(names) == 0 {
 		e.Xact.ResetXmin(proc)

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/interrupt"
@@ -47,6 +47,9 @@ type Config struct {
 	WALCompression wal.Compression
 	// OnPanic replaces the process exit after a failed fsync (tests).
 	OnPanic func(error)
+	// AccessMethods are the table access methods (internal/access/tableams'
+	// Builtin); it must hold heap. The engine owns it from Open on.
+	AccessMethods *tableam.Registry
 }
 
 // DefaultConfig returns PostgreSQL's defaults (tidal's, where it differs:
@@ -70,7 +73,10 @@ type Engine struct {
 	WAL     *wal.WAL
 	Xact    *xact.Manager
 	Catalog *catalog.Catalog
-	Heap    *heap.Env
+	// AMEnv is what table access methods reach the engine through; AMs
+	// the registry of table access methods (pg_am's 't' rows).
+	AMEnv *tableam.Env
+	AMs   *tableam.Registry
 	// Stats are the per-table activity counters (pg_stat_user_tables).
 	Stats *stats.Tables
 	// Backends are the sessions by process ID, for pg_cancel_backend and
@@ -99,6 +105,12 @@ const VersionFile = "TIDAL_VERSION"
 func Open(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(os.Stderr, "", log.LstdFlags)
+	}
+	if cfg.AccessMethods == nil {
+		return nil, errors.New("engine: no table access methods configured (Config.AccessMethods: tableams.Builtin())")
+	}
+	if _, ok := cfg.AccessMethods.ByName("heap"); !ok {
+		return nil, errors.New("engine: the heap table access method is not registered")
 	}
 	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub()}
 	dir := cfg.DataDir
@@ -246,8 +258,9 @@ func (e *Engine) start(fresh bool) error {
 		return err
 	}
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
-	e.Heap = &heap.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits)}
-	e.Catalog = catalog.Open(e.Heap, ctl.NextOid)
+	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits)}
+	e.AMs = e.cfg.AccessMethods
+	e.Catalog = catalog.Open(e.AMEnv, e.AMs, ctl.NextOid)
 	e.registerRmgrs()
 
 	walDir := filepath.Join(dir, "wal")
@@ -302,7 +315,7 @@ func (e *Engine) start(fresh bool) error {
 }
 
 func (e *Engine) attachWAL() {
-	e.Heap.WAL = e.WAL
+	e.AMEnv.WAL = e.WAL
 	e.Xact.SetWAL(e.WAL)
 	e.Pool.FlushWAL = e.WAL.Flush
 }
@@ -317,7 +330,7 @@ func (e *Engine) initdb(walDir string, opts wal.Options) error {
 	e.attachWAL()
 	proc := e.Xact.NewProc()
 	defer e.Xact.ReleaseProc(proc)
-	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: &xact.Snapshot{Xmin: xact.FirstNormalXid, Xmax: xact.FirstNormalXid}, Combo: &heap.ComboCids{}}, U: &stats.Usage{}}
+	tx := &catalog.Txn{Heap: &tableam.Txn{Proc: proc, Snap: &xact.Snapshot{Xmin: xact.FirstNormalXid, Xmax: xact.FirstNormalXid}, Combo: &tableam.ComboCids{}}, U: &stats.Usage{}}
 	if err := e.Catalog.Bootstrap(tx); err != nil {
 		return fmt.Errorf("initdb: %w", err)
 	}
@@ -408,8 +421,11 @@ func (e *Engine) registerRmgrs() {
 		return nil
 	}})
 	wal.Register(wal.RmMultiXact, wal.Rmgr{Name: "MultiXact", Redo: e.Xact.Multi().Redo})
-	wal.Register(wal.RmHeap, wal.Rmgr{Name: "Heap"})
-	wal.Register(wal.RmHeap2, wal.Rmgr{Name: "Heap2"})
+	for _, am := range e.AMs.All() {
+		for _, rm := range am.ResourceManagers() {
+			wal.Register(rm.ID, rm.Rmgr)
+		}
+	}
 	wal.Register(wal.RmBtree, wal.Rmgr{Name: "Btree"})
 }
 
@@ -559,7 +575,7 @@ func (e *Engine) panic(err error) {
 func (e *Engine) UpdateWrapLimit() error {
 	proc := e.Xact.NewProc()
 	defer e.Xact.ReleaseProc(proc)
-	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: e.Xact.GetSnapshot(proc), Combo: &heap.ComboCids{}}, U: &stats.Usage{}}
+	tx := &catalog.Txn{Heap: &tableam.Txn{Proc: proc, Snap: e.Xact.GetSnapshot(proc), Combo: &tableam.ComboCids{}}, U: &stats.Usage{}}
 	defer e.Xact.ResetXmin(proc)
 	oldest, err := e.Catalog.OldestFrozenXid(tx)
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 // by INSERT ... SELECT, in the statement's transaction. The command tag is
 // PostgreSQL's "SELECT n".
 func (s *Session) createTableAs(c *exec.Ctx, into *pg.IntoClause, query *pg.SelectStmt, ifNotExists bool, w pgwire.ResultWriter) error {
-	if into.AccessMethod != "" || into.TableSpaceName != "" {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE AS with USING or TABLESPACE is not supported yet")
+	if into.TableSpaceName != "" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE AS with TABLESPACE is not supported yet")
 	}
 	rv := into.Rel
 	nsp, err := s.namespaceFor(c, rv)
@@ -61,7 +61,7 @@ func (s *Session) createTableAs(c *exec.Ctx, into *pg.IntoClause, query *pg.Sele
 		return fmt.Errorf("create table as: column list: %w", err)
 	}
 	cs := parsed.Stmts[0].Stmt.GetCreateStmt()
-	cs.Relation, cs.Options, cs.Oncommit = rv, into.Options, into.OnCommit
+	cs.Relation, cs.Options, cs.Oncommit, cs.AccessMethod = rv, into.Options, into.OnCommit, into.AccessMethod
 	if err := s.createTable(c, cs, discardTag{w}); err != nil {
 		return err
 	}

@@ -198,14 +198,15 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		}
 		opts[de.Defname] = v
 	}
-	if cs.AccessMethod != "" && cs.AccessMethod != "heap" {
-		return pgerr.Errorf(pgerr.UndefinedObject, "access method \"%s\" does not exist", cs.AccessMethod)
+	am, err := s.newTableAM(cs.AccessMethod)
+	if err != nil {
+		return err
 	}
 	// Validate defaults now so a bad one fails CREATE TABLE, not INSERT.
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
-	oid, err := s.eng.Catalog.CreateTable(c.Tx, nsp, rv.Relname, attrs, opts)
+	oid, err := s.eng.Catalog.CreateTable(c.Tx, nsp, rv.Relname, attrs, opts, am)
 	if err != nil {
 		return err
 	}
@@ -535,6 +536,9 @@ func qualName(schema, name string) string {
 }
 
 func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.ResultWriter) error {
+	if err := s.checkSetAccessMethodTarget(c, at); err != nil {
+		return err
+	}
 	p := &exec.Planner{C: c}
 	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
 	if err == nil {
@@ -550,9 +554,16 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 		}
 		return err
 	}
+	amChanged := false
 	for _, cmd := range at.Cmds {
 		ac := cmd.GetAlterTableCmd()
 		switch ac.Subtype {
+		case pg.AlterTableType_AT_SetAccessMethod:
+			changed, err := s.setAccessMethod(c, rel, ac.Name, amChanged)
+			if err != nil {
+				return err
+			}
+			amChanged = amChanged || changed
 		case pg.AlterTableType_AT_AddConstraint, pg.AlterTableType_AT_AddIndex:
 			con := ac.Def.GetConstraint()
 			if con == nil {

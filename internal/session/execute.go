@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"strconv"
 	"strings"
 	"time"
@@ -365,15 +366,14 @@ func (s *Session) show(name string, w pgwire.ResultWriter) error {
 // analyzeRel fills relpages and reltuples (ANALYZE) by counting the
 // table's live rows.
 func (s *Session) analyzeRel(c *exec.Ctx, rel *catalog.Relation) error {
-	nb, err := rel.Heap.NBlocks()
+	nb, err := rel.Table.NBlocks()
 	if err != nil {
 		return err
 	}
-	sc, err := rel.Heap.BeginScan(c.U(), c.Tx.Heap)
+	sc, err := rel.Table.BeginScan(c.U(), c.Tx.Heap, tableam.ScanOptions{Interrupts: c.Interrupts})
 	if err != nil {
 		return err
 	}
-	sc.Interrupts = c.Interrupts
 	var n int64
 	for {
 		_, _, ok, err := sc.Next()

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"path/filepath"
@@ -123,6 +124,7 @@ func FuzzSimpleQuery(f *testing.F) {
 	cfg := engine.DefaultConfig(filepath.Join(f.TempDir(), "data"))
 	cfg.SharedBuffers = 8 << 20
 	cfg.Logger = log.New(io.Discard, "", 0)
+	cfg.AccessMethods = tableams.Builtin()
 	eng, err := engine.Open(cfg)
 	if err != nil {
 		f.Fatal(err)

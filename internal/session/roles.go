@@ -6,7 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
@@ -38,7 +38,7 @@ func (s *Server) readRole(name string) (*catalog.Role, error) {
 	proc := s.Eng.Xact.NewProc()
 	defer s.Eng.Xact.ReleaseProc(proc)
 	defer s.Eng.Xact.ResetXmin(proc)
-	tx := &catalog.Txn{Heap: &heap.Txn{Proc: proc, Snap: s.Eng.Xact.GetSnapshot(proc), Combo: &heap.ComboCids{}}, U: &stats.Usage{}}
+	tx := &catalog.Txn{Heap: &tableam.Txn{Proc: proc, Snap: s.Eng.Xact.GetSnapshot(proc), Combo: &tableam.ComboCids{}}, U: &stats.Usage{}}
 	return s.Eng.Catalog.LookupRole(tx, name)
 }
 

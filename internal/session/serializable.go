@@ -23,7 +23,7 @@ func (s *Session) usesTxSnapshot() bool {
 // ONLY DEFERRABLE waits for a safe snapshot; a read-only transaction with
 // no concurrent writer needs no record.
 func (s *Session) serializableSnapshot() (*xact.Snapshot, error) {
-	pred := s.eng.Heap.Pred
+	pred := s.eng.AMEnv.Pred
 	if s.readOnly && s.deferrable {
 		return s.waitSafeSnapshot()
 	}
@@ -64,7 +64,7 @@ func (s *Session) waitSafeSnapshot() (*xact.Snapshot, error) {
 			s.sig.mu.Unlock()
 		}()
 	}
-	return s.eng.Heap.Pred.BeginSafe(s.proc, s.BackendPID(), func() error {
+	return s.eng.AMEnv.Pred.BeginSafe(s.proc, s.BackendPID(), func() error {
 		if r := interrupt.Reason(cause.Load()); r != interrupt.None {
 			return r.Err()
 		}

@@ -17,8 +17,8 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/sequence"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/guc"
@@ -151,9 +151,9 @@ type Session struct {
 	failed     bool // a statement failed inside the block
 	inTx       bool
 	txStart    time.Time
-	htx        heap.Txn
+	htx        tableam.Txn
 	ctx        catalog.Txn
-	combo      heap.ComboCids
+	combo      tableam.ComboCids
 	snapshot   *xact.Snapshot // repeatable read: the transaction's snapshot
 	snapTaken  bool           // a statement of this transaction took a snapshot
 	isolation  string
@@ -291,6 +291,11 @@ func (s *Session) set(name, value string, local bool) error {
 	if err := s.checkTxSetting(k, nv); err != nil {
 		return err
 	}
+	if k == "default_table_access_method" {
+		if err := s.checkDefaultTableAM(nv); err != nil {
+			return err
+		}
+	}
 	s.changeSetting(k, nv, local)
 	return nil
 }
@@ -332,7 +337,7 @@ func (s *Session) begin() {
 	s.inTx = true
 	s.txStart = time.Now()
 	s.combo.Reset()
-	s.htx = heap.Txn{Proc: s.proc, Combo: &s.combo}
+	s.htx = tableam.Txn{Proc: s.proc, Combo: &s.combo}
 	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp}
 	s.snapshot = nil
 	s.snapTaken = false

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"path/filepath"
@@ -15,6 +16,7 @@ func testSession(t *testing.T) *Session {
 	cfg := engine.DefaultConfig(filepath.Join(t.TempDir(), "data"))
 	cfg.SharedBuffers = 8 << 20
 	cfg.Logger = log.New(io.Discard, "", 0)
+	cfg.AccessMethods = tableams.Builtin()
 	eng, err := engine.Open(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -133,7 +133,7 @@ func (s *Session) preCommitTemp(ctx context.Context) error {
 		}
 		deleteRows = append(deleteRows, rel)
 		// A table without pages has no rows to remove.
-		if n, err := rel.Heap.NBlocks(); err != nil {
+		if n, err := rel.Table.NBlocks(); err != nil {
 			return err
 		} else if n > 0 {
 			empty = append(empty, rel)

@@ -6,6 +6,8 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableam"
+	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
 	"net"
@@ -46,6 +48,9 @@ type Options struct {
 	Logger        *log.Logger
 	// OnPanic replaces the process exit of a server PANIC.
 	OnPanic func(error)
+	// AccessMethods replaces the built-in table access methods
+	// (tableams.Builtin) — tests that need another AM registered.
+	AccessMethods *tableam.Registry
 }
 
 // Start runs a server for the duration of the test.
@@ -81,6 +86,10 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	cfg.OnPanic = opt.OnPanic
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
+	}
+	cfg.AccessMethods = opt.AccessMethods
+	if cfg.AccessMethods == nil {
+		cfg.AccessMethods = tableams.Builtin()
 	}
 	eng, err := engine.Open(cfg)
 	if err != nil {

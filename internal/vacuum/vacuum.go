@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/access/tidstore"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/interrupt"
@@ -139,14 +139,14 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	ru0 := rusage()
 	u := tx.U
 	u0 := *u
-	h := rel.Heap
+	h := rel.Table.Vacuum()
 
 	rep := &Report{Relation: rel.Name, DeadItemStoreKind: o.StoreKind}
 	// The progress row is published only once its limits are filled in,
 	// so another session never sees a half-initialised row.
 	prog := newProgress(o.PID, rel.OID)
 
-	nblocks, err := h.NBlocks()
+	nblocks, err := rel.Table.NBlocks()
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		// Tuples older than vacuum_freeze_min_age transactions are frozen.
 		freezeLimit = xact.Retreat(horizon, o.FreezeMinAge)
 	}
-	limits := heap.FreezeLimits{Xid: freezeLimit, Multi: multiFreezeLimit(x, o)}
+	limits := tableam.FreezeLimits{Xid: freezeLimit, Multi: multiFreezeLimit(x, o)}
 
 	var ring *buffer.Strategy
 	if o.RingBytes > 0 {
@@ -167,7 +167,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	}
 	var store tidstore.Store
 	if o.StoreKind == "array" {
-		store = tidstore.NewArray(o.MaintenanceWorkMem, int64(nblocks)*heap.MaxTuplesPerPage)
+		store = tidstore.NewArray(o.MaintenanceWorkMem, int64(nblocks)*int64(h.MaxItemsPerBlock()))
 	} else {
 		store = tidstore.NewRadix(o.MaintenanceWorkMem)
 	}
@@ -261,13 +261,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			if verr = interrupt.Err(ctx); verr != nil {
 				return false
 			}
-			b, err := pool.Read(u, h.Tag(blk), ring)
-			if err != nil {
-				verr = err
-				return false
-			}
-			free, err := h.VacuumHeapPage(u, b, blk, offs, horizon)
-			pool.Release(b)
+			free, err := h.ReapBlock(u, blk, ring, offs, horizon)
 			if err != nil {
 				verr = err
 				return false
@@ -322,7 +316,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	if !o.Freeze && !aggressive {
 		vmBits = make([]byte, nblocks)
 		for blk := page.BlockNumber(0); blk < nblocks; blk++ {
-			if vmBits[blk], err = h.VMBits(u, blk); err != nil {
+			if vmBits[blk], err = h.VisibilityBits(u, blk); err != nil {
 				return nil, err
 			}
 		}
@@ -331,9 +325,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		if err := interrupt.Err(ctx); err != nil {
 			return nil, err
 		}
-		if vmBits != nil && vmBits[blk]&heap.VMAllVisible != 0 {
+		if vmBits != nil && vmBits[blk]&tableam.VMAllVisible != 0 {
 			end := blk
-			for end < nblocks && vmBits[end]&heap.VMAllVisible != 0 {
+			for end < nblocks && vmBits[end]&tableam.VMAllVisible != 0 {
 				end++
 			}
 			// The last page is always scanned (it decides truncation).
@@ -348,12 +342,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 				continue
 			}
 		}
-		b, err := pool.Read(u, h.Tag(blk), ring)
-		if err != nil {
-			return nil, err
-		}
-		res, err := h.VacuumScanPage(u, b, blk, horizon, limits)
-		pool.Release(b)
+		res, err := h.VacuumBlock(u, blk, ring, horizon, limits)
 		if err != nil {
 			return nil, err
 		}
@@ -381,12 +370,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			// deleted rows in an index-less table was never reused).
 			rep.LPDeadPages++
 			rep.LPDeadItems += int64(len(res.DeadItems))
-			b, err := pool.Read(u, h.Tag(blk), ring)
-			if err != nil {
-				return nil, err
-			}
-			free, err := h.VacuumHeapPage(u, b, blk, res.DeadItems, horizon)
-			pool.Release(b)
+			free, err := h.ReapBlock(u, blk, ring, res.DeadItems, horizon)
 			if err != nil {
 				return nil, err
 			}
@@ -451,13 +435,13 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		if err := x.Lock(ctx, tx.Heap.Proc, xact.RelationTag(rel.OID), xact.AccessExclusiveLock, true); err == nil {
 			// Re-check under the lock: a concurrent insert may have used
 			// the tail meanwhile.
-			nb, err := h.NBlocks()
+			nb, err := rel.Table.NBlocks()
 			if err != nil {
 				return nil, err
 			}
 			cut := nb
 			for cut > 0 {
-				empty, err := h.PageIsEmpty(u, cut-1, ring)
+				empty, err := h.BlockIsEmpty(u, cut-1, ring)
 				if err != nil {
 					return nil, err
 				}

@@ -614,7 +614,7 @@ func TestSerializableDeferrableWaits(t *testing.T) {
 // client gone mid-transaction. Nothing is left to cost later transactions.
 func TestSerializableStateReleased(t *testing.T) {
 	s := testutil.Start(t, testutil.Options{})
-	pred := s.Engine.Heap.Pred
+	pred := s.Engine.AMEnv.Pred
 	a, b := connect(t, s.DSN()), connect(t, s.DSN())
 	exec(t, a, "CREATE TABLE rel_t (id int PRIMARY KEY, v int)")
 	exec(t, a, "INSERT INTO rel_t VALUES (1, 1), (2, 2)")

@@ -13,7 +13,11 @@ import (
 // form of a sequence's single tuple, which is overwritten in place and
 // never versioned.
 func FormFrozen(ts []datum.Type, vals []datum.Datum, tid page.ItemPointer) Tuple {
-	t := Form(ts, vals)
+	return freeze(Form(ts, vals), tid)
+}
+
+// freeze makes a just-formed tuple frozen, placed at tid.
+func freeze(t Tuple, tid page.ItemPointer) Tuple {
 	setXmin(t, xact.FrozenXid, 0)
 	binary.LittleEndian.PutUint16(t[offInfomask:], t.Infomask()|XminFrozen)
 	page.PutItemPointer(t[offCtid:], tid)

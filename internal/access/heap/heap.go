@@ -9,7 +9,9 @@ package heap
 
 import (
 	"encoding/binary"
+
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"sync/atomic"
 
 	"github.com/tidal-db/tidal/internal/datum"
@@ -40,13 +42,7 @@ const (
 )
 
 // Env is what the heap needs from the layers below.
-type Env struct {
-	Pool *buffer.Pool
-	WAL  *wal.WAL
-	Xact *xact.Manager
-	// Pred is the predicate lock manager of SERIALIZABLE transactions.
-	Pred *predicate.Manager
-}
+type Env = tableam.Env
 
 // Relation is one heap table's storage.
 type Relation struct {

@@ -2,8 +2,10 @@ package heap
 
 import (
 	"context"
+
 	"encoding/binary"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -14,16 +16,16 @@ import (
 
 // Result is the outcome of an UPDATE, DELETE or row lock attempt
 // (TM_Result).
-type Result int
+type Result = tableam.Result
 
 const (
-	Ok            Result = iota
-	Invisible            // the tuple is not visible (should not happen for scanned rows)
-	SelfModified         // already updated or deleted by this transaction's current command
-	Updated              // a concurrent transaction updated it (Ctid: the newer version)
-	Deleted              // a concurrent transaction deleted it
-	BeingModified        // a running transaction holds it (wait for Xmax)
-	WouldBlock           // SKIP LOCKED: locked by another transaction
+	Ok            = tableam.Ok
+	Invisible     = tableam.Invisible
+	SelfModified  = tableam.SelfModified
+	Updated       = tableam.Updated
+	Deleted       = tableam.Deleted
+	BeingModified = tableam.BeingModified
+	WouldBlock    = tableam.WouldBlock
 )
 
 // Outcome details a non-Ok result.
@@ -209,7 +211,7 @@ func putXmax(p page.Page, off page.OffsetNumber, t Tuple, tx *Txn, xmax xact.XID
 		if t.Infomask()&XminCommitted == 0 && tx.IsCurrent(t.Xmin()) {
 			// Inserted and deleted by this transaction: keep both command
 			// ids through a combo id.
-			cid = tx.Combo.get(t.cmin(tx.Combo), tx.Cid)
+			cid = tx.Combo.ID(t.cmin(tx.Combo), tx.Cid)
 			mask |= ComboCid
 		}
 	}

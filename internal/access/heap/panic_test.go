@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"runtime"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestScanFilterPanicReleasesPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Filter = func(Tuple) (bool, error) { panic("filter bug") }
+	s.Filter = func(tableam.Tuple) (bool, error) { panic("filter bug") }
 	pcs := panicStack(t, func() { s.Next() })
 	if ok, where := crit.Recoverable(pcs, "github.com/tidal-db/tidal/internal/access/heap.panicStack"); !ok {
 		t.Errorf("a panic in a scan filter is not recoverable: held in %s", where)

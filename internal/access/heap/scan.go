@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -27,7 +28,7 @@ type Scan struct {
 	// Filter, if set, is applied to each visible tuple while the page is
 	// share-locked (it must not read pages itself); rejected tuples are
 	// not copied out and are counted in Filtered.
-	Filter    func(t Tuple) (bool, error)
+	Filter    func(t tableam.Tuple) (bool, error)
 	Filtered  int64
 	filterErr error
 	// Interrupts, if set, is checked before each page: a scan over
@@ -132,7 +133,7 @@ func (s *Scan) collect(b buffer.Buffer, blk page.BlockNumber) {
 			}
 		}
 		if vis && s.Filter != nil {
-			keep, err := s.Filter(t)
+			keep, err := s.Filter(tableam.Tuple(t))
 			if err != nil {
 				s.filterErr = err
 				return
@@ -260,12 +261,12 @@ func (r *Relation) FetchLatest(u *stats.Usage, tid page.ItemPointer) (Tuple, pag
 
 // UniqueState classifies a row for a unique-index check (what a dirty
 // snapshot would say about the chain the index entry points at).
-type UniqueState int
+type UniqueState = tableam.UniqueState
 
 const (
-	RowDead     UniqueState = iota // no live version: not a conflict
-	RowLive                        // a live or own-uncommitted version: conflict
-	RowInFlight                    // a running transaction inserted or deletes it: wait for WaitXid
+	RowDead     = tableam.RowDead
+	RowLive     = tableam.RowLive
+	RowInFlight = tableam.RowInFlight
 )
 
 // CheckUnique follows the HOT chain at tid and says whether it holds a

@@ -2,6 +2,7 @@ package heap
 
 import (
 	"encoding/binary"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -13,27 +14,13 @@ import (
 
 // ScanPageResult is what VACUUM's first pass learned about one page
 // (lazy_scan_prune).
-type ScanPageResult struct {
-	TuplesDeleted  int                 // tuples removed by pruning now
-	LiveTuples     int                 // tuples that stay (live or recently dead)
-	RecentlyDead   int                 // dead but still visible to some snapshot
-	DeadItems      []page.OffsetNumber // LP_DEAD items: their TIDs go to the dead-TID store
-	Frozen         int                 // tuples frozen
-	AllVisible     bool                // every remaining tuple is visible to everyone
-	AllFrozen      bool
-	FreeSpace      int
-	Empty          bool // no items at all (a truncation candidate)
-	SetVisibleBits bool // the page was marked all-visible now
-}
+type ScanPageResult = tableam.VacuumBlockResult
 
 // FreezeLimits are the cutoffs below which VACUUM freezes: xids older
 // than Xid (vacuum_freeze_min_age before the horizon), multixacts older
 // than Multi (vacuum_multixact_freeze_min_age before the multixact
 // horizon).
-type FreezeLimits struct {
-	Xid   xact.XID
-	Multi xact.MultiXactID
-}
+type FreezeLimits = tableam.FreezeLimits
 
 // VacuumScanPage prunes one page, freezes tuples older than the freeze
 // limits, collects its dead item identifiers, and marks it all-visible

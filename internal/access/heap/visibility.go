@@ -3,80 +3,36 @@ package heap
 import (
 	"encoding/binary"
 
+	"github.com/tidal-db/tidal/internal/access/tableam"
+
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 
 	"github.com/tidal-db/tidal/internal/xact"
-	"github.com/tidal-db/tidal/internal/xact/predicate"
 )
 
-// Txn is what heap operations need to know about the calling transaction.
-type Txn struct {
-	Proc  *xact.Proc
-	Xid   xact.XID // InvalidXid until the first write assigns one
-	Cid   uint32   // current command id
-	Snap  *xact.Snapshot
-	Combo *ComboCids
-	// SSI is the transaction's serializable record, nil unless it runs
-	// SERIALIZABLE (ssi.go).
-	SSI *predicate.Xact
-}
+// Txn is the calling transaction (tableam's, shared by every access method).
+type Txn = tableam.Txn
 
-// IsCurrent reports whether xid is one of the calling transaction's own
-// (its top level or a subtransaction not rolled back), whose rows it sees
-// by command id rather than by snapshot (TransactionIdIsCurrentTransactionId).
-func (tx *Txn) IsCurrent(xid xact.XID) bool {
-	if xid == xact.InvalidXid {
-		return false
-	}
-	if tx.Proc == nil || tx.Proc.Xid() == xact.InvalidXid {
-		// No xid assigned to the backend: only a special writer (initdb
-		// writes as BootstrapXid) has one of its own.
-		return xid == tx.Xid
-	}
-	return tx.Proc.IsCurrentXid(xid)
-}
-
-// ComboCids maps combo command ids to (cmin, cmax) pairs for tuples a
-// transaction both inserted and deleted (PostgreSQL's combocid.c). Only the
-// owning transaction ever reads them.
-type ComboCids struct {
-	pairs [][2]uint32
-	index map[[2]uint32]uint32
-}
-
-// Reset forgets all pairs (transaction end).
-func (c *ComboCids) Reset() {
-	c.pairs = c.pairs[:0]
-	c.index = nil
-}
-
-func (c *ComboCids) get(cmin, cmax uint32) uint32 {
-	k := [2]uint32{cmin, cmax}
-	if c.index == nil {
-		c.index = map[[2]uint32]uint32{}
-	}
-	if id, ok := c.index[k]; ok {
-		return id
-	}
-	id := uint32(len(c.pairs))
-	c.pairs = append(c.pairs, k)
-	c.index[k] = id
-	return id
-}
+// ComboCids are a transaction's combo command ids (combocid.c).
+type ComboCids = tableam.ComboCids
 
 // cmin and cmax decode a tuple's cid field for the owning transaction.
 func (t Tuple) cmin(c *ComboCids) uint32 {
-	if t.Infomask()&ComboCid != 0 && c != nil && int(t.RawCid()) < len(c.pairs) {
-		return c.pairs[t.RawCid()][0]
+	if t.Infomask()&ComboCid != 0 {
+		if cmin, _, ok := c.Pair(t.RawCid()); ok {
+			return cmin
+		}
 	}
 	return t.RawCid()
 }
 
 func (t Tuple) cmax(c *ComboCids) uint32 {
-	if t.Infomask()&ComboCid != 0 && c != nil && int(t.RawCid()) < len(c.pairs) {
-		return c.pairs[t.RawCid()][1]
+	if t.Infomask()&ComboCid != 0 {
+		if _, cmax, ok := c.Pair(t.RawCid()); ok {
+			return cmax
+		}
 	}
 	return t.RawCid()
 }

@@ -127,7 +127,7 @@ func TestVisibilityRules(t *testing.T) {
 			default:
 				binary.LittleEndian.PutUint32(tup[offXmax:], xidOf[xmax])
 				if _, ownMin := cidOf[xmin]; ownMin {
-					cid = own.Combo.get(cidOf[xmin], cidOf[xmax])
+					cid = own.Combo.ID(cidOf[xmin], cidOf[xmax])
 					mask |= ComboCid
 				} else if c, ownMax := cidOf[xmax]; ownMax {
 					cid = c

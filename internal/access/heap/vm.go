@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -14,8 +15,8 @@ import (
 // the same WAL record as the heap change that breaks it, and set only by
 // VACUUM with its own record.
 const (
-	VMAllVisible = 0x01
-	VMAllFrozen  = 0x02
+	VMAllVisible = tableam.VMAllVisible
+	VMAllFrozen  = tableam.VMAllFrozen
 
 	vmBlocksPerPage = (page.Size - page.HeaderSize) * 4
 )

@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -15,18 +16,14 @@ import (
 //	SHARE                            X               X
 //	NO KEY UPD               X       X               X
 //	UPDATE          X        X       X               X
-type LockMode int
+type LockMode = tableam.LockMode
 
 const (
-	LockKeyShare LockMode = iota
-	LockShare
-	LockNoKeyExclusive
-	LockExclusive
+	LockKeyShare       = tableam.LockKeyShare
+	LockShare          = tableam.LockShare
+	LockNoKeyExclusive = tableam.LockNoKeyExclusive
+	LockExclusive      = tableam.LockExclusive
 )
-
-var lockModeNames = [...]string{"FOR KEY SHARE", "FOR SHARE", "FOR NO KEY UPDATE", "FOR UPDATE"}
-
-func (m LockMode) String() string { return lockModeNames[m] }
 
 // tupleLockModes is the heavyweight lock taken on a tuple's TID while
 // waiting for it in each strength (tupleLockExtraInfo).
@@ -40,12 +37,12 @@ func RowLocksConflict(a, b LockMode) bool {
 // WaitPolicy is what a row lock does when the row is locked or being
 // changed by another transaction: wait, skip the row (SKIP LOCKED) or fail
 // (NOWAIT).
-type WaitPolicy int
+type WaitPolicy = tableam.WaitPolicy
 
 const (
-	WaitBlock WaitPolicy = iota
-	WaitSkip
-	WaitError
+	WaitBlock = tableam.WaitBlock
+	WaitSkip  = tableam.WaitSkip
+	WaitError = tableam.WaitError
 )
 
 // statusFor is the multixact status of a lock or update of strength mode

@@ -22,7 +22,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -31,6 +31,11 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
 )
+
+// columnFormat is the sequence row's format in am.
+func columnFormat(am tableam.FrozenFormer) tableam.Format {
+	return am.(tableam.AM).NewFormat(tableam.FormatSpec{Layout: datum.NewDeformer(ColumnTypes)})
+}
 
 // LogVals is how many values a WAL record logs ahead (SEQ_LOG_VALS).
 const LogVals = 32
@@ -41,9 +46,10 @@ const Magic = 0x1717
 // InfoLog is the one record kind: "the sequence page now holds this".
 const InfoLog uint8 = 0x00
 
-// Tuple layout: the standard 24-byte heap header, then the three columns.
+// Tuple layout: the heap tuple header (23 bytes, MAXALIGNed to 24: no
+// nulls), then the three columns; TestTupleLayout holds it to the heap's.
 const (
-	offData      = (heap.HeaderSize + page.MaxAlign - 1) &^ (page.MaxAlign - 1)
+	offData      = 24
 	offLastValue = offData
 	offLogCnt    = offData + 8
 	offIsCalled  = offData + 16
@@ -74,7 +80,10 @@ type Options struct {
 
 // Rel names a sequence's storage and, for error messages, its name.
 type Rel struct {
-	Env  *heap.Env
+	Env *tableam.Env
+	// Heap forms the page's frozen tuple (the heap AM: sequence pages are
+	// heap pages, as in PostgreSQL).
+	Heap tableam.FrozenFormer
 	File smgr.RelFileNumber
 	Name string
 }
@@ -82,11 +91,12 @@ type Rel struct {
 func (r Rel) tag() buffer.Tag { return buffer.Tag{Rel: r.File, Fork: smgr.MainFork, Block: 0} }
 
 // formatPage writes a sequence page holding st into p, recording it in d.
-func formatPage(p page.Page, st State, d *page.Delta) {
+func (r Rel) formatPage(p page.Page, st State, d *page.Delta) {
 	page.Init(p, 4, d)
 	binary.LittleEndian.PutUint32(p[p.Special():], Magic)
 	d.Mark(p.Special(), p.Special()+4)
-	t := heap.FormFrozen(ColumnTypes, []datum.Datum{datum.Int(st.LastValue), datum.Int(st.LogCnt), datum.Bool(st.IsCalled)}, page.ItemPointer{Block: 0, Offset: 1})
+	vals := []datum.Datum{datum.Int(st.LastValue), datum.Int(st.LogCnt), datum.Bool(st.IsCalled)}
+	t := r.Heap.FormFrozen(columnFormat(r.Heap), vals, page.ItemPointer{Block: 0, Offset: 1})
 	p.AddItem(t, page.InvalidOffset, false, false, 1, d)
 }
 
@@ -121,7 +131,7 @@ func (r Rel) logPage(u *stats.Usage, b buffer.Buffer, logged State, xid uint32) 
 	pool := r.Env.Pool
 	p := pool.Page(b)
 	var d page.Delta
-	formatPage(p, logged, &d)
+	r.formatPage(p, logged, &d)
 	rec := wal.NewRecord(wal.RmSeq, InfoLog, xid)
 	rec.AddBlock(r.tag(), p, wal.BlockStandard, &d)
 	pool.MarkDirty(u, b)

@@ -42,7 +42,7 @@ func newTestEnv(t *testing.T, st State) *testEnv {
 	if err := sm.Create(testFile, smgr.MainFork); err != nil {
 		t.Fatal(err)
 	}
-	te := &testEnv{dir: dir, sm: sm, pool: pool, w: w, rel: Rel{Env: &heap.Env{Pool: pool, WAL: w}, File: testFile, Name: "s"}}
+	te := &testEnv{dir: dir, sm: sm, pool: pool, w: w, rel: Rel{Env: &heap.Env{Pool: pool, WAL: w}, Heap: heap.AM{}, File: testFile, Name: "s"}}
 	if err := Init(nil, te.rel, st, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestCrashNeverRepeats(t *testing.T) {
 			t.Fatal(err)
 		}
 		var fresh Session
-		got, err := fresh.Next(nil, Rel{Env: &heap.Env{Pool: pool2, WAL: w2}, File: testFile, Name: "s"}, 1, o, 0)
+		got, err := fresh.Next(nil, Rel{Env: &heap.Env{Pool: pool2, WAL: w2}, Heap: heap.AM{}, File: testFile, Name: "s"}, 1, o, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,5 +224,12 @@ func TestCrashNeverRepeats(t *testing.T) {
 		}
 		w2.Close()
 		sm2.Close()
+	}
+}
+
+// TestTupleLayout: the fixed data offset is the heap's header, aligned.
+func TestTupleLayout(t *testing.T) {
+	if want := (heap.HeaderSize + page.MaxAlign - 1) &^ (page.MaxAlign - 1); offData != want {
+		t.Fatalf("offData %d, heap data offset %d", offData, want)
 	}
 }

@@ -3,7 +3,7 @@ package toast
 import (
 	"context"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -29,10 +29,19 @@ type Toaster struct {
 	Rel    *Relation // the TOAST table; nil when the table has none
 	Cols   []Column
 	Layout *datum.Deformer // the table's attribute layout
+	// Format is the table's AM's tuple format (without a detoaster), to
+	// find the TOAST pointers of the versions it returns.
+	Format tableam.Format
 	// Target is toast_tuple_target (TOAST_TUPLE_TARGET by default): the
 	// tuple length compression and moving out aim to get below.
 	Target int
 }
+
+// TupleHeaderSize is the heap tuple header's size (SizeofHeapTupleHeader):
+// whether a row needs TOASTing is judged by its heap size for every table
+// AM, as PostgreSQL's heaptoast does, so a row is stored the same way
+// whatever its table's AM (TestTupleHeaderSize holds it to the heap's).
+const TupleHeaderSize = 23
 
 // per-attribute state (ToastAttrInfo's colflags)
 type attrState struct {
@@ -45,7 +54,7 @@ type attrState struct {
 type Env struct {
 	Ctx     context.Context
 	U       *stats.Usage
-	Tx      *heap.Txn
+	Tx      *tableam.Txn
 	Default varatt.Method // default_toast_compression
 }
 
@@ -68,7 +77,7 @@ func (t *Toaster) Prepare(e Env, vals, old []datum.Datum) (out []datum.Datum, sa
 	if err := checkSizes(t, vals); err != nil {
 		return nil, nil, err
 	}
-	hoff := heap.HeaderSize
+	hoff := TupleHeaderSize
 	if hasNulls {
 		hoff += datum.BitmapLen(len(vals))
 	}
@@ -257,10 +266,9 @@ func (ts *toasting) externalize(i int) error {
 }
 
 // externals lists the TOAST values a stored tuple points at, by attribute.
-func (t *Toaster) externals(tup heap.Tuple) (map[int]uint32, error) {
-	bitmap, data := tup.Data()
+func (t *Toaster) externals(tup tableam.Tuple) (map[int]uint32, error) {
 	ids := map[int]uint32{}
-	err := t.Layout.ExternalPointers(data, bitmap, tup.Natts(), func(attno int, p varatt.External) error {
+	err := t.Format.ExternalPointers(tup, func(attno int, p varatt.External) error {
 		ids[attno] = p.ValueID
 		return nil
 	})
@@ -268,9 +276,9 @@ func (t *Toaster) externals(tup heap.Tuple) (map[int]uint32, error) {
 }
 
 // AfterUpdate deletes the TOAST values the replaced version old (a copy
-// the heap returned, heap.Outcome.Old; nil when it had none) pointed at
+// the heap returned, tableam.Outcome.Old; nil when it had none) pointed at
 // and the new version stored does not (toast_tuple_cleanup).
-func (t *Toaster) AfterUpdate(e Env, old heap.Tuple, stored []datum.Datum) error {
+func (t *Toaster) AfterUpdate(e Env, old tableam.Tuple, stored []datum.Datum) error {
 	if old == nil || t.Rel == nil {
 		return nil
 	}
@@ -293,7 +301,7 @@ func (t *Toaster) AfterUpdate(e Env, old heap.Tuple, stored []datum.Datum) error
 
 // AfterDelete deletes every TOAST value a deleted version pointed at
 // (heap_toast_delete).
-func (t *Toaster) AfterDelete(e Env, old heap.Tuple) error {
+func (t *Toaster) AfterDelete(e Env, old tableam.Tuple) error {
 	return t.AfterUpdate(e, old, nil)
 }
 

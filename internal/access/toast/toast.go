@@ -21,7 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/interrupt"
@@ -40,15 +40,20 @@ var ColumnNames = []string{"chunk_id", "chunk_seq", "chunk_data"}
 // still has a 4-byte header, as in PostgreSQL.
 var ColumnStorage = []byte{'p', 'p', 'p'}
 
-// chunkLayout forms chunk tuples.
-var chunkLayout = heap.NewDeformerFrom(datum.NewDeformerStorage(ColumnTypes, ColumnStorage))
+// ChunkLayout is the chunk rows' layout, from which the TOAST table's
+// access method makes Relation.Format.
+var ChunkLayout = datum.NewDeformerStorage(ColumnTypes, ColumnStorage)
 
 // Relation is one TOAST table, its index, and where chunk ids come from.
 type Relation struct {
-	OID   uint32 // pg_class OID of the TOAST table (va_toastrelid)
-	Name  string // pg_toast_<table oid>, for error messages
-	Heap  *heap.Relation
-	Index *btree.Index
+	OID  uint32 // pg_class OID of the TOAST table (va_toastrelid)
+	Name string // pg_toast_<table oid>, for error messages
+	// Table is the TOAST table's storage (its AM must implement
+	// tableam.ToastChunkReader: TOAST tables are heap) and Format its
+	// AM's format of ChunkLayout.
+	Table  tableam.Relation
+	Format tableam.Format
+	Index  *btree.Index
 	// NewOid hands out OIDs from the cluster's OID counter (chunk ids).
 	NewOid func() (uint32, error)
 }
@@ -84,7 +89,7 @@ func (r *Relation) newValueID(u *stats.Usage) (uint32, error) {
 // Save stores value — a plain varlena Datum or an inline compressed one
 // (datum.StoredVarlena) — as chunks and returns its TOAST pointer
 // (toast_save_datum). The chunks are inserted by tx's current command.
-func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value datum.Datum) (varatt.External, error) {
+func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *tableam.Txn, value datum.Datum) (varatt.External, error) {
 	var data []byte
 	var p varatt.External
 	if value.IsStored() {
@@ -118,7 +123,7 @@ func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value
 		n := min(len(data), varatt.MaxChunkSize)
 		vals[1] = datum.Int(int64(seq))
 		vals[2] = datum.Str(unsafe.String(&data[0], n)) // Form copies it
-		tid, err := r.Heap.Insert(u, tx, chunkLayout.Form(vals), nil)
+		tid, err := r.Table.Insert(u, tx, r.Format.Form(vals), nil)
 		if err != nil {
 			return p, err
 		}
@@ -133,34 +138,41 @@ func (r *Relation) Save(ctx context.Context, u *stats.Usage, tx *heap.Txn, value
 // uniqueCheck is the toast index's unique check: a live chunk with the
 // same (chunk_id, chunk_seq) is a conflict. Chunk ids are checked unused
 // before a value is saved, so this never fires on sound data.
-func (r *Relation) uniqueCheck(u *stats.Usage, tx *heap.Txn) btree.UniqueCheck {
+func (r *Relation) uniqueCheck(u *stats.Usage, tx *tableam.Txn) btree.UniqueCheck {
 	return func(t page.ItemPointer) (btree.UniqueVerdict, error) {
-		st, xid, err := r.Heap.CheckUnique(u, tx, t)
+		st, xid, _, err := r.Table.CheckUnique(u, tx, t)
 		if err != nil {
 			return btree.UniqueVerdict{}, err
 		}
 		switch st {
-		case heap.RowLive:
+		case tableam.RowLive:
 			return btree.UniqueVerdict{Kind: btree.VerdictConflict}, nil
-		case heap.RowInFlight:
+		case tableam.RowInFlight:
 			return btree.UniqueVerdict{Kind: btree.VerdictWait, Xid: uint32(xid)}, nil
 		}
 		return btree.UniqueVerdict{Kind: btree.VerdictDead}, nil
 	}
 }
 
-// chunk decodes a chunk tuple: chunk_id, chunk_seq, chunk_data (all
-// plain, no NULLs: 4 + 4 bytes, then a 4-byte-header bytea at offset 8).
-func chunk(t heap.Tuple) (id uint32, seq int32, data []byte, err error) {
-	_, d := t.Data()
-	if len(d) < 12 || d[8]&3 != 0 {
-		return 0, 0, nil, errors.New("malformed TOAST chunk tuple")
+// chunk decodes a chunk row: chunk_id, chunk_seq, chunk_data, none NULL.
+func (r *Relation) chunk(t tableam.Tuple) (id uint32, seq int32, data string, err error) {
+	var vals [3]datum.Datum
+	if err := r.Format.Deform(t, vals[:]); err != nil {
+		return 0, 0, "", fmt.Errorf("malformed TOAST chunk tuple: %w", err)
 	}
-	n := int(binary.LittleEndian.Uint32(d[8:]) >> 2)
-	if n < 4 || 8+n > len(d) {
-		return 0, 0, nil, errors.New("malformed TOAST chunk tuple")
+	if vals[0].IsNull() || vals[1].IsNull() || vals[2].IsNull() {
+		return 0, 0, "", errors.New("malformed TOAST chunk tuple")
 	}
-	return binary.LittleEndian.Uint32(d), int32(binary.LittleEndian.Uint32(d[4:])), d[12 : 8+n], nil
+	return uint32(vals[0].Int()), int32(vals[1].Int()), vals[2].Str(), nil
+}
+
+// chunkReader is the TOAST table's reader of chunks by TID.
+func (r *Relation) chunkReader() tableam.ToastChunkReader {
+	cr, ok := r.Table.(tableam.ToastChunkReader)
+	if !ok {
+		panic(fmt.Sprintf("toast: %s is stored by %s, which cannot hold TOAST chunks", r.Name, r.Table.AM().Name()))
+	}
+	return cr
 }
 
 // Fetch reassembles the stored bytes of value p (toast_fetch_datum): for
@@ -199,8 +211,8 @@ func (r *Relation) Fetch(ctx context.Context, u *stats.Usage, p varatt.External)
 				return nil, err
 			}
 		}
-		_, err = r.Heap.ReadToastChunk(u, tid, func(t heap.Tuple) error {
-			_, seq, data, err := chunk(t)
+		_, err = r.chunkReader().ReadToastChunk(u, tid, func(t tableam.Tuple) error {
+			_, seq, data, err := r.chunk(t)
 			if err != nil {
 				return pgerr.Errorf(pgerr.DataCorrupted, "%v for toast value %d in %s", err, p.ValueID, r.Name)
 			}
@@ -234,7 +246,7 @@ func (r *Relation) Fetch(ctx context.Context, u *stats.Usage, p varatt.External)
 // Delete marks every chunk of value id deleted by tx (toast_delete_datum):
 // they go when VACUUM finds tx committed before its horizon, and stay if
 // tx aborts.
-func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *heap.Txn, id uint32) error {
+func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *tableam.Txn, id uint32) error {
 	cur := r.Index.ScanEqual(u, []datum.Datum{datum.Int(int64(id))})
 	defer cur.Close()
 	for n := 0; ; n++ {
@@ -247,12 +259,12 @@ func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *heap.Txn, id 
 				return err
 			}
 		}
-		oc, err := r.Heap.DeleteOwn(ctx, u, tx, tid)
+		oc, err := r.Table.DeleteOwn(ctx, u, tx, tid)
 		if err != nil {
 			return err
 		}
 		switch oc.Result {
-		case heap.Ok, heap.SelfModified, heap.Invisible:
+		case tableam.Ok, tableam.SelfModified, tableam.Invisible:
 			// Invisible: an aborted duplicate; SelfModified: deleted
 			// already by this transaction.
 		default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/datum/varatt"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -22,7 +23,7 @@ import (
 
 type testEnv struct {
 	x   *xact.Manager
-	env *heap.Env
+	env *tableam.Env
 	rel *Relation
 }
 
@@ -44,7 +45,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close(); sm.Close() })
-	env := &heap.Env{Pool: pool, WAL: w, Xact: x}
+	env := &tableam.Env{Pool: pool, WAL: w, Xact: x}
 	if err := sm.Create(100, smgr.MainFork); err != nil {
 		t.Fatal(err)
 	}
@@ -53,21 +54,22 @@ func newTestEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	next := uint32(20000)
-	rel := &Relation{OID: 100, Name: "pg_toast_1", Heap: heap.Open(env, 100, "pg_toast_1", ColumnTypes, 100), Index: ix,
+	rel := &Relation{OID: 100, Name: "pg_toast_1", Table: heap.AM{}.Open(env, tableam.RelSpec{File: 100, Name: "pg_toast_1", Types: ColumnTypes, FillFactor: 100}),
+		Format: heap.AM{}.NewFormat(tableam.FormatSpec{Layout: ChunkLayout}), Index: ix,
 		NewOid: func() (uint32, error) { next++; return next, nil }}
 	return &testEnv{x: x, env: env, rel: rel}
 }
 
-func (te *testEnv) begin() *heap.Txn {
+func (te *testEnv) begin() *tableam.Txn {
 	p := te.x.NewProc()
 	xid, err := te.x.AssignXid(p)
 	if err != nil {
 		panic(err)
 	}
-	return &heap.Txn{Proc: p, Xid: xid, Snap: te.x.GetSnapshot(p), Combo: &heap.ComboCids{}}
+	return &tableam.Txn{Proc: p, Xid: xid, Snap: te.x.GetSnapshot(p), Combo: &tableam.ComboCids{}}
 }
 
-func (te *testEnv) commit(t *testing.T, tx *heap.Txn) {
+func (te *testEnv) commit(t *testing.T, tx *tableam.Txn) {
 	t.Helper()
 	if _, err := te.x.Commit(nil, tx.Proc, xact.CommitOptions{Sync: true}); err != nil {
 		t.Fatal(err)
@@ -146,7 +148,8 @@ func TestSaveFetchDelete(t *testing.T) {
 func newToaster(te *testEnv) *Toaster {
 	ts := []datum.Type{datum.Int4, datum.Text, datum.Text, datum.Text}
 	st := []byte{'p', 'x', 'm', 'e'}
-	t := &Toaster{Rel: te.rel, Layout: datum.NewDeformerStorage(ts, st)}
+	l := datum.NewDeformerStorage(ts, st)
+	t := &Toaster{Rel: te.rel, Layout: l, Format: heap.AM{}.NewFormat(tableam.FormatSpec{Layout: l})}
 	for i := range ts {
 		t.Cols = append(t.Cols, Column{Varlena: i > 0, Storage: st[i]})
 	}
@@ -269,7 +272,7 @@ func TestToasterUpdate(t *testing.T) {
 	if !bytes.Equal(out2[1].StoredBytes(), out[1].StoredBytes()) {
 		t.Fatalf("the unchanged value got a new pointer")
 	}
-	if err := tt.AfterUpdate(env, oldTup, out2); err != nil {
+	if err := tt.AfterUpdate(env, tableam.Tuple(oldTup), out2); err != nil {
 		t.Fatal(err)
 	}
 	te.commit(t, tx)
@@ -281,12 +284,19 @@ func TestToasterUpdate(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("value %d: no chunks", id)
 		}
-		_, _, found, err := te.rel.Heap.Fetch(nil, te.begin(), tid)
+		_, _, found, err := te.rel.Table.Fetch(nil, te.begin(), tid)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if deleted := !found; deleted != (i == 1) {
 			t.Errorf("value %d (attribute %d): deleted=%v", id, i, deleted)
 		}
+	}
+}
+
+// TestTupleHeaderSize: the toaster's size judgement uses the heap's header.
+func TestTupleHeaderSize(t *testing.T) {
+	if TupleHeaderSize != heap.HeaderSize {
+		t.Fatalf("TupleHeaderSize %d, heap.HeaderSize %d", TupleHeaderSize, heap.HeaderSize)
 	}
 }

@@ -53,11 +53,12 @@ func nspName(cat *catalog.Catalog, oid uint32) string { return cat.NamespaceName
 var catalogViews = map[string]*systemView{
 	"pg_am": {
 		cols: colSpec("oid", types.Oid, "amname", types.Name, "amhandler", types.Oid, "amtype", types.Char),
-		rows: func(*Ctx) ([]Row, error) {
-			return []Row{
-				{types.Int(catalog.HeapAmOID), types.Str("heap"), types.Int(3), types.Int('t')},
-				{types.Int(catalog.BtreeAmOID), types.Str("btree"), types.Int(330), types.Int('i')},
-			}, nil
+		rows: func(c *Ctx) ([]Row, error) {
+			var out []Row
+			for _, am := range c.Eng.Catalog.AccessMethodRows() {
+				out = append(out, Row{types.Int(int64(am.OID)), types.Str(am.Name), types.Int(int64(am.Handler)), types.Int(int64(am.Type))})
+			}
+			return out, nil
 		},
 	},
 	"pg_database": {

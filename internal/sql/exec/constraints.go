@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -299,7 +299,7 @@ func referencedRowExists(c *Ctx, parent *catalog.Relation, k *catalog.Constraint
 	}
 	matches := keyMatcher(parent, k.FKeys, key)
 	for _, tid := range tids {
-		t, vtid, found, err := parent.Heap.Fetch(c.U(), tx, tid)
+		t, vtid, found, err := parent.Table.Fetch(c.U(), tx, tid)
 		if err != nil {
 			return false, err
 		}
@@ -428,7 +428,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 	def := child.NewDeformer()
 	natts := len(child.Attrs)
 	var out []Row
-	consider := func(t heap.Tuple, tid page.ItemPointer) error {
+	consider := func(t tableam.Tuple, tid page.ItemPointer) error {
 		row := make(Row, natts+1)
 		if err := def.Deform(t, row[:natts]); err != nil {
 			return err
@@ -459,7 +459,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 		}
 		cur.Close()
 		for _, tid := range tids {
-			t, vtid, found, err := child.Heap.Fetch(c.U(), tx, tid)
+			t, vtid, found, err := child.Table.Fetch(c.U(), tx, tid)
 			if err != nil {
 				return nil, err
 			}
@@ -471,7 +471,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 		}
 		return out, nil
 	}
-	scan, err := child.Heap.BeginScan(c.U(), tx)
+	scan, err := child.Table.BeginScan(c.U(), tx, tableam.ScanOptions{})
 	if err != nil {
 		return nil, err
 	}

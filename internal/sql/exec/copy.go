@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -18,7 +18,7 @@ type CopyInserter struct {
 
 	listed   []bool      // per attribute: COPY supplies it
 	defaults []expr.Expr // per attribute not listed: its default (nil = NULL)
-	deformer *heap.Deformer
+	deformer tableam.Format
 	ring     *buffer.Strategy
 	mt       ModifyTable // for the constraint checks
 }
@@ -83,7 +83,7 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 		if err != nil {
 			return err
 		}
-		tid, err := ci.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, ci.ring)
+		tid, err := ci.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, ci.ring)
 		if err != nil {
 			return err
 		}

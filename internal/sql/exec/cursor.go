@@ -112,10 +112,10 @@ func (s *CurrentOfScan) Open(c *Ctx) error {
 	if err != nil || !ok {
 		return err
 	}
-	if tid, err = s.Rel.Heap.LatestVisibleTID(c.U(), c.Tx.Heap, tid); err != nil {
+	if tid, err = s.Rel.Table.LatestVisibleTID(c.U(), c.Tx.Heap, tid); err != nil {
 		return err
 	}
-	t, vtid, ok, err := s.Rel.Heap.Fetch(c.U(), c.Tx.Heap, tid)
+	t, vtid, ok, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 	if err != nil || !ok {
 		return err
 	}

@@ -2,9 +2,11 @@ package exec
 
 import (
 	"errors"
+	"github.com/tidal-db/tidal/internal/access/indexam"
+	"github.com/tidal-db/tidal/internal/pgerr"
 
 	"github.com/tidal-db/tidal/internal/access/btree"
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/engine"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -42,7 +44,37 @@ func insertIndexEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPoi
 // conflicted=true, so the caller can withdraw its row and handle the
 // conflict. Conflicts in other unique indexes are errors as usual.
 func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool) (conflicted bool, err error) {
-	for _, ir := range rel.Indexes {
+	return insertIndexEntriesWhere(c, rel, row, tid, arbiter, nil)
+}
+
+// updateChangedIndexEntries is the index side of an in-place update
+// (tableam.UpdateInPlace): the row kept its TID, so only the indexes whose
+// key changed (hint) change: each gets the new key, and its entry for the
+// old key is delete-marked, for older snapshots still see that key there.
+func updateChangedIndexEntries(c *Ctx, rel *catalog.Relation, old, newRow Row, tid page.ItemPointer, hint tableam.UpdateHint) error {
+	for i, ir := range rel.Indexes {
+		if !hint.IndexChanged(i) {
+			continue
+		}
+		dm, ok := any(IndexHandle(c.Eng, rel, ir)).(indexam.DeleteMarker)
+		if !ok {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "index \"%s\" cannot delete-mark entries, which an in-place update of \"%s\" needs", ir.Name, rel.Name)
+		}
+		if err := dm.MarkDeleted(c.U(), c.Tx.Heap.Xid, indexKey(ir, old), tid); err != nil {
+			return err
+		}
+	}
+	_, err := insertIndexEntriesWhere(c, rel, newRow, tid, nil, hint.IndexChanged)
+	return err
+}
+
+// insertIndexEntriesWhere inserts row's entries into the indexes for which
+// want (by position in rel.Indexes; nil: all) is true.
+func insertIndexEntriesWhere(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool) (conflicted bool, err error) {
+	for i, ir := range rel.Indexes {
+		if want != nil && !want(i) {
+			continue
+		}
 		ix := IndexHandle(c.Eng, rel, ir)
 		key := indexKey(ir, row)
 		var check btree.UniqueCheck
@@ -50,15 +82,15 @@ func insertIndexEntriesArbitrated(c *Ctx, rel *catalog.Relation, row Row, tid pa
 		hit := false
 		if ir.Index.Unique {
 			check = func(t page.ItemPointer) (btree.UniqueVerdict, error) {
-				st, xid, err := rel.Heap.CheckUnique(c.U(), c.Tx.Heap, t)
+				st, xid, _, err := rel.Table.CheckUnique(c.U(), c.Tx.Heap, t)
 				if err != nil {
 					return btree.UniqueVerdict{}, err
 				}
 				switch st {
-				case heap.RowLive:
+				case tableam.RowLive:
 					hit = true
 					return btree.UniqueVerdict{Kind: btree.VerdictConflict}, nil
-				case heap.RowInFlight:
+				case tableam.RowInFlight:
 					return btree.UniqueVerdict{Kind: btree.VerdictWait, Xid: xid}, nil
 				}
 				return btree.UniqueVerdict{Kind: btree.VerdictDead}, nil
@@ -101,7 +133,10 @@ type IndexScan struct {
 	WithTID bool
 
 	cur     *btree.Cursor
-	def     *heap.Deformer
+	ix      *btree.Index
+	recheck bool          // the AM may change keys in place (tableam.InPlaceUpdates)
+	keys    []types.Datum // the current entry's key, when rechecking
+	def     tableam.Format
 	natts   int
 	lastTID page.ItemPointer // of the row returned last (WHERE CURRENT OF)
 }
@@ -123,11 +158,25 @@ func evalKeys(c *Ctx, es []expr.Expr) ([]types.Datum, bool, error) {
 	return out, false, nil
 }
 
+// entryMatches reports whether an index entry's key is the key of row.
+func entryMatches(rel, ir *catalog.Relation, key []types.Datum, row Row) bool {
+	for i, k := range ir.Index.Keys {
+		a, b := key[i], row[k-1]
+		if a.IsNull() != b.IsNull() || (!a.IsNull() && types.Compare(rel.Attrs[k-1].Type, a, b) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *IndexScan) Open(c *Ctx) error {
 	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.lastTID = page.ItemPointer{}
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)
+	s.ix = ix
+	ipu, ok := s.Rel.Table.(tableam.InPlaceUpdates)
+	s.recheck = ok && ipu.UpdatesInPlace()
 	var lo, hi *btree.Bound
 	if s.Lower != nil {
 		k, null, err := evalKeys(c, s.Lower)
@@ -164,11 +213,11 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		if err := c.checkCancel(); err != nil {
 			return nil, err
 		}
-		tid, _, ok, err := s.cur.Next()
+		tid, entry, ok, err := s.cur.Next()
 		if err != nil || !ok {
 			return nil, err
 		}
-		t, vtid, found, err := s.Rel.Heap.Fetch(c.U(), c.Tx.Heap, tid)
+		t, vtid, found, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 		if err != nil {
 			return nil, err
 		}
@@ -178,6 +227,14 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, vtid)
 		if err != nil {
 			return nil, err
+		}
+		if s.recheck {
+			if s.keys, err = s.ix.Keys(entry, s.keys); err != nil {
+				return nil, err
+			}
+			if !entryMatches(s.Rel, s.Index, s.keys, row) {
+				continue
+			}
 		}
 		if s.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, row)

@@ -5,7 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -239,7 +239,7 @@ func memberOf(members []*inhMember, oid uint32) *inhMember {
 // fetchMemberRow reads the row version at tid of member m in m's own
 // layout (the columns only a child has, which the converted row lacks).
 func fetchMemberRow(c *Ctx, m *inhMember, tid page.ItemPointer) (Row, bool, error) {
-	t, _, ok, err := m.Rel.Heap.Fetch(c.U(), c.Tx.Heap, tid)
+	t, _, ok, err := m.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
@@ -251,7 +251,7 @@ func fetchMemberRow(c *Ctx, m *inhMember, tid page.ItemPointer) (Row, bool, erro
 // locks.
 type lockedMember struct {
 	*inhMember
-	deformer *heap.Deformer
+	deformer tableam.Format
 }
 
 // memberOf is the member the query row raw holds a row of (nil when the
@@ -271,7 +271,7 @@ func (m *lockedTable) memberOf(raw Row) *lockedMember {
 
 // deformInto stores the columns of the newer row version t (of member,
 // or of the marked table itself) in raw, in the marked table's layout.
-func (m *lockedTable) deformInto(raw Row, member *lockedMember, t heap.Tuple) error {
+func (m *lockedTable) deformInto(raw Row, member *lockedMember, t tableam.Tuple) error {
 	dst := raw[m.Offset : m.Offset+m.natts]
 	if member == nil {
 		return m.deformer.Deform(t, dst)

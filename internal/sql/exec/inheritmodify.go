@@ -17,7 +17,7 @@ import (
 
 // inheritTargets are the members an UPDATE or DELETE of a parent changes.
 type inheritTargets struct {
-	junk int             // where an input row holds its member's OID
+	junk int            // where an input row holds its member's OID
 	subs []*ModifyTable // one per member, the parent first
 }
 
@@ -174,7 +174,7 @@ type inheritUpdateResult struct {
 	Input Node
 }
 
-func (r *inheritUpdateResult) Columns() []Column         { return r.Input.Columns() }
-func (r *inheritUpdateResult) Open(c *Ctx) error         { return Open(c, r.Input) }
+func (r *inheritUpdateResult) Columns() []Column        { return r.Input.Columns() }
+func (r *inheritUpdateResult) Open(c *Ctx) error        { return Open(c, r.Input) }
 func (r *inheritUpdateResult) Next(c *Ctx) (Row, error) { return Next(c, r.Input) }
-func (r *inheritUpdateResult) Close(c *Ctx)              { Close(c, r.Input) }
+func (r *inheritUpdateResult) Close(c *Ctx)             { Close(c, r.Input) }

@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -44,14 +44,14 @@ func keysChanged(rel *catalog.Relation, old, row Row) bool {
 // conflictLockMode is the row-lock strength ON CONFLICT DO UPDATE locks
 // the conflicting row in: FOR UPDATE when its SET assigns a key column
 // (ExecUpdateLockMode), else FOR NO KEY UPDATE.
-func (m *ModifyTable) conflictLockMode() heap.LockMode {
+func (m *ModifyTable) conflictLockMode() tableam.LockMode {
 	for i, e := range m.Conflict.Set {
 		if v, ok := e.(*expr.Var); ok && v.Index == i {
 			continue // not assigned
 		}
 		if isKeyColumn(m.Rel, i) {
-			return heap.LockExclusive
+			return tableam.LockExclusive
 		}
 	}
-	return heap.LockNoKeyExclusive
+	return tableam.LockNoKeyExclusive
 }

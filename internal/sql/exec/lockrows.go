@@ -4,7 +4,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -30,14 +30,14 @@ import (
 type lockClause struct {
 	rels     []*pg.RangeVar // nil: every table
 	strength pg.LockClauseStrength
-	mode     heap.LockMode
-	wait     heap.WaitPolicy
+	mode     tableam.LockMode
+	wait     tableam.WaitPolicy
 }
 
 // rowMark says a FROM table's rows are to be locked.
 type rowMark struct {
-	mode heap.LockMode
-	wait heap.WaitPolicy
+	mode tableam.LockMode
+	wait tableam.WaitPolicy
 }
 
 // lockRequest is the locking clauses of the query level being planned.
@@ -73,19 +73,19 @@ func parseLocking(s *pg.SelectStmt) (*lockRequest, error) {
 		cl := lockClause{strength: lc.Strength}
 		switch lc.Strength {
 		case pg.LockClauseStrength_LCS_FORKEYSHARE:
-			cl.mode = heap.LockKeyShare
+			cl.mode = tableam.LockKeyShare
 		case pg.LockClauseStrength_LCS_FORSHARE:
-			cl.mode = heap.LockShare
+			cl.mode = tableam.LockShare
 		case pg.LockClauseStrength_LCS_FORNOKEYUPDATE:
-			cl.mode = heap.LockNoKeyExclusive
+			cl.mode = tableam.LockNoKeyExclusive
 		default:
-			cl.mode = heap.LockExclusive
+			cl.mode = tableam.LockExclusive
 		}
 		switch lc.WaitPolicy {
 		case pg.LockWaitPolicy_LockWaitSkip:
-			cl.wait = heap.WaitSkip
+			cl.wait = tableam.WaitSkip
 		case pg.LockWaitPolicy_LockWaitError:
-			cl.wait = heap.WaitError
+			cl.wait = tableam.WaitError
 		}
 		for _, r := range lc.LockedRels {
 			rv := r.GetRangeVar()
@@ -199,24 +199,24 @@ func lockSubquery(sel *pg.SelectStmt, m *rowMark, strength pg.LockClauseStrength
 	c := proto.Clone(sel).(*pg.SelectStmt)
 	wait := pg.LockWaitPolicy_LockWaitBlock
 	switch m.wait {
-	case heap.WaitSkip:
+	case tableam.WaitSkip:
 		wait = pg.LockWaitPolicy_LockWaitSkip
-	case heap.WaitError:
+	case tableam.WaitError:
 		wait = pg.LockWaitPolicy_LockWaitError
 	}
 	c.LockingClause = append(c.LockingClause, &pg.Node{Node: &pg.Node_LockingClause{LockingClause: &pg.LockingClause{Strength: strengthOf(m.mode, strength), WaitPolicy: wait}}})
 	return c
 }
 
-func strengthOf(mode heap.LockMode, def pg.LockClauseStrength) pg.LockClauseStrength {
+func strengthOf(mode tableam.LockMode, def pg.LockClauseStrength) pg.LockClauseStrength {
 	switch mode {
-	case heap.LockKeyShare:
+	case tableam.LockKeyShare:
 		return pg.LockClauseStrength_LCS_FORKEYSHARE
-	case heap.LockShare:
+	case tableam.LockShare:
 		return pg.LockClauseStrength_LCS_FORSHARE
-	case heap.LockNoKeyExclusive:
+	case tableam.LockNoKeyExclusive:
 		return pg.LockClauseStrength_LCS_FORNOKEYUPDATE
-	case heap.LockExclusive:
+	case tableam.LockExclusive:
 		return pg.LockClauseStrength_LCS_FORUPDATE
 	}
 	return def
@@ -289,13 +289,13 @@ type LockRows struct {
 type lockedTable struct {
 	Rel      *catalog.Relation
 	Alias    string
-	Mode     heap.LockMode
-	Wait     heap.WaitPolicy
+	Mode     tableam.LockMode
+	Wait     tableam.WaitPolicy
 	Offset   int       // first column
 	Sys      []sysAttr // system columns after the table's
 	TIDIndex int       // where the row version's TID is (the leaf's last column)
 	natts    int
-	deformer *heap.Deformer
+	deformer tableam.Format
 	// members: an inheritance parent's tables; a row's member OID is just
 	// before its TID (inherit.go).
 	members []*lockedMember
@@ -381,32 +381,36 @@ func (l *LockRows) lockRow(c *Ctx, raw Row) (ok, changed bool, err error) {
 		if member != nil {
 			rel = member.Rel
 		}
-		var oc heap.Outcome
-		var t heap.Tuple
+		var oc tableam.Outcome
+		var t tableam.Tuple
 		if rr {
-			oc, err = rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
+			oc, err = rel.Table.Lock(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait, true)
 		} else {
-			oc, tid, t, err = rel.Heap.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
+			oc, tid, t, err = rel.Table.LockLatest(c.Context, c.U(), c.Tx.Heap, tid, m.Mode, m.Wait)
 		}
 		if err != nil {
 			return false, false, err
 		}
 		switch oc.Result {
-		case heap.Ok:
+		case tableam.Ok:
 			if oc.Traversed {
 				if err := m.deformInto(raw, member, t); err != nil {
 					return false, false, err
 				}
-				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, rel, t, tid)
+				f := m.deformer
+				if member != nil {
+					f = member.deformer
+				}
+				fillSysAttrs(raw[m.Offset+m.natts:], m.Sys, rel, f, t, tid)
 				raw[tidx] = TIDDatum(tid)
 				changed = true
 			}
-		case heap.Updated, heap.Deleted:
+		case tableam.Updated, tableam.Deleted:
 			if rr {
 				return false, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 			}
 			return false, false, nil
-		case heap.Invisible:
+		case tableam.Invisible:
 			return false, false, pgerr.Errorf(pgerr.InternalError, "attempted to lock invisible tuple")
 		default: // WouldBlock (SKIP LOCKED), SelfModified
 			return false, false, nil

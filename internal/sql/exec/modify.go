@@ -3,7 +3,7 @@ package exec
 import (
 	"strings"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -46,7 +46,7 @@ type ModifyTable struct {
 	done     bool
 	retRows  []Row
 	retI     int
-	deformer *heap.Deformer
+	deformer tableam.Format
 	// inh: UPDATE or DELETE of an inheritance parent routes each row to
 	// the ModifyTable of the member it came from (inheritmodify.go);
 	// inhParent and inhMember are set on those.
@@ -157,7 +157,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 			if err != nil {
 				return err
 			}
-			tid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
+			tid, err := m.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
 			if err != nil {
 				return err
 			}
@@ -255,7 +255,7 @@ func (m *ModifyTable) targetWidth(in Row) int {
 // in's other items (UPDATE … FROM, DELETE … USING) as they were. ok=false:
 // the row is gone or no longer qualifies.
 func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer, in Row) (Row, page.ItemPointer, bool, error) {
-	t, ntid, ok, err := m.Rel.Heap.FetchLatest(c.U(), tid)
+	t, ntid, ok, err := m.Rel.Table.FetchLatest(c.U(), tid)
 	if err != nil || !ok {
 		return nil, ntid, false, err
 	}
@@ -296,16 +296,16 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error
 			return nil, tid, false, err
 		}
 		switch oc.Result {
-		case heap.Ok:
+		case tableam.Ok:
 			return newRow, ntid, true, nil
-		case heap.Deleted:
+		case tableam.Deleted:
 			if c.repeatableRead() {
 				return nil, tid, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
 			}
 			return nil, tid, false, nil
-		case heap.SelfModified, heap.Invisible:
+		case tableam.SelfModified, tableam.Invisible:
 			return nil, tid, false, nil
-		case heap.Updated:
+		case tableam.Updated:
 			if err := c.serializationCheck(); err != nil {
 				return nil, tid, false, err
 			}
@@ -331,37 +331,46 @@ func (m *ModifyTable) updatedRow(c *Ctx, newRow, in Row, ntid page.ItemPointer) 
 }
 
 // replaceRow writes newRow as the new version of the row version at tid
-// (whose columns are old) and adds its index entries unless the update was
-// HOT. A non-Ok outcome means nothing was written; otherwise it returns
-// the new version's TID.
-func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (heap.Outcome, page.ItemPointer, error) {
-	hotOK := true
-	for _, ix := range m.Rel.Indexes {
+// (whose columns are old) and makes the index entries the table's access
+// method says it needs (none for a HOT update). A non-Ok outcome means
+// nothing was written; otherwise it returns the new version's TID.
+func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (tableam.Outcome, page.ItemPointer, error) {
+	hint := tableam.UpdateHint{KeysUpdated: keysChanged(m.Rel, old, newRow)}
+	for i, ix := range m.Rel.Indexes {
 		for _, k := range ix.Index.Keys {
 			a, b := old[k-1], newRow[k-1]
 			if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(m.Rel.Attrs[k-1].Type, a, b)) {
-				hotOK = false
+				hint.MarkIndexChanged(i)
+				break
 			}
 		}
 	}
 	sr, err := formRow(c, m.Rel, m.deformer, newRow, old)
 	if err != nil {
-		return heap.Outcome{}, page.ItemPointer{}, err
+		return tableam.Outcome{}, page.ItemPointer{}, err
 	}
-	ntid, hot, oc, err := m.Rel.Heap.UpdateKeys(c.Context, c.U(), c.Tx.Heap, tid, sr.tup, hotOK, keysChanged(m.Rel, old, newRow))
+	res, err := m.Rel.Table.Update(c.Context, c.U(), c.Tx.Heap, tid, sr.tup, hint)
+	oc, ntid := res.Outcome, res.NewTID
 	if err != nil {
 		return oc, ntid, err
 	}
-	if oc.Result != heap.Ok {
+	if oc.Result != tableam.Ok {
 		return oc, ntid, sr.discard(c, m.Rel)
 	}
 	if err := sr.afterUpdate(c, m.Rel, oc); err != nil {
 		return oc, ntid, err
 	}
-	if hot {
+	switch res.Kind {
+	case tableam.UpdateHOT:
 		m.hot++
-	} else if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
-		return oc, ntid, err
+	case tableam.UpdateInPlace:
+		if err := updateChangedIndexEntries(c, m.Rel, old, newRow, ntid, hint); err != nil {
+			return oc, ntid, err
+		}
+	default:
+		if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
+			return oc, ntid, err
+		}
 	}
 	if err := m.checkForeignKeys(c, newRow, old); err != nil {
 		return oc, ntid, err
@@ -373,12 +382,12 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 	tid := DatumTID(in[m.targetWidth(in)-1])
 	old := in
 	for attempt := 0; attempt < 100; attempt++ {
-		oc, err := m.Rel.Heap.Delete(c.Context, c.U(), c.Tx.Heap, tid)
+		oc, err := m.Rel.Table.Delete(c.Context, c.U(), c.Tx.Heap, tid)
 		if err != nil {
 			return nil, false, err
 		}
 		switch oc.Result {
-		case heap.Ok:
+		case tableam.Ok:
 			if err := afterDelete(c, m.Rel, oc); err != nil {
 				return nil, false, err
 			}
@@ -386,14 +395,14 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 				return nil, false, err
 			}
 			return old, true, nil
-		case heap.Deleted:
+		case tableam.Deleted:
 			if c.repeatableRead() {
 				return nil, false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent delete")
 			}
 			return nil, false, nil
-		case heap.SelfModified, heap.Invisible:
+		case tableam.SelfModified, tableam.Invisible:
 			return nil, false, nil
-		case heap.Updated:
+		case tableam.Updated:
 			if err := c.serializationCheck(); err != nil {
 				return nil, false, err
 			}

@@ -6,7 +6,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -202,7 +202,7 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 		if err != nil {
 			return nil, false, err
 		}
-		newTid, err := m.Rel.Heap.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
+		newTid, err := m.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -215,11 +215,11 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 		}
 		// A concurrent inserter won the race: withdraw our row (dead to
 		// everyone once deleted by its own inserter) and look again.
-		res, err := m.Rel.Heap.DeleteOwn(c.Context, c.U(), c.Tx.Heap, newTid)
+		res, err := m.Rel.Table.DeleteOwn(c.Context, c.U(), c.Tx.Heap, newTid)
 		if err != nil {
 			return nil, false, err
 		}
-		if res.Result != heap.Ok {
+		if res.Result != tableam.Ok {
 			return nil, false, pgerr.Errorf(pgerr.InternalError, "could not withdraw speculatively inserted row %s", newTid)
 		}
 		if err := afterDelete(c, m.Rel, res); err != nil {
@@ -257,14 +257,14 @@ restart:
 		}
 		cur.Close()
 		for _, tid := range tids {
-			st, xid, live, err := m.Rel.Heap.CheckUniqueVersion(c.U(), c.Tx.Heap, tid)
+			st, xid, live, err := m.Rel.Table.CheckUnique(c.U(), c.Tx.Heap, tid)
 			if err != nil {
 				return page.ItemPointer{}, false, err
 			}
 			switch st {
-			case heap.RowLive:
+			case tableam.RowLive:
 				return live, true, nil
-			case heap.RowInFlight:
+			case tableam.RowInFlight:
 				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, xid); err != nil {
 					return page.ItemPointer{}, false, err
 				}
@@ -282,18 +282,18 @@ func (m *ModifyTable) checkConflictVisible(c *Ctx, tid page.ItemPointer) error {
 	if !c.repeatableRead() {
 		return nil
 	}
-	t, _, ok, err := m.Rel.Heap.FetchLatest(c.U(), tid)
+	t, _, ok, err := m.Rel.Table.FetchLatest(c.U(), tid)
 	if err != nil || !ok {
 		return err
 	}
 	return m.checkTupleVisible(c, t)
 }
 
-func (m *ModifyTable) checkTupleVisible(c *Ctx, t heap.Tuple) error {
-	if !c.repeatableRead() || heap.VisibleTo(m.Rel.Heap, t, c.Tx.Heap) {
+func (m *ModifyTable) checkTupleVisible(c *Ctx, t tableam.Tuple) error {
+	if !c.repeatableRead() || m.Rel.Table.TupleVisible(t, c.Tx.Heap) {
 		return nil
 	}
-	if c.Tx.Heap.IsCurrent(t.Xmin()) {
+	if c.Tx.Heap.IsCurrent(m.deformer.System(t).Xmin) {
 		return nil // our own row, inserted by this very command
 	}
 	return pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
@@ -305,24 +305,24 @@ func (m *ModifyTable) checkTupleVisible(c *Ctx, t heap.Tuple) error {
 func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer) (out Row, ok, retry bool, err error) {
 	oc := m.Conflict
 	natts := len(m.Rel.Attrs)
-	cur, _, found, err := m.Rel.Heap.FetchLatest(c.U(), tid)
+	cur, _, found, err := m.Rel.Table.FetchLatest(c.U(), tid)
 	if err != nil {
 		return nil, false, false, err
 	}
 	if !found {
 		return nil, false, true, nil
 	}
-	if heap.InsertedByCommand(cur, c.Tx.Heap) {
+	if m.Rel.Table.InsertedByCommand(cur, c.Tx.Heap) {
 		return nil, false, false, pgerr.Errorf(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 	}
-	res, err := m.Rel.Heap.LockTuple(c.Context, c.U(), c.Tx.Heap, tid, m.conflictLockMode(), heap.WaitBlock, false)
+	res, err := m.Rel.Table.Lock(c.Context, c.U(), c.Tx.Heap, tid, m.conflictLockMode(), tableam.WaitBlock, false)
 	if err != nil {
 		return nil, false, false, err
 	}
 	switch res.Result {
-	case heap.Ok:
-	case heap.Updated, heap.Deleted, heap.Invisible:
+	case tableam.Ok:
+	case tableam.Updated, tableam.Deleted, tableam.Invisible:
 		if err := c.serializationCheck(); err != nil {
 			return nil, false, false, err
 		}
@@ -332,7 +332,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 	}
 	// Locked: this version is the latest and stays so until we end.
-	cur, _, found, err = m.Rel.Heap.FetchLatest(c.U(), tid)
+	cur, _, found, err = m.Rel.Table.FetchLatest(c.U(), tid)
 	if err != nil || !found {
 		return nil, false, !found, err
 	}
@@ -366,7 +366,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 	if err != nil {
 		return nil, false, false, err
 	}
-	if r.Result != heap.Ok {
+	if r.Result != tableam.Ok {
 		return nil, false, false, pgerr.Errorf(pgerr.InternalError, "locked row %s changed before its ON CONFLICT update (%d)", tid, r.Result)
 	}
 	m.upserted++

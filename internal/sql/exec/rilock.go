@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -14,7 +14,7 @@ import (
 // detect rows committed since (detectNewRows: the referenced side's
 // checks); and, through the next command id, the current command's own
 // changes (the check's CommandCounterIncrement).
-func riTxn(c *Ctx, detectNewRows bool) (*heap.Txn, error) {
+func riTxn(c *Ctx, detectNewRows bool) (*tableam.Txn, error) {
 	// Row locks are stamped with the transaction's xid: the check may run
 	// before the statement wrote anything (ALTER TABLE … ADD FOREIGN KEY).
 	xid, err := c.Eng.Xact.AssignXid(c.Tx.Heap.Proc)
@@ -35,22 +35,22 @@ func riTxn(c *Ctx, detectNewRows bool) (*heap.Txn, error) {
 // READ COMMITTED follows a concurrent update to the newest version and
 // re-checks it with matches; REPEATABLE READ fails on one. found=false:
 // the row is gone or no longer matches.
-func lockKeyShare(c *Ctx, tx *heap.Txn, rel *catalog.Relation, tid page.ItemPointer, matches func(heap.Tuple) (bool, error)) (bool, error) {
+func lockKeyShare(c *Ctx, tx *tableam.Txn, rel *catalog.Relation, tid page.ItemPointer, matches func(tableam.Tuple) (bool, error)) (bool, error) {
 	if c.repeatableRead() {
-		oc, err := rel.Heap.LockTuple(c.Context, c.U(), tx, tid, heap.LockKeyShare, heap.WaitBlock, true)
+		oc, err := rel.Table.Lock(c.Context, c.U(), tx, tid, tableam.LockKeyShare, tableam.WaitBlock, true)
 		if err != nil {
 			return false, err
 		}
 		switch oc.Result {
-		case heap.Ok:
+		case tableam.Ok:
 			return true, nil
-		case heap.Updated, heap.Deleted:
+		case tableam.Updated, tableam.Deleted:
 			return false, pgerr.Errorf(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 		}
 		return false, nil
 	}
-	oc, _, t, err := rel.Heap.LockLatest(c.Context, c.U(), tx, tid, heap.LockKeyShare, heap.WaitBlock)
-	if err != nil || oc.Result != heap.Ok {
+	oc, _, t, err := rel.Table.LockLatest(c.Context, c.U(), tx, tid, tableam.LockKeyShare, tableam.WaitBlock)
+	if err != nil || oc.Result != tableam.Ok {
 		return false, err
 	}
 	if oc.Traversed {
@@ -60,9 +60,9 @@ func lockKeyShare(c *Ctx, tx *heap.Txn, rel *catalog.Relation, tid page.ItemPoin
 }
 
 // keyMatcher tells whether a version of rel has key in the columns cols.
-func keyMatcher(rel *catalog.Relation, cols []int16, key []types.Datum) func(heap.Tuple) (bool, error) {
+func keyMatcher(rel *catalog.Relation, cols []int16, key []types.Datum) func(tableam.Tuple) (bool, error) {
 	def := rel.NewDeformer()
-	return func(t heap.Tuple) (bool, error) {
+	return func(t tableam.Tuple) (bool, error) {
 		row := make(Row, len(rel.Attrs))
 		if err := def.Deform(t, row); err != nil {
 			return false, err

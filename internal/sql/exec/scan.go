@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -41,8 +41,8 @@ type SeqScan struct {
 	Sys     []sysAttr // system columns after the table's (syscols.go)
 	WithTID bool
 
-	scan      *heap.Scan
-	def       *heap.Deformer
+	scan      tableam.Scan
+	def       tableam.Format
 	row       Row
 	natts     int
 	qualAttrs int // leading columns the qual reads
@@ -54,17 +54,12 @@ type SeqScan struct {
 func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
 
 func (s *SeqScan) Open(c *Ctx) error {
-	var err error
-	s.scan, err = s.Rel.Heap.BeginScan(c.U(), c.Tx.Heap)
-	if err != nil {
-		return err
-	}
-	s.scan.Interrupts = c.Interrupts
 	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.qualAttrs = s.natts
 	s.pushed = false
 	s.lastTID = page.ItemPointer{}
+	opt := tableam.ScanOptions{Interrupts: c.Interrupts}
 	if s.Qual != nil {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
 			s.qualAttrs = n
@@ -75,7 +70,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 			// are never copied out or decoded beyond the qual's columns.
 			s.pushed = true
 			env := c.Env
-			s.scan.Filter = func(t heap.Tuple) (bool, error) {
+			opt.Filter = func(t tableam.Tuple) (bool, error) {
 				if err := c.checkCancel(); err != nil {
 					return false, err
 				}
@@ -86,7 +81,9 @@ func (s *SeqScan) Open(c *Ctx) error {
 			}
 		}
 	}
-	return nil
+	var err error
+	s.scan, err = s.Rel.Table.BeginScan(c.U(), c.Tx.Heap, opt)
+	return err
 }
 
 func (s *SeqScan) Next(c *Ctx) (Row, error) {
@@ -96,20 +93,20 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		}
 		t, tid, ok, err := s.scan.Next()
 		if s.pushed {
-			s.instr.Filtered = s.scan.Filtered
+			s.instr.Filtered = s.scan.Filtered()
 		}
 		if err != nil || !ok {
 			return nil, err
 		}
 		if s.pushed {
-			s.instr.Filtered = s.scan.Filtered
+			s.instr.Filtered = s.scan.Filtered()
 		} else if s.scratch != nil {
 			// Check the qual on the leading columns it reads before
 			// decoding (and allocating) the whole row.
 			if err := s.def.DeformUpTo(t, s.scratch, s.qualAttrs); err != nil {
 				return nil, err
 			}
-			fillSysAttrs(s.scratch[s.natts:], s.Sys, s.Rel, t, tid)
+			fillSysAttrs(s.scratch[s.natts:], s.Sys, s.Rel, s.def, t, tid)
 			ok, err := expr.IsTrue(c.Env, s.Qual, s.scratch)
 			if err != nil {
 				return nil, err
@@ -140,7 +137,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 
 // scanRow decodes a visible row version found at tid into a scan's row:
 // the table's columns, the system columns asked for, the TID if asked for.
-func scanRow(def *heap.Deformer, natts int, sys []sysAttr, rel *catalog.Relation, withTID bool, t heap.Tuple, tid page.ItemPointer) (Row, error) {
+func scanRow(def tableam.Format, natts int, sys []sysAttr, rel *catalog.Relation, withTID bool, t tableam.Tuple, tid page.ItemPointer) (Row, error) {
 	n := natts + len(sys)
 	if withTID {
 		n++
@@ -149,7 +146,7 @@ func scanRow(def *heap.Deformer, natts int, sys []sysAttr, rel *catalog.Relation
 	if err := def.Deform(t, row[:natts]); err != nil {
 		return nil, err
 	}
-	fillSysAttrs(row[natts:], sys, rel, t, tid)
+	fillSysAttrs(row[natts:], sys, rel, def, t, tid)
 	if withTID {
 		row[natts+len(sys)] = TIDDatum(tid)
 	}

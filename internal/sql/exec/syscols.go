@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -140,22 +140,26 @@ func sysColumns(rel *catalog.Relation, sys []sysAttr) []Column {
 	return out
 }
 
-// fillSysAttrs stores the values of sys for the row version t found at
-// tid into dst.
-func fillSysAttrs(dst Row, sys []sysAttr, rel *catalog.Relation, t heap.Tuple, tid page.ItemPointer) {
+// fillSysAttrs stores the values of sys for the row version t (in format
+// f) found at tid into dst.
+func fillSysAttrs(dst Row, sys []sysAttr, rel *catalog.Relation, f tableam.Format, t tableam.Tuple, tid page.ItemPointer) {
+	if len(sys) == 0 {
+		return
+	}
+	sv := f.System(t)
 	for i, a := range sys {
 		var d types.Datum
 		switch a {
 		case sysCtid:
 			d = types.TidDatum(uint32(tid.Block), uint16(tid.Offset))
 		case sysXmin:
-			d = types.Int(int64(t.Xmin()))
+			d = types.Int(int64(sv.Xmin))
 		case sysXmax:
-			d = types.Int(int64(t.Xmax()))
+			d = types.Int(int64(sv.Xmax))
 		case sysCmin, sysCmax:
 			// Both read the one t_cid field (which may hold a combo
 			// command id), as in PostgreSQL.
-			d = types.Int(int64(t.RawCid()))
+			d = types.Int(int64(sv.Cid))
 		case sysTableoid:
 			d = types.Int(int64(rel.OID))
 		}
@@ -165,7 +169,7 @@ func fillSysAttrs(dst Row, sys []sysAttr, rel *catalog.Relation, t heap.Tuple, t
 
 // fillNewSysAttrs stores the values of sys for the row version this
 // transaction just wrote at tid (RETURNING after UPDATE).
-func fillNewSysAttrs(dst Row, sys []sysAttr, rel *catalog.Relation, tx *heap.Txn, tid page.ItemPointer) {
+func fillNewSysAttrs(dst Row, sys []sysAttr, rel *catalog.Relation, tx *tableam.Txn, tid page.ItemPointer) {
 	for i, a := range sys {
 		var d types.Datum
 		switch a {

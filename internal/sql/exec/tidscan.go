@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -25,7 +25,7 @@ type TidScan struct {
 	WithTID bool
 
 	done bool
-	def  *heap.Deformer
+	def  tableam.Format
 }
 
 func (s *TidScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
@@ -47,11 +47,11 @@ func (s *TidScan) Next(c *Ctx) (Row, error) {
 		return nil, err
 	}
 	blk, off := types.TidParts(d)
-	nblocks, err := s.Rel.Heap.NBlocks()
+	nblocks, err := s.Rel.Table.NBlocks()
 	if err != nil || page.BlockNumber(blk) >= nblocks || off == 0 {
 		return nil, err
 	}
-	t, vtid, found, err := s.Rel.Heap.Fetch(c.U(), c.Tx.Heap, page.ItemPointer{Block: page.BlockNumber(blk), Offset: page.OffsetNumber(off)})
+	t, vtid, found, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, page.ItemPointer{Block: page.BlockNumber(blk), Offset: page.OffsetNumber(off)})
 	if err != nil || !found {
 		return nil, err
 	}

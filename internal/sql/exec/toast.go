@@ -1,7 +1,7 @@
 package exec
 
 import (
-	"github.com/tidal-db/tidal/internal/access/heap"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/access/toast"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/datum/varatt"
@@ -27,7 +27,7 @@ func toastEnv(c *Ctx) toast.Env {
 // storedRow is a row prepared for the heap: its tuple, the values it was
 // formed from (with TOAST pointers), and the TOAST values stored for it.
 type storedRow struct {
-	tup    heap.Tuple
+	tup    tableam.Tuple
 	stored []types.Datum
 	saved  []uint32
 }
@@ -35,7 +35,7 @@ type storedRow struct {
 // formRow toasts row for rel and forms its tuple; old are the values of
 // the version an UPDATE replaces (nil for an INSERT), whose unchanged
 // external values are kept by reference.
-func formRow(c *Ctx, rel *catalog.Relation, def *heap.Deformer, row, old Row) (storedRow, error) {
+func formRow(c *Ctx, rel *catalog.Relation, def tableam.Format, row, old Row) (storedRow, error) {
 	t := rel.Toaster()
 	if t == nil {
 		return storedRow{tup: def.Form(row), stored: row}, nil
@@ -58,7 +58,7 @@ func (s storedRow) discard(c *Ctx, rel *catalog.Relation) error {
 
 // afterUpdate deletes the TOAST values of the replaced version (oc.Old)
 // that the new one does not keep.
-func (s storedRow) afterUpdate(c *Ctx, rel *catalog.Relation, oc heap.Outcome) error {
+func (s storedRow) afterUpdate(c *Ctx, rel *catalog.Relation, oc tableam.Outcome) error {
 	if oc.Old == nil || rel.Toaster() == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s storedRow) afterUpdate(c *Ctx, rel *catalog.Relation, oc heap.Outcome) e
 }
 
 // afterDelete deletes the TOAST values of a deleted version.
-func afterDelete(c *Ctx, rel *catalog.Relation, oc heap.Outcome) error {
+func afterDelete(c *Ctx, rel *catalog.Relation, oc tableam.Outcome) error {
 	if oc.Old == nil || rel.Toaster() == nil {
 		return nil
 	}
