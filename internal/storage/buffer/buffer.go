@@ -80,6 +80,10 @@ type Pool struct {
 
 	clock atomic.Uint64
 
+	// extendMu serialises relation extension: a new block's buffer is
+	// installed before the file grows (Extend).
+	extendMu sync.Mutex
+
 	// FlushWAL makes WAL durable up to lsn; set before any page is
 	// written. It enforces WAL-before-data.
 	FlushWAL func(lsn page.LSN) error
@@ -453,8 +457,18 @@ func (p *Pool) IsDirty(b Buffer) bool {
 
 // Extend adds a block to the fork and returns it pinned and exclusively
 // locked, zero-filled, counted as written as PostgreSQL 15 counts it.
+//
+// The new block's buffer is installed and locked before the file grows
+// (PostgreSQL's RBM_ZERO_AND_LOCK under the extension lock): once another
+// backend can see the block in the fork's length, the buffer is already
+// there, so it waits for the extender's lock and finds the page the
+// extender initialised. Growing the file first left a window in which a
+// reader could take the zero page, initialise it and insert into it, and
+// the extender then initialised it again, wiping that row.
 func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumber, s *Strategy) (Buffer, page.BlockNumber, error) {
-	blk, err := p.smgr.Extend(rel, fork)
+	p.extendMu.Lock()
+	defer p.extendMu.Unlock()
+	blk, err := p.smgr.NBlocks(rel, fork)
 	if err != nil {
 		return InvalidBuffer, 0, err
 	}
@@ -462,15 +476,45 @@ func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumb
 	// room is counted as written, as everywhere else (it was nil, which
 	// lost those writes for bulk loads through a BulkWrite ring). A zeroing
 	// read counts no read.
-	b, err := p.read(u, Tag{rel, fork, blk}, s, true)
+	tag := Tag{rel, fork, blk}
+	b, err := p.read(u, tag, s, true)
 	if err != nil {
+		return InvalidBuffer, 0, err
+	}
+	p.Lock(b, Exclusive)
+	clear(p.Page(b)) // a block past the end is zeros, whatever a stale frame held
+	got, err := p.smgr.Extend(rel, fork)
+	if err == nil && got != blk {
+		err = fmt.Errorf("buffer: extending %v fork %d: the file grew to block %d, expected %d", rel, fork, got, blk)
+	}
+	if err != nil {
+		p.Unlock(b, Exclusive)
+		p.forget(b, tag)
 		return InvalidBuffer, 0, err
 	}
 	if u != nil {
 		u.Buf.SharedWritten++
 	}
-	p.Lock(b, Exclusive)
 	return b, blk, nil
+}
+
+// forget unpins buffer b, which holds tag, and takes it out of the
+// mapping (a block that turned out not to exist).
+func (p *Pool) forget(b Buffer, tag Tag) {
+	id := int32(b) - 1
+	d := &p.descs[id]
+	pt := p.part(tag)
+	pt.mu.Lock()
+	if cur, ok := pt.m[tag]; ok && cur == id {
+		delete(pt.m, tag)
+	}
+	pt.mu.Unlock()
+	d.hdr.Lock()
+	d.valid = false
+	d.dirty = false
+	d.tag = Tag{}
+	d.hdr.Unlock()
+	p.unpin(id)
 }
 
 // FlushAll writes every dirty buffer (a checkpoint's buffer pass), then

@@ -521,3 +521,56 @@ func TestConcurrentReaders(t *testing.T) {
 		t.Fatalf("%d pins left", pins)
 	}
 }
+
+// TestExtendHandsOutAnUntouchedPage: a block Extend returns is zeros and
+// locked before any other backend can reach it, even one that reads the
+// fork's last block the moment the file grows and initialises a page it
+// finds new (as the heap's insert path does). A window between growing
+// the file and locking the buffer let such a reader fill the page, which
+// the extender then initialised again, losing the reader's row.
+func TestExtendHandsOutAnUntouchedPage(t *testing.T) {
+	e := newEnv(t, 64)
+	const extends = 5000
+	var stop sync.WaitGroup
+	done := make(chan struct{})
+	for r := 0; r < 3; r++ {
+		stop.Add(1)
+		go func() {
+			defer stop.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				nb, err := e.sm.NBlocks(rel, smgr.MainFork)
+				if err != nil || nb == 0 {
+					continue
+				}
+				b, err := e.pool.Read(nil, tag(nb-1), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				e.pool.Lock(b, Exclusive)
+				if p := e.pool.Page(b); p.IsNew() {
+					stamp(p, nb-1, 1) // "take it": a reader's insert
+				}
+				e.pool.UnlockRelease(b, Exclusive)
+			}
+		}()
+	}
+	for i := 0; i < extends; i++ {
+		b, blk, err := e.pool.Extend(nil, rel, smgr.MainFork, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := e.pool.Page(b); !p.IsNew() {
+			t.Fatalf("block %d came back from Extend already initialised by another backend", blk)
+		}
+		stamp(e.pool.Page(b), blk, 1)
+		e.pool.UnlockRelease(b, Exclusive)
+	}
+	close(done)
+	stop.Wait()
+}
