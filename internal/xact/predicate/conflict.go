@@ -39,8 +39,14 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 		return nil
 	}
 	if blk != InvalidBlock && off != 0 {
-		if err := sx.targetConflictsInLocked(TupleTarget(rel, blk, off)); err != nil {
+		t := TupleTarget(rel, blk, off)
+		if err := sx.targetConflictsInLocked(t); err != nil {
 			return err
+		}
+		// Writing the version supersedes our own SIREAD lock on it,
+		// except in a subtransaction, which may roll the write back.
+		if _, held := sx.locks[t]; held && sx.proc.SubLevel() == 1 {
+			sx.removeLockLocked(t)
 		}
 	}
 	if blk != InvalidBlock {
