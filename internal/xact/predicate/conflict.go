@@ -57,6 +57,41 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 	return sx.targetConflictsInLocked(RelationTarget(rel))
 }
 
+// TableConflictIn is called before a write of every row of a table
+// (TRUNCATE; CheckTableForSerializableConflictIn): every holder of a SIREAD
+// lock of any granularity on the table's file gets an edge to us.
+func (sx *Xact) TableConflictIn(rel uint32) error {
+	if sx == nil || sx.off.Load() {
+		return nil
+	}
+	m := sx.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sx.didWrite = true
+	sx.noteXidLocked()
+	if rel < FirstUserRel {
+		return nil
+	}
+	var readers []*Xact
+	for t, h := range m.targets {
+		if t.Rel != rel {
+			continue
+		}
+		for r := range h {
+			readers = append(readers, r)
+		}
+	}
+	for _, r := range readers {
+		if _, dup := r.out[sx]; r == sx || dup {
+			continue
+		}
+		if err := m.flagRWConflictLocked(r, sx, sx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // targetConflictsInLocked flags a conflict from each holder of t that
 // overlaps us (CheckTargetForConflictsIn): running, or committed after our
 // snapshot.

@@ -373,3 +373,23 @@ func TestWriteDropsOwnTupleLock(t *testing.T) {
 	e.xm.RollbackSubXact(a.proc)
 	a.abort()
 }
+
+// A relation's readers keep conflicting with writes after it moves to a
+// new file (TRUNCATE, a rewrite) or loses the index they read through.
+func TestRelationMoved(t *testing.T) {
+	e := newEnv(t)
+	r, w := e.begin(false), e.begin(false)
+	r.sx.LockPage(rel, 3) // an index page
+	e.m.RelationMoved(rel, rel+7)
+	if err := w.write(rel+7, InvalidBlock, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.sx.in[r.sx]; !ok {
+		t.Fatal("no conflict from a reader of the relation's old file")
+	}
+	if _, ok := r.sx.locks[PageTarget(rel, 3)]; !ok {
+		t.Fatal("the old lock went (the DDL may roll back)")
+	}
+	r.abort()
+	w.abort()
+}
