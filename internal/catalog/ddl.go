@@ -211,6 +211,13 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 		if err := c.dropIndexConstraint(tx, r.OID); err != nil {
 			return err
 		}
+		// Its serializable readers' locks go to the table (when the
+		// table is being dropped too, there is nothing to move to).
+		if c.env.Pred.Active() && r.Index != nil {
+			if t, err := c.ByOID(tx, r.Index.RelID); err == nil && t != nil {
+				c.env.Pred.RelationMoved(r.RelFileNode, t.RelFileNode)
+			}
+		}
 	}
 	if err := c.dropSequenceParts(tx, r); err != nil {
 		return err
@@ -461,6 +468,7 @@ func (c *Catalog) NewRelFileNode(tx *Txn, r *Relation) (uint32, error) {
 		return 0, err
 	}
 	tx.Dropped = append(tx.Dropped, r.RelFileNode)
+	c.env.Pred.RelationMoved(r.RelFileNode, node)
 	return node, nil
 }
 

@@ -860,6 +860,11 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 // truncateRels gives each table and its indexes a new, empty file.
 func (s *Session) truncateRels(c *exec.Ctx, rels []*catalog.Relation, restartSeqs bool) error {
 	for _, rel := range rels {
+		// Emptying the table writes every row: its serializable readers
+		// conflict with us.
+		if err := c.Tx.Heap.SSI.TableConflictIn(rel.RelFileNode); err != nil {
+			return err
+		}
 		if _, err := s.eng.Catalog.NewRelFileNode(c.Tx, rel); err != nil {
 			return err
 		}

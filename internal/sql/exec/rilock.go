@@ -110,6 +110,9 @@ func cascades(action byte) bool {
 // indexEqualTIDs are the TIDs of an index's entries equal to key.
 func indexEqualTIDs(c *Ctx, rel, ir *catalog.Relation, key []types.Datum) ([]page.ItemPointer, error) {
 	cur := IndexHandle(c.Eng, rel, ir).ScanEqual(c.U(), key)
+	// A serializable foreign-key check reads the index like a query
+	// (PostgreSQL's RI queries take SIREAD locks too).
+	cur.SSI = c.Tx.Heap.SSI
 	defer cur.Close()
 	var tids []page.ItemPointer
 	for {

@@ -39,8 +39,14 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 		return nil
 	}
 	if blk != InvalidBlock && off != 0 {
-		if err := sx.targetConflictsInLocked(TupleTarget(rel, blk, off)); err != nil {
+		t := TupleTarget(rel, blk, off)
+		if err := sx.targetConflictsInLocked(t); err != nil {
 			return err
+		}
+		// Writing the version supersedes our own SIREAD lock on it,
+		// except in a subtransaction, which may roll the write back.
+		if _, held := sx.locks[t]; held && sx.proc.SubLevel() == 1 {
+			sx.removeLockLocked(t)
 		}
 	}
 	if blk != InvalidBlock {
@@ -49,6 +55,41 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 		}
 	}
 	return sx.targetConflictsInLocked(RelationTarget(rel))
+}
+
+// TableConflictIn is called before a write of every row of a table
+// (TRUNCATE; CheckTableForSerializableConflictIn): every holder of a SIREAD
+// lock of any granularity on the table's file gets an edge to us.
+func (sx *Xact) TableConflictIn(rel uint32) error {
+	if sx == nil || sx.off.Load() {
+		return nil
+	}
+	m := sx.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sx.didWrite = true
+	sx.noteXidLocked()
+	if rel < FirstUserRel {
+		return nil
+	}
+	var readers []*Xact
+	for t, h := range m.targets {
+		if t.Rel != rel {
+			continue
+		}
+		for r := range h {
+			readers = append(readers, r)
+		}
+	}
+	for _, r := range readers {
+		if _, dup := r.out[sx]; r == sx || dup {
+			continue
+		}
+		if err := m.flagRWConflictLocked(r, sx, sx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // targetConflictsInLocked flags a conflict from each holder of t that

@@ -183,6 +183,32 @@ func (m *Manager) copyPageLocksLocked(rel, oldBlk, newBlk uint32) {
 	}
 }
 
+// RelationMoved gives every holder of a SIREAD lock on relation file
+// oldRel a lock on the whole of relation file newRel
+// (TransferPredicateLocksToHeapRelation): a TRUNCATE or table rewrite
+// moves a table or index to a new file, a dropped index's readers must
+// still conflict with writes to its table. The old locks stay, in case
+// the DDL rolls back.
+func (m *Manager) RelationMoved(oldRel, newRel uint32) {
+	if !m.Active() || newRel < FirstUserRel {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var holders []*Xact
+	for t, h := range m.targets {
+		if t.Rel != oldRel {
+			continue
+		}
+		for sx := range h {
+			holders = append(holders, sx)
+		}
+	}
+	for _, sx := range holders {
+		sx.acquireLocked(RelationTarget(newRel))
+	}
+}
+
 // LockInfo is one SIREAD lock, for pg_locks.
 type LockInfo struct {
 	Target Target

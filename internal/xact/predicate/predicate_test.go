@@ -348,3 +348,48 @@ func TestBudgetPromotes(t *testing.T) {
 	}
 	a.abort()
 }
+
+// A transaction's write of a tuple it read replaces its SIREAD lock on it
+// (the write conflicts with later readers anyway); inside a subtransaction
+// the lock stays, since the write may be rolled back.
+func TestWriteDropsOwnTupleLock(t *testing.T) {
+	e := newEnv(t)
+	a := e.begin(false)
+	a.sx.LockTuple(rel, 1, 1)
+	if err := a.write(rel, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.sx.locks) != 0 || len(e.m.targets) != 0 {
+		t.Fatalf("own tuple lock kept after the write: %v", a.sx.locks)
+	}
+	a.sx.LockTuple(rel, 1, 2)
+	e.xm.BeginSubXact(a.proc)
+	if err := a.write(rel, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.sx.locks[TupleTarget(rel, 1, 2)]; !ok {
+		t.Fatal("own tuple lock dropped by a write inside a subtransaction")
+	}
+	e.xm.RollbackSubXact(a.proc)
+	a.abort()
+}
+
+// A relation's readers keep conflicting with writes after it moves to a
+// new file (TRUNCATE, a rewrite) or loses the index they read through.
+func TestRelationMoved(t *testing.T) {
+	e := newEnv(t)
+	r, w := e.begin(false), e.begin(false)
+	r.sx.LockPage(rel, 3) // an index page
+	e.m.RelationMoved(rel, rel+7)
+	if err := w.write(rel+7, InvalidBlock, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.sx.in[r.sx]; !ok {
+		t.Fatal("no conflict from a reader of the relation's old file")
+	}
+	if _, ok := r.sx.locks[PageTarget(rel, 3)]; !ok {
+		t.Fatal("the old lock went (the DDL may roll back)")
+	}
+	r.abort()
+	w.abort()
+}
