@@ -109,7 +109,7 @@ func (f format) ExternalPointers(t tableam.Tuple, fn func(attno int, p varatt.Ex
 // System shows the version's last writer as xmin (FrozenXid once its undo
 // is discarded) and its command id; there is no xmax on a live version.
 func (f format) System(t tableam.Tuple) tableam.SystemValues {
-	rec := f.log.latestRecord(Tuple(t))
+	rec := f.log.latestDataRecord(Tuple(t))
 	if rec == nil {
 		return tableam.SystemValues{Xmin: xact.FrozenXid}
 	}
@@ -126,6 +126,23 @@ func (l *Log) latestRecord(t Tuple) *Record {
 	rec, err := l.readRecord(nil, urp)
 	if err != nil {
 		return nil
+	}
+	return rec
+}
+
+// latestDataRecord is latestRecord past row locks: the change that made
+// t's bytes (what xmin and visibility are about).
+func (l *Log) latestDataRecord(t Tuple) *Record {
+	rec := l.latestRecord(t)
+	for n := 0; rec != nil && rec.Kind == KindLock && n < 1<<16; n++ {
+		if rec.Prev == 0 || rec.Prev < l.Discard() {
+			return nil
+		}
+		next, err := l.readRecord(nil, rec.Prev)
+		if err != nil {
+			return nil
+		}
+		rec = next
 	}
 	return rec
 }
@@ -190,7 +207,7 @@ func (r *Relation) DeleteOwn(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 // Lock takes a row lock. An in-place AM has no later versions at other
 // TIDs but a moved row's, which a lock of the old one does not follow.
 func (r *Relation) Lock(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy, _ bool) (tableam.Outcome, error) {
-	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait)
+	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait, true)
 	return amOutcome(oc), err
 }
 
@@ -200,7 +217,7 @@ func (r *Relation) Lock(ctx context.Context, u *stats.Usage, tx *Txn, tid page.I
 // is locked, following moves, and returned with Traversed for the
 // caller's recheck — without other transactions' uncommitted changes.
 func (r *Relation) LockLatest(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy) (tableam.Outcome, page.ItemPointer, tableam.Tuple, error) {
-	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait)
+	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait, false)
 	if err != nil || oc.Result != Updated {
 		if err != nil || oc.Result != Ok {
 			return amOutcome(oc), tid, nil, err
@@ -217,7 +234,7 @@ func (r *Relation) LockLatest(ctx context.Context, u *stats.Usage, tx *Txn, tid 
 		if oc.Result == Updated && oc.NewTID != tid {
 			tid = oc.NewTID // moved: lock where it went
 		}
-		if oc, err = r.t.LockRow(ctx, u, &latest, tid, mode, wait); err != nil {
+		if oc, err = r.t.LockRow(ctx, u, &latest, tid, mode, wait, false); err != nil {
 			return tableam.Outcome{}, tid, nil, err
 		}
 		if oc.Result == Updated && oc.NewTID != tid && hops < 1<<16 {
@@ -261,13 +278,13 @@ func (r *Relation) IndexEntryDead(u *stats.Usage, tid page.ItemPointer, horizon 
 
 // TupleVisible: is the change that made version t visible to tx?
 func (r *Relation) TupleVisible(tup tableam.Tuple, tx *Txn) bool {
-	rec := r.t.log.latestRecord(Tuple(tup))
+	rec := r.t.log.latestDataRecord(Tuple(tup))
 	return (rec == nil || r.t.log.sees(tx, rec)) && !Tuple(tup).IsDeleted()
 }
 
 // InsertedByCommand: did tx's current command write version t?
 func (r *Relation) InsertedByCommand(tup tableam.Tuple, tx *Txn) bool {
-	rec := r.t.log.latestRecord(Tuple(tup))
+	rec := r.t.log.latestDataRecord(Tuple(tup))
 	return rec != nil && rec.Kind != KindLock && rec.Kind != KindDelete && tx.IsCurrent(rec.Xid) && rec.Cid == tx.Cid
 }
 

@@ -59,7 +59,11 @@ func (t *Table) checkModify(u *stats.Usage, tx *Txn, tid page.ItemPointer, cur T
 			urp = rec.Prev // a finished lock does not matter
 			continue
 		}
-		if tx.Snap != nil && tx.Snap.XidInSnapshot(rec.Xid) {
+		// A committed insert the snapshot does not see replaced nothing
+		// the snapshot saw: the row is the caller's to change or lock, as
+		// heap_update / heap_lock_tuple do not ask the snapshot about
+		// xmin (ON CONFLICT's conflicting row, a moved row's new version).
+		if rec.Kind != KindInsert && tx.Snap != nil && tx.Snap.XidInSnapshot(rec.Xid) {
 			if !conflicts(o.mode, rec.heldMode()) {
 				// FOR KEY SHARE of a row a non-key update changed since
 				// the snapshot: the version it saw is still the row's
@@ -248,8 +252,13 @@ func (t *Table) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 // row locks"): a shared mode in memory, an exclusive one as a LOCK record.
 // A nil tx.Snap locks the newest version whatever committed it (READ
 // COMMITTED's LockLatest).
-func (t *Table) LockRow(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy) (Outcome, error) {
-	r, oc, err := t.lockForModify(ctx, u, tx, tid, modifyOpts{mode: mode, wait: wait})
+//
+// With retry, a committed change the caller was already told about
+// (Updated) no longer stops it: ON CONFLICT DO UPDATE re-reads the newest
+// version and locks it again, which heap lets through by its new TID
+// (epqSeen).
+func (t *Table) LockRow(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy, retry bool) (Outcome, error) {
+	r, oc, err := t.lockForModify(ctx, u, tx, tid, modifyOpts{mode: mode, wait: wait, epq: retry})
 	if err != nil || oc.Result != Ok {
 		return oc, err
 	}

@@ -154,7 +154,7 @@ func TestRedoReproducesPages(t *testing.T) {
 		}
 	}
 	tb.Delete(bg, nil, a, tids[3], false)
-	tb.LockRow(bg, nil, a, tids[10], tableam.LockExclusive, tableam.WaitBlock)
+	tb.LockRow(bg, nil, a, tids[10], tableam.LockExclusive, tableam.WaitBlock, false)
 	te.commit(t, a)
 	b := te.begin(t)
 	for i := 1; i < 300; i += 11 {
