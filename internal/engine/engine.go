@@ -260,6 +260,9 @@ func (e *Engine) start(fresh bool) error {
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
 	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits)}
 	e.AMs = e.cfg.AccessMethods
+	for _, am := range e.boundAMs() {
+		am.Attach(e.AMEnv)
+	}
 	e.Catalog = catalog.Open(e.AMEnv, e.AMs, ctl.NextOid)
 	e.registerRmgrs()
 
@@ -301,6 +304,9 @@ func (e *Engine) start(fresh bool) error {
 	}
 	e.WAL.SetRedoPtr(ctl.Redo)
 	e.attachWAL()
+	if err := e.startAMs(); err != nil {
+		return err
+	}
 	if ctl.State == wal.StateRecovery {
 		if err := e.Checkpoint(false); err != nil {
 			return fmt.Errorf("end-of-recovery checkpoint: %w", err)
@@ -311,6 +317,39 @@ func (e *Engine) start(fresh bool) error {
 		return err
 	}
 	e.log.Printf("LOG:  database system is ready to accept connections")
+	return nil
+}
+
+// engineBound is implemented by table access methods that keep
+// engine-wide state (the undo AM's log): Attach at start-up, before WAL
+// replay; Start once the WAL is attached and before any session (undo
+// recovery runs there); CheckpointBegin when a checkpoint fixes its redo
+// point and CheckpointDone with its token once the checkpoint is durable.
+type engineBound interface {
+	Attach(env *tableam.Env)
+	Start(env *tableam.Env, logf func(format string, args ...any)) error
+	CheckpointBegin() uint64
+	CheckpointDone(token uint64) error
+}
+
+func (e *Engine) boundAMs() []engineBound {
+	var out []engineBound
+	for _, am := range e.AMs.All() {
+		if b, ok := am.(engineBound); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// startAMs starts the engine-bound access methods once the WAL is
+// attached, before any session.
+func (e *Engine) startAMs() error {
+	for _, am := range e.boundAMs() {
+		if err := am.Start(e.AMEnv, e.log.Printf); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -328,6 +367,9 @@ func (e *Engine) initdb(walDir string, opts wal.Options) error {
 		return err
 	}
 	e.attachWAL()
+	if err := e.startAMs(); err != nil {
+		return err
+	}
 	proc := e.Xact.NewProc()
 	defer e.Xact.ReleaseProc(proc)
 	tx := &catalog.Txn{Heap: &tableam.Txn{Proc: proc, Snap: &xact.Snapshot{Xmin: xact.FirstNormalXid, Xmax: xact.FirstNormalXid}, Combo: &tableam.ComboCids{}}, U: &stats.Usage{}}
@@ -437,6 +479,11 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	start := time.Now()
 	e.Xact.BlockCommits()
 	redo := e.WAL.BeginCheckpoint()
+	bound := e.boundAMs()
+	tokens := make([]uint64, len(bound))
+	for i, am := range bound {
+		tokens[i] = am.CheckpointBegin()
+	}
 	e.Xact.UnblockCommits()
 	written, err := e.Pool.FlushAll()
 	if errors.Is(err, smgr.ErrFsync) {
@@ -486,6 +533,11 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 	}
 	if err := wal.WriteControl(e.cfg.DataDir, e.control); err != nil {
 		return err
+	}
+	for i, am := range bound {
+		if err := am.CheckpointDone(tokens[i]); err != nil {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
 	}
 	if err := e.WAL.RemoveSegmentsBefore(redo); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/tidal-db/tidal/internal/access/tableams"
 	"io"
 	"log"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -95,7 +96,16 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	sessions := session.NewServer(eng, opt.Conf)
+	conf := opt.Conf
+	if am := os.Getenv("TIDAL_TEST_TABLE_AM"); am != "" && conf["default_table_access_method"] == "" {
+		// Run a suite with another default table AM (CI runs heap and undo).
+		conf = maps.Clone(conf)
+		if conf == nil {
+			conf = map[string]string{}
+		}
+		conf["default_table_access_method"] = am
+	}
+	sessions := session.NewServer(eng, conf)
 	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: []string{"127.0.0.1:0"}, Logger: cfg.Logger, Authenticator: sessions.Authenticator()}, sessions)
 	if err := srv.Listen(); err != nil {
 		eng.Close()

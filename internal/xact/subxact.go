@@ -95,11 +95,13 @@ func (m *Manager) BeginSubXact(p *Proc) {
 	m.mu.Lock()
 	p.subs = append(p.subs, subXact{})
 	m.mu.Unlock()
+	m.runCallbacks(p, func(c Callbacks) func(*Proc) { return c.SubBegin })
 }
 
 // ReleaseSubXact ends the innermost subtransaction as sub-committed
 // (RELEASE): its xids and locks pass to its parent level.
 func (m *Manager) ReleaseSubXact(p *Proc) {
+	defer m.runCallbacks(p, func(c Callbacks) func(*Proc) { return c.SubRelease })
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := len(p.subs)
@@ -127,6 +129,7 @@ func (m *Manager) RollbackSubXact(p *Proc) {
 	if n == 0 {
 		panic("xact: RollbackSubXact without a subtransaction")
 	}
+	m.runCallbacks(p, func(c Callbacks) func(*Proc) { return c.BeforeSubAbort })
 	level := p.SubLevel()
 	s := p.subs[n-1]
 	var xids []XID

@@ -119,6 +119,8 @@ type Manager struct {
 
 	locks *lockManager
 
+	callbacks []Callbacks // callbacks.go
+
 	// commitMu keeps a checkpoint from choosing its redo point between a
 	// commit record's insertion and the commit log update (PostgreSQL's
 	// delayChkpt): commits hold it shared, the checkpoint exclusively.
@@ -377,6 +379,7 @@ type CommitOptions struct {
 // to record. It returns the commit record's end LSN.
 func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, error) {
 	xid := p.xid.Load()
+	defer m.afterCommit(p, xid)
 	var end wal.LSN
 	if xid != InvalidXid {
 		m.commitMu.RLock()
@@ -417,6 +420,7 @@ func (m *Manager) Commit(u *stats.Usage, p *Proc, opt CommitOptions) (wal.LSN, e
 
 // Abort ends p's transaction as aborted.
 func (m *Manager) Abort(p *Proc) {
+	m.runCallbacks(p, func(c Callbacks) func(*Proc) { return c.BeforeAbort })
 	xid := p.xid.Load()
 	if xid != InvalidXid {
 		rec := wal.NewRecord(wal.RmXact, InfoAbort, xid)

@@ -156,7 +156,7 @@ func (t *Table) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Tu
 	return tableam.Tuple(tup), vtid, ok, err
 }
 
-func (t *Table) FetchLatest(u *stats.Usage, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
+func (t *Table) FetchLatest(u *stats.Usage, _ *Txn, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
 	tup, vtid, ok, err := t.r.FetchLatest(u, tid)
 	return tableam.Tuple(tup), vtid, ok, err
 }

@@ -43,7 +43,7 @@ func TestTableAM(t *testing.T) {
 		t.Fatalf("update with a changed index: %+v %v", res2, err)
 	}
 	te.commit(t, tx)
-	latest, _, ok, err := rel.FetchLatest(nil, tid)
+	latest, _, ok, err := rel.FetchLatest(nil, nil, tid)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}

@@ -133,7 +133,9 @@ type Relation interface {
 	// FetchLatest follows the row at tid through its committed updates and
 	// returns a copy of the version no committed transaction replaced
 	// (EvalPlanQual's re-read), and its TID; found=false if it was deleted.
-	FetchLatest(u *stats.Usage, tid TID) (t Tuple, vtid TID, found bool, err error)
+	// tx is the caller: an AM whose versions share a TID (undo) keeps the
+	// caller's own uncommitted changes and strips other running ones.
+	FetchLatest(u *stats.Usage, tx *Txn, tid TID) (t Tuple, vtid TID, found bool, err error)
 	// LatestVisibleTID is the TID of the newest version of the row at tid
 	// that tx's snapshot sees, or tid (heap_get_latest_tid; WHERE CURRENT OF).
 	LatestVisibleTID(u *stats.Usage, tx *Txn, tid TID) (TID, error)

@@ -10,6 +10,7 @@ package tableams
 import (
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/tableam"
+	"github.com/tidal-db/tidal/internal/access/undo"
 )
 
 // Builtin returns a new registry holding every built-in table access
@@ -17,5 +18,6 @@ import (
 func Builtin() *tableam.Registry {
 	r := tableam.NewRegistry()
 	r.Register(heap.AM{})
+	r.Register(undo.NewAM())
 	return r
 }

@@ -255,7 +255,7 @@ func (m *ModifyTable) targetWidth(in Row) int {
 // in's other items (UPDATE … FROM, DELETE … USING) as they were. ok=false:
 // the row is gone or no longer qualifies.
 func (m *ModifyTable) latest(c *Ctx, tid page.ItemPointer, in Row) (Row, page.ItemPointer, bool, error) {
-	t, ntid, ok, err := m.Rel.Table.FetchLatest(c.U(), tid)
+	t, ntid, ok, err := m.Rel.Table.FetchLatest(c.U(), c.Tx.Heap, tid)
 	if err != nil || !ok {
 		return nil, ntid, false, err
 	}

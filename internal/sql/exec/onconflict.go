@@ -282,7 +282,7 @@ func (m *ModifyTable) checkConflictVisible(c *Ctx, tid page.ItemPointer) error {
 	if !c.repeatableRead() {
 		return nil
 	}
-	t, _, ok, err := m.Rel.Table.FetchLatest(c.U(), tid)
+	t, _, ok, err := m.Rel.Table.FetchLatest(c.U(), c.Tx.Heap, tid)
 	if err != nil || !ok {
 		return err
 	}
@@ -305,7 +305,7 @@ func (m *ModifyTable) checkTupleVisible(c *Ctx, t tableam.Tuple) error {
 func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer) (out Row, ok, retry bool, err error) {
 	oc := m.Conflict
 	natts := len(m.Rel.Attrs)
-	cur, _, found, err := m.Rel.Table.FetchLatest(c.U(), tid)
+	cur, _, found, err := m.Rel.Table.FetchLatest(c.U(), c.Tx.Heap, tid)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -332,7 +332,7 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 	}
 	// Locked: this version is the latest and stays so until we end.
-	cur, _, found, err = m.Rel.Table.FetchLatest(c.U(), tid)
+	cur, _, found, err = m.Rel.Table.FetchLatest(c.U(), c.Tx.Heap, tid)
 	if err != nil || !found {
 		return nil, false, !found, err
 	}

@@ -35,6 +35,11 @@ const (
 	FSMFork  ForkNumber = 1
 	VMFork   ForkNumber = 2
 	NumForks            = 3
+	// UndoFork holds an undo log (internal/access/undo). It is not one of a
+	// relation's forks (Unlink leaves it alone, NumForks does not count it):
+	// its files live in the data directory's undo/ folder, named by the
+	// log's number.
+	UndoFork ForkNumber = 3
 )
 
 var forkSuffix = [NumForks]string{"", "_fsm", "_vm"}
@@ -47,6 +52,8 @@ func (f ForkNumber) String() string {
 		return "fsm"
 	case VMFork:
 		return "vm"
+	case UndoFork:
+		return "undo"
 	}
 	return fmt.Sprintf("fork%d", f)
 }
@@ -93,12 +100,21 @@ func Open(dir string) (*Manager, error) {
 func (m *Manager) Dir() string { return m.dir }
 
 func (m *Manager) path(rel RelFileNumber, f ForkNumber, seg int) string {
-	name := fmt.Sprintf("%d%s", rel, forkSuffix[f])
+	dir, suffix := m.dir, ""
+	if f == UndoFork {
+		dir = m.UndoDir()
+	} else {
+		suffix = forkSuffix[f]
+	}
+	name := fmt.Sprintf("%d%s", rel, suffix)
 	if seg > 0 {
 		name = fmt.Sprintf("%s.%d", name, seg)
 	}
-	return filepath.Join(m.dir, name)
+	return filepath.Join(dir, name)
 }
+
+// UndoDir is the folder of the undo logs: undo/ beside base/.
+func (m *Manager) UndoDir() string { return filepath.Join(filepath.Dir(m.dir), "undo") }
 
 func (m *Manager) get(rel RelFileNumber, f ForkNumber) *fork {
 	m.mu.Lock()
@@ -124,6 +140,11 @@ func (m *Manager) segment(rel RelFileNumber, f ForkNumber, fk *fork, seg int, cr
 	flags := os.O_RDWR
 	if create {
 		flags |= os.O_CREATE
+		if f == UndoFork {
+			if err := os.MkdirAll(m.UndoDir(), 0o700); err != nil {
+				return nil, err
+			}
+		}
 	}
 	fh, err := os.OpenFile(m.path(rel, f, seg), flags, 0o600)
 	if err != nil {
@@ -377,6 +398,35 @@ func (m *Manager) Unlink(rel RelFileNumber) error {
 		delete(m.forks, forkKey{rel, f})
 		m.mu.Unlock()
 	}
+	return nil
+}
+
+// UnlinkFork removes every segment of one fork of rel (an undo log chunk,
+// whose relation number names no relation). Missing files are fine.
+func (m *Manager) UnlinkFork(rel RelFileNumber, f ForkNumber) error {
+	fk := m.get(rel, f)
+	fk.mu.Lock()
+	defer fk.mu.Unlock()
+	for _, fh := range fk.segs {
+		if fh != nil {
+			fh.Close()
+		}
+	}
+	fk.segs = nil
+	fk.nblocks = -1
+	fk.dirty = false
+	for seg := 0; ; seg++ {
+		err := os.Remove(m.path(rel, f, seg))
+		if errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("could not remove file %q: %w", m.path(rel, f, seg), err)
+		}
+	}
+	m.mu.Lock()
+	delete(m.forks, forkKey{rel, f})
+	m.mu.Unlock()
 	return nil
 }
 

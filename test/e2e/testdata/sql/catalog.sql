@@ -38,7 +38,7 @@ SELECT version(), pg_catalog.pg_get_userbyid(10), pg_encoding_to_char(6), pg_is_
 PostgreSQL 17.0 (tidal 0.1) on x86_64-pc-linux-gnu, compiled by Go, 64-bit|postgres|UTF8|f|t|t
 
 query
-SELECT amname FROM pg_am ORDER BY oid
+SELECT amname FROM pg_am WHERE amname IN ('heap', 'btree') ORDER BY oid
 ----
 heap
 btree
