@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -14,12 +14,12 @@ import (
 func openAM(t *testing.T, te *testEnv) (tableam.Relation, tableam.Format) {
 	am := NewAMOver(te.log)
 	rel := am.Open(nil, tableam.RelSpec{File: testRel, Name: "boat", Types: boatTypes})
-	f := am.NewFormat(tableam.FormatSpec{Layout: types.NewDeformer(boatTypes)})
+	f := am.NewFormat(tableam.FormatSpec{Layout: datum.NewDeformer(boatTypes)})
 	return rel, f
 }
 
 func amRow(f tableam.Format, i int, name string) tableam.Tuple {
-	return f.Form([]types.Datum{types.Int(int64(i)), types.Str(name), types.Float(1)})
+	return f.Form([]datum.Datum{datum.Int(int64(i)), datum.Str(name), datum.Float(1)})
 }
 
 func TestAMUpdateKindsAndIndexes(t *testing.T) {
@@ -57,7 +57,7 @@ func TestAMUpdateKindsAndIndexes(t *testing.T) {
 	if err != nil || !found {
 		t.Fatal("new version not found", err)
 	}
-	out := make([]types.Datum, 3)
+	out := make([]datum.Datum, 3)
 	if err := f.Deform(tup, out); err != nil || out[0].Int() != 2 || out[1].Str() != "key changed" {
 		t.Fatalf("new version %v %v", out, err)
 	}
@@ -107,7 +107,7 @@ func TestAMLockLatestAndScanFilter(t *testing.T) {
 	if err != nil || oc.Result != tableam.Ok || ltid != tids[3] || !oc.Traversed {
 		t.Fatalf("LockLatest: %+v %v %v", oc, ltid, err)
 	}
-	out := make([]types.Datum, 3)
+	out := make([]datum.Datum, 3)
 	f.Deform(tup, out)
 	if out[1].Str() != "by a" {
 		t.Fatalf("LockLatest returned %q", out[1].Str())
@@ -131,7 +131,7 @@ func TestAMLockLatestAndScanFilter(t *testing.T) {
 
 	r := te.reader()
 	s, err := rel.BeginScan(nil, r, tableam.ScanOptions{Filter: func(tup tableam.Tuple) (bool, error) {
-		out := make([]types.Datum, 1)
+		out := make([]datum.Datum, 1)
 		f.DeformUpTo(tup, out, 1)
 		return out[0].Int()%2 == 0, nil
 	}})
@@ -352,7 +352,7 @@ func TestEvalPlanQualRetry(t *testing.T) {
 		t.Fatalf("retry after another change: %+v", res)
 	}
 	latest, _, ok, err := rel.FetchLatest(nil, rc, tid)
-	out := make([]types.Datum, 3)
+	out := make([]datum.Datum, 3)
 	f.Deform(latest, out)
 	if err != nil || !ok || out[1].Str() != "v2" {
 		t.Fatalf("FetchLatest: %v %v %v", out, ok, err)

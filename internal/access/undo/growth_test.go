@@ -7,14 +7,14 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/heap"
 	"github.com/tidal-db/tidal/internal/access/tableam"
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
 // pgbench_accounts' row: (aid int4, bid int4, abalance int4, filler
 // char(84)).
-var accountTypes = []types.Type{types.Int4, types.Int4, types.Int4, types.Text}
+var accountTypes = []datum.Type{datum.Int4, datum.Int4, datum.Int4, datum.Text}
 
 // growth loads rows accounts into rel, opens a REPEATABLE READ-style
 // snapshot and keeps it, then runs updates single-row transactions that
@@ -40,7 +40,7 @@ func growth(t testing.TB, te *testEnv, rel tableam.Relation, f tableam.Format, r
 	tids := make([]page.ItemPointer, rows)
 	for i := range tids {
 		var err error
-		tids[i], err = rel.Insert(nil, w, f.Form([]types.Datum{types.Int(int64(i + 1)), types.Int(1), types.Int(0), types.Str(filler)}), nil)
+		tids[i], err = rel.Insert(nil, w, f.Form([]datum.Datum{datum.Int(int64(i + 1)), datum.Int(1), datum.Int(0), datum.Str(filler)}), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func growth(t testing.TB, te *testEnv, rel tableam.Relation, f tableam.Format, r
 	before, _ = rel.NBlocks()
 	old := te.reader() // the long snapshot
 	rnd := rand.New(rand.NewSource(1))
-	vals := make([]types.Datum, 4)
+	vals := make([]datum.Datum, 4)
 	for n := 0; n < updates; n++ {
 		i := rnd.Intn(rows)
 		tx := begin()
@@ -58,7 +58,7 @@ func growth(t testing.TB, te *testEnv, rel tableam.Relation, f tableam.Format, r
 			t.Fatalf("fetch %d: %v %v", i, ok, err)
 		}
 		f.Deform(tup, vals)
-		vals[2] = types.Int(vals[2].Int() + int64(rnd.Intn(10000)-5000))
+		vals[2] = datum.Int(vals[2].Int() + int64(rnd.Intn(10000)-5000))
 		res, err := rel.Update(bg, nil, tx, tid, f.Form(vals), tableam.UpdateHint{})
 		if err != nil || res.Result != tableam.Ok {
 			t.Fatalf("update %d: %+v %v", i, res, err)
@@ -81,7 +81,7 @@ func BenchmarkLongSnapshotGrowth(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		te := newTestEnv(b, 4096)
 		spec := tableam.RelSpec{File: testRel, Name: "pgbench_accounts", Types: accountTypes, FillFactor: 100}
-		fs := tableam.FormatSpec{Layout: types.NewDeformer(accountTypes)}
+		fs := tableam.FormatSpec{Layout: datum.NewDeformer(accountTypes)}
 		hb, ha := growth(b, te, heap.AM{}.Open(&tableam.Env{Pool: te.pool, WAL: te.w, Xact: te.x}, spec), heap.AM{}.NewFormat(fs), rows, updates)
 		spec.File++
 		am := NewAMOver(te.log)
@@ -99,7 +99,7 @@ func TestLongSnapshotDoesNotGrowUndoTable(t *testing.T) {
 	te := newTestEnv(t, 512)
 	am := NewAMOver(te.log)
 	spec := tableam.RelSpec{File: testRel, Name: "pgbench_accounts", Types: accountTypes}
-	before, after := growth(t, te, am.Open(nil, spec), am.NewFormat(tableam.FormatSpec{Layout: types.NewDeformer(accountTypes)}), 2000, 4000)
+	before, after := growth(t, te, am.Open(nil, spec), am.NewFormat(tableam.FormatSpec{Layout: datum.NewDeformer(accountTypes)}), 2000, 4000)
 	if after != before {
 		t.Fatalf("undo table grew from %d to %d pages", before, after)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -97,7 +97,7 @@ func (te *testEnv) crash(t testing.TB, nbuf int) int {
 	return n
 }
 
-var boatTypes = []types.Type{types.Int4, types.Text, types.Float8}
+var boatTypes = []datum.Type{datum.Int4, datum.Text, datum.Float8}
 
 var boat = NewDeformer(boatTypes)
 
@@ -105,12 +105,12 @@ func boatRow(i int, name string) Tuple {
 	if name == "" {
 		name = fmt.Sprintf("%032x", i)
 	}
-	return boat.Form([]types.Datum{types.Int(int64(i)), types.Str(name), types.Float(float64(i) / 3)})
+	return boat.Form([]datum.Datum{datum.Int(int64(i)), datum.Str(name), datum.Float(float64(i) / 3)})
 }
 
 func rowOf(t testing.TB, tup Tuple) (int, string) {
 	t.Helper()
-	out := make([]types.Datum, 3)
+	out := make([]datum.Datum, 3)
 	if err := boat.Deform(tup, out); err != nil {
 		t.Fatal(err)
 	}

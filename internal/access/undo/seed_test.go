@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
@@ -23,7 +23,7 @@ func seedUpdate(t testing.TB, n int) (stats.Usage, page.BlockNumber, int) {
 	w := te.begin(t)
 	for i := 1; i <= n; i++ {
 		sum := md5.Sum([]byte(strconv.Itoa(i)))
-		tup := boat.Form([]types.Datum{types.Int(int64(i)), types.Str(hex.EncodeToString(sum[:])), types.Float(math.Log10(float64(i)))})
+		tup := boat.Form([]datum.Datum{datum.Int(int64(i)), datum.Str(hex.EncodeToString(sum[:])), datum.Float(math.Log10(float64(i)))})
 		if _, err := tb.Insert(nil, w, tup); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func seedUpdate(t testing.TB, n int) (stats.Usage, page.BlockNumber, int) {
 	up := te.begin(t)
 	var targets []page.ItemPointer
 	err := tb.Scan(bg, &u, up, func(tid page.ItemPointer, tup Tuple) bool {
-		out := make([]types.Datum, 1)
+		out := make([]datum.Datum, 1)
 		boat.DeformUpTo(tup, out, 1)
 		if out[0].Int()%1000 == 1 {
 			targets = append(targets, tid)
@@ -54,9 +54,9 @@ func seedUpdate(t testing.TB, n int) (stats.Usage, page.BlockNumber, int) {
 		if err != nil || tup == nil {
 			t.Fatalf("fetch %v: %v", tid, err)
 		}
-		vals := make([]types.Datum, 3)
+		vals := make([]datum.Datum, 3)
 		boat.Deform(tup, vals)
-		vals[1] = types.Str("trade winds")
+		vals[1] = datum.Str("trade winds")
 		oc, err := tb.Update(bg, &u, up, tid, boat.Form(vals), false, false)
 		if err != nil || oc.Result != Ok || !oc.InPlace {
 			t.Fatalf("update %v: %+v %v", tid, oc, err)

@@ -7,16 +7,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
-var acctTypes = []types.Type{types.Int4, types.Int8, types.Text}
+var acctTypes = []datum.Type{datum.Int4, datum.Int8, datum.Text}
 var acct = NewDeformer(acctTypes)
 
 func acctRow(id int, bal int64, note string) Tuple {
-	return acct.Form([]types.Datum{types.Int(int64(id)), types.Int(bal), types.Str(note)})
+	return acct.Form([]datum.Datum{datum.Int(int64(id)), datum.Int(bal), datum.Str(note)})
 }
 
 // TestConcurrentTransfersKeepTheSum: writers move money between accounts
@@ -61,7 +61,7 @@ func TestConcurrentTransfersKeepTheSum(t *testing.T) {
 				var sum int64
 				seen := map[int]bool{}
 				err := tb.Scan(bg, nil, r, func(_ page.ItemPointer, tup Tuple) bool {
-					out := make([]types.Datum, 3)
+					out := make([]datum.Datum, 3)
 					acct.Deform(tup, out)
 					id := int(out[0].Int())
 					if seen[id] {
@@ -142,7 +142,7 @@ func transfer(te *testEnv, tb *Table, mu *sync.Mutex, tids []page.ItemPointer, r
 				tid = next
 				continue
 			}
-			out := make([]types.Datum, 3)
+			out := make([]datum.Datum, 3)
 			acct.Deform(v, out)
 			oc, err := tb.Update(bg, nil, tx, tid, acctRow(i, out[1].Int()+delta, note), false, false)
 			if err != nil {
@@ -204,7 +204,7 @@ func transfer(te *testEnv, tb *Table, mu *sync.Mutex, tids []page.ItemPointer, r
 func findAccount(tb *Table, tx *Txn, id int) page.ItemPointer {
 	var found page.ItemPointer
 	tb.Scan(bg, nil, tx, func(tid page.ItemPointer, tup Tuple) bool {
-		out := make([]types.Datum, 1)
+		out := make([]datum.Datum, 1)
 		acct.DeformUpTo(tup, out, 1)
 		if int(out[0].Int()) == id {
 			found = tid

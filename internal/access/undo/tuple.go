@@ -3,7 +3,7 @@ package undo
 import (
 	"encoding/binary"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -74,40 +74,40 @@ func (t Tuple) Data() (bitmap, data []byte) {
 
 // Deformer forms and decodes the tuples of one row type. It is immutable.
 type Deformer struct {
-	td *types.Deformer
+	td *datum.Deformer
 	n  int
 	// missing holds, per attribute, what tuples formed before the
 	// attribute was added read (pg_attribute.attmissingval); nil: NULL.
-	missing []types.Datum
+	missing []datum.Datum
 }
 
 // WithMissing returns d reading missing values for absent attributes.
-func (d *Deformer) WithMissing(missing []types.Datum) *Deformer {
+func (d *Deformer) WithMissing(missing []datum.Datum) *Deformer {
 	c := *d
 	c.missing = missing
 	return &c
 }
 
 // WithDetoaster returns d fetching external values through dt.
-func (d *Deformer) WithDetoaster(dt types.Detoaster) *Deformer {
+func (d *Deformer) WithDetoaster(dt datum.Detoaster) *Deformer {
 	c := *d
 	c.td = d.td.WithDetoaster(dt)
 	return &c
 }
 
 // Layout is the attribute layout.
-func (d *Deformer) Layout() *types.Deformer { return d.td }
+func (d *Deformer) Layout() *datum.Deformer { return d.td }
 
 // NewDeformer prepares a row type.
-func NewDeformer(ts []types.Type) *Deformer {
-	return &Deformer{td: types.NewDeformer(ts), n: len(ts)}
+func NewDeformer(ts []datum.Type) *Deformer {
+	return &Deformer{td: datum.NewDeformer(ts), n: len(ts)}
 }
 
 // NewDeformerFrom wraps an attribute layout built elsewhere.
-func NewDeformerFrom(td *types.Deformer) *Deformer { return &Deformer{td: td, n: len(td.Types())} }
+func NewDeformerFrom(td *datum.Deformer) *Deformer { return &Deformer{td: td, n: len(td.Types())} }
 
 // Form builds a tuple for vals with no undo pointer and no flags.
-func (d *Deformer) Form(vals []types.Datum) Tuple {
+func (d *Deformer) Form(vals []datum.Datum) Tuple {
 	hasNull, hasExternal := false, false
 	for i := range vals {
 		if vals[i].IsNull() {
@@ -125,7 +125,7 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 	lay := uint16(len(vals)) & nattsMask
 	if hasNull {
 		lay |= HasNull
-		types.FillNullBitmap(t[HeaderSize:hoff], vals)
+		datum.FillNullBitmap(t[HeaderSize:hoff], vals)
 	}
 	if varw {
 		lay |= HasVarWidth
@@ -139,16 +139,16 @@ func (d *Deformer) Form(vals []types.Datum) Tuple {
 
 // Deform decodes the tuple's attributes into out; attributes it does not
 // store (added later) come back as their missing value or NULL.
-func (d *Deformer) Deform(t Tuple, out []types.Datum) error { return d.DeformUpTo(t, out, len(out)) }
+func (d *Deformer) Deform(t Tuple, out []datum.Datum) error { return d.DeformUpTo(t, out, len(out)) }
 
 // DeformUpTo decodes only the first upTo attributes.
-func (d *Deformer) DeformUpTo(t Tuple, out []types.Datum, upTo int) error {
+func (d *Deformer) DeformUpTo(t Tuple, out []datum.Datum, upTo int) error {
 	return d.DeformSkipping(t, out, upTo, 0)
 }
 
 // DeformSkipping decodes the first upTo attributes except those whose bit
 // is set in skip (they come back NULL).
-func (d *Deformer) DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uint64) error {
+func (d *Deformer) DeformSkipping(t Tuple, out []datum.Datum, upTo int, skip uint64) error {
 	upTo = min(upTo, len(out))
 	n := min(t.Natts(), upTo, d.n)
 	bitmap, data := t.Data()
@@ -162,7 +162,7 @@ func (d *Deformer) DeformSkipping(t Tuple, out []types.Datum, upTo int, skip uin
 		return err
 	}
 	for i := n; i < upTo; i++ {
-		out[i] = types.Null()
+		out[i] = datum.Null()
 		if i < len(d.missing) {
 			out[i] = d.missing[i]
 		}

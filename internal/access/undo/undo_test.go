@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/storage/page"
 )
 
@@ -25,8 +25,8 @@ func TestTupleFormat(t *testing.T) {
 	if tup.URP() != 0xAB_CDEF_1234 || tup.Natts() != 3 {
 		t.Fatalf("urp round trip: %x natts %d", tup.URP(), tup.Natts())
 	}
-	withNull := boat.Form([]types.Datum{types.Int(1), types.Null(), types.Float(2)})
-	out := make([]types.Datum, 3)
+	withNull := boat.Form([]datum.Datum{datum.Int(1), datum.Null(), datum.Float(2)})
+	out := make([]datum.Datum, 3)
 	if err := boat.Deform(withNull, out); err != nil {
 		t.Fatal(err)
 	}
