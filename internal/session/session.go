@@ -236,7 +236,7 @@ func (s *Session) Setting(name string) string {
 }
 
 func (s *Session) applyOptions(opts string) error {
-	fields := strings.Fields(opts)
+	fields := splitOptions(opts)
 	for i := 0; i < len(fields); i++ {
 		f := fields[i]
 		var kv string
@@ -260,6 +260,37 @@ func (s *Session) applyOptions(opts string) error {
 		}
 	}
 	return nil
+}
+
+// splitOptions splits a startup packet's options string as PostgreSQL's
+// pg_split_opts does: at runs of whitespace, where a backslash makes the
+// next character (a space, or a backslash) part of the word, so that
+// "-c default_transaction_isolation=repeatable\ read" carries one value.
+func splitOptions(opts string) []string {
+	var out []string
+	var word strings.Builder
+	inWord := false
+	for i := 0; i < len(opts); i++ {
+		c := opts[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			if inWord {
+				out = append(out, word.String())
+				word.Reset()
+				inWord = false
+			}
+			continue
+		case c == '\\' && i+1 < len(opts):
+			i++
+			c = opts[i]
+		}
+		word.WriteByte(c)
+		inWord = true
+	}
+	if inWord {
+		out = append(out, word.String())
+	}
+	return out
 }
 
 func (s *Session) set(name, value string, local bool) error {
