@@ -369,13 +369,22 @@ func (r *Relation) writeLock(u *stats.Usage, tx *Txn, b buffer.Buffer, tid page.
 		page.PutItemPointer(ctid[:], tid)
 		d.PutBytes(p, base+offCtid, ctid[:])
 	}
+	return r.logLock(u, tx, b, tid, &d, base, xmax, mask, mask2, wal.RmHeap, InfoLock)
+}
+
+// logLock writes a lock's xmax and infomasks into the version at base
+// (besides what d already holds), and logs the change as one record of
+// rmgr/info, whose main data is lockMain's; b is locked exclusively.
+func (r *Relation) logLock(u *stats.Usage, tx *Txn, b buffer.Buffer, tid page.ItemPointer, d *page.Delta, base int, xmax xact.XID, mask, mask2 uint16, rmgr wal.RmgrID, info uint8) error {
+	pool := r.env.Pool
+	p := pool.Page(b)
 	var x4 [4]byte
 	binary.LittleEndian.PutUint32(x4[:], xmax)
 	d.PutBytes(p, base+offXmax, x4[:])
 	d.PutUint16(p, base+offInfomask2, mask2)
 	d.PutUint16(p, base+offInfomask, mask)
-	rec := wal.NewRecord(wal.RmHeap, InfoLock, tx.Xid)
-	rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
+	rec := wal.NewRecord(rmgr, info, tx.Xid)
+	rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, d)
 	rec.SetMain(lockMain(tid.Offset, xmax, mask, mask2))
 	pool.MarkDirty(u, b)
 	lsn, err := r.env.WAL.Insert(u, rec)
@@ -529,23 +538,9 @@ func (r *Relation) writeChainLock(u *stats.Usage, tx *Txn, b buffer.Buffer, tid 
 	}
 	var d page.Delta
 	base := p.Item(tid.Offset).Off
-	var x4 [4]byte
-	binary.LittleEndian.PutUint32(x4[:], xmax)
-	d.PutBytes(p, base+offXmax, x4[:])
 	mask2 := t.Infomask2()&^KeysUpdated | bits2
 	mask := t.Infomask()&^xmaxBits | bits
-	d.PutUint16(p, base+offInfomask2, mask2)
-	d.PutUint16(p, base+offInfomask, mask)
-	rec := wal.NewRecord(wal.RmHeap2, Info2LockUpdated, tx.Xid)
-	rec.AddBlock(r.tag(tid.Block), p, wal.BlockStandard, &d)
-	rec.SetMain(lockMain(tid.Offset, xmax, mask, mask2))
-	pool.MarkDirty(u, b)
-	lsn, err := r.env.WAL.Insert(u, rec)
-	if err != nil {
-		return err
-	}
-	p.SetLSN(lsn)
-	return nil
+	return r.logLock(u, tx, b, tid, &d, base, xmax, mask, mask2, wal.RmHeap2, Info2LockUpdated)
 }
 
 // InsertedByCommand reports whether the transaction's current command
