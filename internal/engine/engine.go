@@ -24,6 +24,7 @@ import (
 	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/notify"
+	"github.com/tidal-db/tidal/internal/parallel"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
@@ -258,7 +259,7 @@ func (e *Engine) start(fresh bool) error {
 		return err
 	}
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
-	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits)}
+	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits), Workers: &parallel.WorkerPool{}}
 	e.AMs = e.cfg.AccessMethods
 	for _, am := range e.boundAMs() {
 		am.Attach(e.AMEnv)

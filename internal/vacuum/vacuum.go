@@ -102,33 +102,6 @@ type IndexReport struct {
 	Tuples        int64
 }
 
-// parallel worker slots shared by every parallel operation
-// (max_parallel_workers).
-var (
-	workerMu   sync.Mutex
-	workerUsed int
-)
-
-func acquireWorkers(want, max int) int {
-	workerMu.Lock()
-	defer workerMu.Unlock()
-	free := max - workerUsed
-	if free < 0 {
-		free = 0
-	}
-	if want > free {
-		want = free
-	}
-	workerUsed += want
-	return want
-}
-
-func releaseWorkers(n int) {
-	workerMu.Lock()
-	workerUsed -= n
-	workerMu.Unlock()
-}
-
 // Vacuum runs lazy VACUUM on one table. tx is the VACUUM's own transaction
 // (for the pg_class update); the caller holds ShareUpdateExclusiveLock.
 func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *catalog.Relation, o Options) (*Report, error) {
@@ -203,8 +176,8 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		prog.update(func(r *ProgressRow) { r.Phase, r.IndexesProcessed = PhaseVacuumIndexes, 0 })
 		launched := 0
 		if planned > 0 {
-			launched = acquireWorkers(planned, o.MaxParallelWorkers)
-			defer releaseWorkers(launched)
+			launched = env.Workers.Acquire(planned, o.MaxParallelWorkers)
+			defer env.Workers.Release(launched)
 			if rep.IndexScans == 0 {
 				rep.WorkersPlanned, rep.WorkersLaunched = planned, launched
 			}

@@ -2,6 +2,7 @@ package tableam
 
 import (
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/parallel"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/wal"
@@ -27,6 +28,8 @@ type Env struct {
 	Xact *xact.Manager
 	// Pred is the predicate lock manager of SERIALIZABLE transactions.
 	Pred *predicate.Manager
+	// Workers is the engine's max_parallel_workers pool.
+	Workers *parallel.WorkerPool
 }
 
 // Txn is the calling transaction as an access method sees it: who it is,
