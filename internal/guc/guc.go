@@ -6,6 +6,7 @@ package guc
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -101,6 +102,11 @@ func init() {
 	def(Def{Name: "max_parallel_workers", Kind: Int, Default: "8", Context: User, Min: 0, Max: 1024})
 	def(Def{Name: "max_parallel_maintenance_workers", Kind: Int, Default: "2", Context: User, Min: 0, Max: 1024})
 	def(Def{Name: "max_parallel_workers_per_gather", Kind: Int, Default: "2", Context: User, Min: 0, Max: 1024})
+	def(Def{Name: "parallel_setup_cost", Kind: Real, Default: "1000", Context: User, Min: 0})
+	def(Def{Name: "parallel_tuple_cost", Kind: Real, Default: "0.1", Context: User, Min: 0})
+	def(Def{Name: "min_parallel_table_scan_size", Kind: Int, Default: "1024", Unit: "8kB", Context: User, Min: 0, Max: 715827882})
+	def(Def{Name: "min_parallel_index_scan_size", Kind: Int, Default: "64", Unit: "8kB", Context: User, Min: 0, Max: 715827882})
+	def(Def{Name: "parallel_leader_participation", Kind: Bool, Default: "on", Context: User})
 	def(Def{Name: "effective_io_concurrency", Kind: Int, Default: "1", Context: User, Min: 0, Max: 1000})
 	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32})
 	def(Def{Name: "autovacuum", Kind: Bool, Default: "on", Context: Sighup})
@@ -189,6 +195,17 @@ func (d *Def) Normalize(v string) (string, error) {
 			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%s %s is outside the valid range for parameter \"%s\" (%d .. %d)", num, unit, d.Name, d.Min, d.Max)
 		}
 		return strconv.FormatInt(n, 10), nil
+	case Real:
+		// Real parameters here are costs: at least Min, no upper bound
+		// short of DBL_MAX (PostgreSQL prints values with %g).
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return "", bad()
+		}
+		if f < float64(d.Min) {
+			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%d .. %g)", f, d.Name, d.Min, math.MaxFloat64)
+		}
+		return fmt.Sprintf("%g", f), nil
 	case Enum:
 		lv := strings.ToLower(v)
 		if a, ok := d.Aliases[lv]; ok {

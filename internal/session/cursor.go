@@ -242,7 +242,7 @@ func (s *Session) declareCursor(ctx context.Context, ds *pg.DeclareCursorStmt, w
 	c := s.newCtx(dc, sink)
 	c.Env.Exec = c
 	c.Env.Params = s.boundParams.vals
-	node, cols, err := (&exec.Planner{C: c, ParamTypes: s.boundParams.types}).PlanSelect(sel)
+	node, cols, err := (&exec.Planner{C: c, ParamTypes: s.boundParams.types, NoParallel: true}).PlanSelect(sel)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,11 @@ type Scan struct {
 	u        *stats.Usage
 	tx       *Txn
 	strategy *buffer.Strategy
-	nblocks  page.BlockNumber
-	blk      page.BlockNumber
+	// blk is the next block to read, nblocks where the blocks this scan
+	// reads end: the table's end, or a parallel scan's claimed chunk's.
+	nblocks page.BlockNumber
+	blk     page.BlockNumber
+	par     *tableam.ParallelScan
 
 	arena []byte
 	tups  []scanTuple
@@ -64,7 +67,10 @@ func (r *Relation) BeginScan(u *stats.Usage, tx *Txn) (*Scan, error) {
 func (s *Scan) Next() (Tuple, page.ItemPointer, bool, error) {
 	for s.i >= len(s.tups) {
 		if s.blk >= s.nblocks {
-			return nil, page.ItemPointer{}, false, nil
+			if !s.claim() {
+				return nil, page.ItemPointer{}, false, nil
+			}
+			continue
 		}
 		if err := s.Interrupts.Check(); err != nil {
 			return nil, page.ItemPointer{}, false, err
@@ -77,6 +83,17 @@ func (s *Scan) Next() (Tuple, page.ItemPointer, bool, error) {
 	st := s.tups[s.i]
 	s.i++
 	return Tuple(s.arena[st.from:st.to]), st.tid, true, nil
+}
+
+// claim takes a parallel scan's next chunk of blocks; false at the end
+// (and always for a serial scan).
+func (s *Scan) claim() bool {
+	if s.par == nil {
+		return false
+	}
+	start, end, ok := s.par.Claim()
+	s.blk, s.nblocks = start, end
+	return ok
 }
 
 func (s *Scan) loadPage(blk page.BlockNumber) error {

@@ -195,7 +195,22 @@ func (t *Table) BeginScan(u *stats.Usage, tx *Txn, opt tableam.ScanOptions) (tab
 	}
 	s.Interrupts = opt.Interrupts
 	s.Filter = opt.Filter
+	if opt.Parallel != nil {
+		// Blocks come from the shared claims, up to the block count
+		// fixed when the parallel scan began (as a serial scan ends at
+		// the blocks that existed when it began).
+		s.par, s.blk, s.nblocks = opt.Parallel, 0, 0
+	}
 	return amScan{s}, nil
+}
+
+// ParallelScanInit starts a parallel scan over the blocks that exist now.
+func (t *Table) ParallelScanInit() (*tableam.ParallelScan, error) {
+	nb, err := t.r.NBlocks()
+	if err != nil {
+		return nil, err
+	}
+	return tableam.NewParallelScan(nb), nil
 }
 
 type amScan struct{ s *Scan }

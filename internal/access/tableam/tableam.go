@@ -173,6 +173,9 @@ type ScanOptions struct {
 	// Interrupts, if set, is checked before each page, so a scan over
 	// pages with nothing visible still honours a cancel.
 	Interrupts *interrupt.State
+	// Parallel, if set, makes the scan one participant of a parallel scan
+	// (ParallelScanner): it reads only the chunks of blocks it claims.
+	Parallel *ParallelScan
 }
 
 // Scan is a sequential scan in physical order.

@@ -333,7 +333,20 @@ func (r *Relation) BeginScan(u *stats.Usage, tx *Txn, opt tableam.ScanOptions) (
 	if err != nil {
 		return nil, err
 	}
-	return &scan{t: r.t, u: u, tx: tx, opt: opt, nblocks: nb}, nil
+	s := &scan{t: r.t, u: u, tx: tx, opt: opt, nblocks: nb}
+	if opt.Parallel != nil {
+		s.nblocks = 0 // blocks come from the shared claims
+	}
+	return s, nil
+}
+
+// ParallelScanInit starts a parallel scan over the blocks that exist now.
+func (r *Relation) ParallelScanInit() (*tableam.ParallelScan, error) {
+	nb, err := r.t.NBlocks()
+	if err != nil {
+		return nil, err
+	}
+	return tableam.NewParallelScan(nb), nil
 }
 
 // scan reads a page at a time: under the share lock it rebuilds and copies
@@ -357,7 +370,15 @@ func (s *scan) Filtered() int64 { return s.filtered }
 func (s *scan) Next() (tableam.Tuple, page.ItemPointer, bool, error) {
 	for s.pos >= len(s.tups) {
 		if s.next >= s.nblocks {
-			return nil, page.ItemPointer{}, false, nil
+			if s.opt.Parallel == nil {
+				return nil, page.ItemPointer{}, false, nil
+			}
+			start, end, ok := s.opt.Parallel.Claim()
+			if !ok {
+				return nil, page.ItemPointer{}, false, nil
+			}
+			s.next, s.nblocks = start, end
+			continue
 		}
 		if s.opt.Interrupts != nil {
 			if err := s.opt.Interrupts.Check(); err != nil {

@@ -6,6 +6,7 @@ package exec
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidal-db/tidal/internal/access/sequence"
@@ -67,6 +68,9 @@ type Ctx struct {
 	routineLimit, stackKB int
 	// inlining are the functions being inlined (inline.go).
 	inlining []uint32
+	// parallelStop, in a parallel query's participant, is raised by the
+	// leader to end it early (parallel.go).
+	parallelStop *atomic.Bool
 }
 
 // U is the backend's usage counters.
@@ -75,7 +79,12 @@ func (c *Ctx) U() *stats.Usage { return c.Tx.U }
 // checkCancel is CHECK_FOR_INTERRUPTS: the error the statement must end
 // with if it was interrupted (statement_timeout, a cancel, a terminate,
 // the client gone), else nil. It costs one atomic load.
-func (c *Ctx) checkCancel() error { return c.Interrupts.Check() }
+func (c *Ctx) checkCancel() error {
+	if c.parallelStop != nil && c.parallelStop.Load() {
+		return errParallelStopped
+	}
+	return c.Interrupts.Check()
+}
 
 // Node is a plan node.
 type Node interface {

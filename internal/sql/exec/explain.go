@@ -125,7 +125,13 @@ func (e *explainer) estimate(n Node) estimate {
 			sel = math.Pow(0.005, quals)
 		}
 		rows := math.Max(1, math.Round(tuples*sel))
-		return estimate{0, pages + tuples*(0.01+0.0025*quals), rows, colsWidth(x.Columns())}
+		cpu := tuples * (0.01 + 0.0025*quals)
+		if x.Parallel && x.parallelDiv > 0 {
+			// Each participant's share (cost_seqscan's parallel_divisor).
+			cpu /= x.parallelDiv
+			rows = math.Max(1, math.Round(tuples*sel/x.parallelDiv))
+		}
+		return estimate{0, pages + cpu, rows, colsWidth(x.Columns())}
 	case *IndexScan:
 		return estimate{0.42, 8.44, 1, colsWidth(x.Columns())}
 	case *TidScan:
@@ -168,6 +174,9 @@ func (e *explainer) label(n Node) string {
 	switch x := n.(type) {
 	case *SeqScan:
 		s := "Seq Scan on " + x.Rel.Name
+		if x.Parallel {
+			s = "Parallel " + s
+		}
 		if x.Alias != "" && x.Alias != x.Rel.Name {
 			s += " " + x.Alias
 		}
@@ -190,10 +199,11 @@ func (e *explainer) label(n Node) string {
 	case *Limit:
 		return "Limit"
 	case *Agg:
+		l := "Aggregate"
 		if x.distinct || len(x.GroupBy) > 0 {
-			return "HashAggregate"
+			l = "HashAggregate"
 		}
-		return "Aggregate"
+		return x.split.label() + l
 	case *FunctionScan:
 		return "Function Scan on " + x.SRF.Name + " " + x.Alias
 	case *Values:
@@ -274,7 +284,11 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 		if x.Qual != nil {
 			add("Filter: " + x.Qual.String())
 			if e.opt.Analyze {
-				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
+				removed := in.Filtered
+				if x.Parallel && in.Loops > 0 {
+					removed /= in.Loops // per participant, as PostgreSQL shows it
+				}
+				add(fmt.Sprintf("Rows Removed by Filter: %d", removed))
 			}
 		}
 	case *TidScan:

@@ -12,6 +12,8 @@ import (
 
 func (e *explainer) estimateMore(n Node) estimate {
 	switch x := n.(type) {
+	case *Gather:
+		return e.estimateGather(x)
 	case *LockRows:
 		in := e.estimate(x.Input)
 		return estimate{in.startup, in.total + 0.01*in.rows, in.rows, in.width}
@@ -64,6 +66,8 @@ func (e *explainer) estimateMore(n Node) estimate {
 
 func labelMore(n Node) string {
 	switch x := n.(type) {
+	case *Gather:
+		return "Gather"
 	case *LockRows:
 		return "LockRows"
 	case *RoutineScan:
@@ -109,6 +113,8 @@ func labelMore(n Node) string {
 
 func childrenMore(n Node) []Node {
 	switch x := n.(type) {
+	case *Gather:
+		return []Node{x.Input}
 	case *LockRows:
 		return []Node{x.Input}
 	case *HashJoin:
@@ -144,6 +150,11 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 		}
 	}
 	switch x := n.(type) {
+	case *Gather:
+		add(fmt.Sprintf("Workers Planned: %d", x.Planned))
+		if e.opt.Analyze && x.run != nil {
+			add(fmt.Sprintf("Workers Launched: %d", x.Launched))
+		}
 	case *CurrentOfScan:
 		add(x.explainCond())
 	case *ModifyTable:

@@ -33,6 +33,11 @@ type Planner struct {
 	// being planned (Planner.statement).
 	sysMask, sysWanted uint8
 	planning           bool
+	// NoParallel keeps the plan serial (a cursor's query). Only a
+	// statement that is a SELECT (topSelect) may use parallel workers
+	// (parallel_plan.go).
+	NoParallel bool
+	topSelect  *pg.SelectStmt
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -473,6 +478,10 @@ func targetName(rt *pg.ResTarget, e expr.Expr) string {
 
 // PlanSelect plans a SELECT.
 func (p *Planner) PlanSelect(s *pg.SelectStmt) (node Node, cols []Column, err error) {
+	if !p.planning {
+		// The statement is this SELECT (not one INSERT … SELECT plans).
+		p.topSelect = s
+	}
 	err = p.statement(func() (err error) {
 		node, cols, _, err = p.planQuery(s, nil, 0)
 		return err
@@ -725,6 +734,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		} else if !isIdentity(exprs, node) {
 			node = &Project{Input: node, Exprs: exprs, Cols: pcols}
 		}
+	}
+	if aggNode != nil && lockRows == nil {
+		p.parallelizeAgg(aggNode)
 	}
 	if s.DistinctClause != nil {
 		var gb []expr.Expr

@@ -40,6 +40,13 @@ type SeqScan struct {
 	Qual    expr.Expr
 	Sys     []sysAttr // system columns after the table's (syscols.go)
 	WithTID bool
+	// Parallel: a Parallel Seq Scan under a Gather, one participant's
+	// share of the table's blocks (par, set by the Gather at each run).
+	Parallel bool
+	par      *tableam.ParallelScan
+	// parallelDiv: the share of the rows one participant is expected to
+	// read (parallel_plan.go's parallelDivisor), for EXPLAIN's estimate.
+	parallelDiv float64
 
 	scan      tableam.Scan
 	def       tableam.Format
@@ -59,7 +66,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 	s.qualAttrs = s.natts
 	s.pushed = false
 	s.lastTID = page.ItemPointer{}
-	opt := tableam.ScanOptions{Interrupts: c.Interrupts}
+	opt := tableam.ScanOptions{Interrupts: c.Interrupts, Parallel: s.par}
 	if s.Qual != nil {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
 			s.qualAttrs = n

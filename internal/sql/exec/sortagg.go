@@ -576,8 +576,20 @@ type Agg struct {
 	Cols    []Column
 	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
 	distinct bool
+	// split says whether this is one half of a parallel aggregation
+	// (parallel_agg.go): a Partial Agg under a Gather, or the Finalize Agg
+	// above it.
+	split    aggSplit
 	out      []Row
 	i        int
+	partials []*aggGroup // a Partial Agg's groups, for its Gather
+}
+
+// aggGroup is one group's keys and the aggregates' transition states.
+type aggGroup struct {
+	key    string
+	keys   []types.Datum
+	states []aggState
 }
 
 func (a *Agg) Columns() []Column { return a.Cols }
@@ -585,52 +597,28 @@ func (a *Agg) Open(c *Ctx) error {
 	if err := Open(c, a.Input); err != nil {
 		return err
 	}
-	type group struct {
-		keys   []types.Datum
-		states []aggState
+	var order []*aggGroup
+	var err error
+	if a.split == aggFinalize {
+		order, err = a.combineGathered(c)
+	} else {
+		order, err = a.accumulate(c)
 	}
-	groups := map[string]*group{}
-	var order []*group
-	var kb strings.Builder
-	for {
-		r, err := Next(c, a.Input)
-		if err != nil {
-			return err
-		}
-		if r == nil {
-			break
-		}
-		keys := make([]types.Datum, len(a.GroupBy))
-		kb.Reset()
-		for i, g := range a.GroupBy {
-			d, err := g.Eval(c.Env, r)
-			if err != nil {
-				return err
-			}
-			keys[i] = d
-			if d.IsNull() {
-				kb.WriteString("\x00N")
-			} else {
-				kb.Write(types.AppendGroupKey(nil, g.Type(), d))
-			}
-			kb.WriteByte(0)
-		}
-		g := groups[kb.String()]
-		if g == nil {
-			g = &group{keys: keys, states: make([]aggState, len(a.Aggs))}
-			groups[kb.String()] = g
-			order = append(order, g)
-		}
-		for i, ag := range a.Aggs {
-			if err := ag.step(c, &g.states[i], r); err != nil {
-				return err
-			}
-		}
+	if err != nil {
+		return err
 	}
 	if len(a.GroupBy) == 0 && len(order) == 0 {
-		order = append(order, &group{states: make([]aggState, len(a.Aggs))})
+		order = append(order, &aggGroup{states: make([]aggState, len(a.Aggs))})
 	}
 	a.out = a.out[:0]
+	a.i = 0
+	if a.split == aggPartial {
+		a.partials = order
+		for _, g := range order {
+			a.out = append(a.out, append(append(Row{}, g.keys...), make(Row, len(a.Aggs))...))
+		}
+		return nil
+	}
 	for _, g := range order {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
@@ -643,8 +631,50 @@ func (a *Agg) Open(c *Ctx) error {
 		}
 		a.out = append(a.out, row)
 	}
-	a.i = 0
 	return nil
+}
+
+// accumulate reads the input to its end and returns the groups in the
+// order their first rows came.
+func (a *Agg) accumulate(c *Ctx) ([]*aggGroup, error) {
+	groups := map[string]*aggGroup{}
+	var order []*aggGroup
+	var kb strings.Builder
+	for {
+		r, err := Next(c, a.Input)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return order, nil
+		}
+		keys := make([]types.Datum, len(a.GroupBy))
+		kb.Reset()
+		for i, g := range a.GroupBy {
+			d, err := g.Eval(c.Env, r)
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = d
+			if d.IsNull() {
+				kb.WriteString("\x00N")
+			} else {
+				kb.Write(types.AppendGroupKey(nil, g.Type(), d))
+			}
+			kb.WriteByte(0)
+		}
+		g := groups[kb.String()]
+		if g == nil {
+			g = &aggGroup{key: kb.String(), keys: keys, states: make([]aggState, len(a.Aggs))}
+			groups[g.key] = g
+			order = append(order, g)
+		}
+		for i, ag := range a.Aggs {
+			if err := ag.step(c, &g.states[i], r); err != nil {
+				return nil, err
+			}
+		}
+	}
 }
 func (a *Agg) Next(c *Ctx) (Row, error) {
 	if a.i >= len(a.out) {

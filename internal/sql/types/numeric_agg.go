@@ -72,3 +72,20 @@ func (a *NumericAccum) Avg(count int64) (Datum, error) {
 	}
 	return r.datum()
 }
+
+// Combine adds the inputs o summed to a's (a parallel aggregate's combine
+// step: each worker sums its share, the leader adds the sums).
+func (a *NumericAccum) Combine(o *NumericAccum) {
+	a.nan += o.nan
+	a.pinf += o.pinf
+	a.ninf += o.ninf
+	c := &o.sum
+	switch {
+	case o.dscale > a.dscale:
+		a.sum.Mul(&a.sum, pow10(o.dscale-a.dscale))
+		a.dscale = o.dscale
+	case o.dscale < a.dscale:
+		c = new(big.Int).Mul(c, pow10(a.dscale-o.dscale))
+	}
+	a.sum.Add(&a.sum, c)
+}

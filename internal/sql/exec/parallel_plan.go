@@ -1,0 +1,224 @@
+package exec
+
+import (
+	"math"
+	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tidal-db/tidal/internal/access/tableam"
+	"github.com/tidal-db/tidal/internal/sql/parser"
+)
+
+// PostgreSQL's planner cost constants (seq_page_cost, cpu_tuple_cost,
+// cpu_operator_cost at their defaults), for choosing between a serial and
+// a parallel plan the way its cost model would.
+const (
+	seqPageCost     = 1.0
+	cpuTupleCost    = 0.01
+	cpuOperatorCost = 0.0025
+	// defaultNumGroups is PostgreSQL's estimate of a column's distinct
+	// values without statistics (DEFAULT_NUM_DISTINCT).
+	defaultNumGroups = 200
+)
+
+// parallelAllowed: the statement being planned may use parallel workers.
+// PostgreSQL plans serially for a statement that writes (INSERT … SELECT,
+// a data-modifying WITH), a cursor (which could be suspended while its
+// workers hold a snapshot), a routine's statements, and a query that
+// calls a parallel-unsafe function anywhere. Asked only once a parallel
+// plan is in view, so ordinary statements pay nothing for it.
+func (p *Planner) parallelAllowed() bool {
+	if p.NoParallel || p.topSelect == nil || p.C == nil || p.C.routine != nil || p.C.Eng == nil || p.C.Eng.AMEnv == nil || p.C.Eng.AMEnv.Workers == nil {
+		return false
+	}
+	return !withWrites(p.topSelect.WithClause) && !p.callsParallelUnsafe(p.topSelect)
+}
+
+// withWrites reports whether a WITH clause holds a data-modifying query.
+func withWrites(w *pg.WithClause) bool {
+	if w == nil {
+		return false
+	}
+	for _, n := range w.Ctes {
+		cte := n.GetCommonTableExpr()
+		if cte != nil && cte.Ctequery.GetSelectStmt() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// parallelizeAgg turns agg over a Seq Scan into Finalize Aggregate →
+// Gather → Partial Aggregate → Parallel Seq Scan when the table is big
+// enough for workers (min_parallel_table_scan_size) and PostgreSQL's cost
+// model makes the parallel plan cheaper; otherwise it leaves agg alone.
+func (p *Planner) parallelizeAgg(a *Agg) {
+	if !p.parallelAllowed() || a.distinct || a.split != aggSimple {
+		return
+	}
+	scan, ok := a.Input.(*SeqScan)
+	if !ok || scan.WithTID || len(scan.Sys) > 0 || scan.Rel.IsTemp() {
+		return
+	}
+	if _, ok := scan.Rel.Table.(tableam.ParallelScanner); !ok {
+		return
+	}
+	for _, call := range a.Aggs {
+		if !parallelAggregable(call) {
+			return
+		}
+	}
+	partial := &Agg{Input: scan, GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Cols, split: aggPartial}
+	scan.Parallel = true
+	if _, ok := partial.cloneForWorker(); !ok {
+		scan.Parallel = false
+		return
+	}
+	nblocks, err := scan.Rel.Table.NBlocks()
+	if err != nil {
+		scan.Parallel = false
+		return
+	}
+	workers := parallelWorkers(p.C, float64(nblocks))
+	if workers == 0 || !parallelAggCheaper(p.C, a, scan, float64(nblocks), workers) {
+		scan.Parallel = false
+		return
+	}
+	scan.parallelDiv = parallelDivisor(p.C, workers)
+	a.Input = &Gather{Input: partial, Planned: workers, scan: scan,
+		setupCost: settingFloat(p.C, "parallel_setup_cost", 1000), tupleCost: settingFloat(p.C, "parallel_tuple_cost", 0.1)}
+	a.split = aggFinalize
+}
+
+// parallelWorkers is PostgreSQL's compute_parallel_worker for a table scan
+// of pages blocks: none below min_parallel_table_scan_size, one more each
+// time the table triples beyond it, at most max_parallel_workers_per_gather.
+func parallelWorkers(c *Ctx, pages float64) int {
+	threshold := math.Max(float64(settingInt(c, "min_parallel_table_scan_size", 1024)), 1)
+	if pages < threshold {
+		return 0
+	}
+	workers := 1
+	for pages >= threshold*3 && threshold < math.MaxInt32/3 {
+		workers++
+		threshold *= 3
+	}
+	if m := settingInt(c, "max_parallel_workers_per_gather", 2); workers > m {
+		workers = m
+	}
+	return workers
+}
+
+// parallelDivisor is PostgreSQL's get_parallel_divisor: the share of the
+// rows each participant is expected to process, counting the leader's
+// part (it also has to read the workers' output).
+func parallelDivisor(c *Ctx, workers int) float64 {
+	d := float64(workers)
+	if settingBool(c, "parallel_leader_participation", true) {
+		if lead := 1 - 0.3*float64(workers); lead > 0 {
+			d += lead
+		}
+	}
+	return d
+}
+
+// parallelAggCheaper compares the two plans' total costs as PostgreSQL's
+// cost_seqscan, cost_agg and cost_gather would.
+func parallelAggCheaper(c *Ctx, a *Agg, scan *SeqScan, pages float64, workers int) bool {
+	tuples := estimatedTuples(scan, pages)
+	quals := 0.0
+	sel := 1.0
+	if scan.Qual != nil {
+		quals = float64(len(conjuncts(scan.Qual)))
+		sel = math.Pow(1.0/3, quals)
+	}
+	perTuple := cpuTupleCost + quals*cpuOperatorCost
+	aggPerRow := cpuOperatorCost * float64(len(a.Aggs)+len(a.GroupBy))
+	groups := 1.0
+	if len(a.GroupBy) > 0 {
+		groups = math.Min(math.Pow(defaultNumGroups, float64(len(a.GroupBy))), math.Max(1, tuples*sel))
+	}
+	serial := pages*seqPageCost + tuples*perTuple + tuples*sel*aggPerRow + groups*cpuTupleCost
+
+	div := parallelDivisor(c, workers)
+	partialRows := tuples * sel / div
+	partialCost := pages*seqPageCost + tuples*perTuple/div + partialRows*aggPerRow + groups*cpuTupleCost
+	gatherRows := groups * float64(workers)
+	gather := settingFloat(c, "parallel_setup_cost", 1000) + gatherRows*settingFloat(c, "parallel_tuple_cost", 0.1)
+	finalize := gatherRows*aggPerRow + groups*cpuTupleCost
+	return partialCost+gather+finalize < serial
+}
+
+// estimatedTuples is the table's row count as the planner guesses it: the
+// density last measured (VACUUM, ANALYZE) times the current size, or from
+// the row width when never measured (PostgreSQL's estimate_rel_size).
+func estimatedTuples(scan *SeqScan, pages float64) float64 {
+	if scan.Rel.Pages > 0 && scan.Rel.Tuples >= 0 {
+		return float64(scan.Rel.Tuples) / float64(scan.Rel.Pages) * pages
+	}
+	width := float64(colsWidth(scan.Columns())) + 24 + 4
+	return math.Floor((8192-24)/width) * pages
+}
+
+func settingInt(c *Ctx, name string, def int) int {
+	if c == nil || c.Setting == nil {
+		return def
+	}
+	if v, err := strconv.Atoi(c.Setting(name)); err == nil {
+		return v
+	}
+	return def
+}
+
+func settingFloat(c *Ctx, name string, def float64) float64 {
+	if c == nil || c.Setting == nil {
+		return def
+	}
+	if v, err := strconv.ParseFloat(c.Setting(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+func settingBool(c *Ctx, name string, def bool) bool {
+	if c == nil || c.Setting == nil {
+		return def
+	}
+	switch c.Setting(name) {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return def
+}
+
+// parallelUnsafeBuiltins are built-in functions PostgreSQL marks PARALLEL
+// UNSAFE (proparallel 'u'): they change or read backend-local state a
+// worker does not share.
+var parallelUnsafeBuiltins = map[string]bool{
+	"nextval": true, "setval": true, "currval": true, "lastval": true,
+	"set_config": true, "txid_current": true, "pg_current_xact_id": true,
+	"pg_notify": true, "pg_advisory_lock": true, "pg_advisory_xact_lock": true,
+	"pg_advisory_lock_shared": true, "pg_advisory_xact_lock_shared": true,
+	"pg_try_advisory_lock": true, "pg_try_advisory_xact_lock": true,
+	"pg_advisory_unlock": true, "pg_advisory_unlock_all": true,
+}
+
+// callsParallelUnsafe reports whether the statement calls a function that
+// makes the whole query serial in PostgreSQL (max_parallel_hazard): a
+// parallel-unsafe built-in, or a user routine (PARALLEL UNSAFE unless
+// declared otherwise, and tidal does not record the declaration).
+func (p *Planner) callsParallelUnsafe(s *pg.SelectStmt) bool {
+	unsafe := false
+	parser.Walk(&pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}}, func(m proto.Message) bool {
+		if fc, ok := m.(*pg.FuncCall); ok && !unsafe {
+			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
+			unsafe = parallelUnsafeBuiltins[name] || p.hasRoutines(fc)
+		}
+		return !unsafe
+	})
+	return unsafe
+}
