@@ -203,7 +203,7 @@ func (d *Def) Normalize(v string) (string, error) {
 			return "", bad()
 		}
 		if f < float64(d.Min) {
-			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%d .. %g)", f, d.Name, d.Min, math.MaxFloat64)
+			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%d .. 1.79769e+308)", f, d.Name, d.Min)
 		}
 		return fmt.Sprintf("%g", f), nil
 	case Enum:

@@ -55,3 +55,18 @@ func (s *Session) runBeforeStatement(text string) {
 		(*f)(text)
 	}
 }
+
+// SetParallelWorkerHook is for tests: f runs at the start of every
+// parallel worker of the server's parallel queries, inside the worker's
+// panic recovery, so a test can make a worker panic or fail.
+func (s *Server) SetParallelWorkerHook(f func()) { s.parallelWorker.Store(&f) }
+
+func (s *Session) parallelWorkerHook() func() {
+	if s.srv == nil {
+		return nil
+	}
+	if f := s.srv.parallelWorker.Load(); f != nil {
+		return *f
+	}
+	return nil
+}

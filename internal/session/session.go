@@ -43,6 +43,7 @@ type Server struct {
 	count    atomic.Int32
 
 	beforeStatement atomic.Pointer[func(text string)] // tests (panics.go)
+	parallelWorker  atomic.Pointer[func()]            // tests (panics.go)
 }
 
 // NewServer makes a session factory for eng.
@@ -708,6 +709,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		Session: s,
 	}
 	c.Env.Catalog = c.CatalogFuncs()
+	c.ParallelWorkerHook = s.parallelWorkerHook()
 	return c
 }
 

@@ -58,6 +58,9 @@ type Ctx struct {
 	// Session answers questions about the session (cursors, settings);
 	// nil outside one.
 	Session SessionHooks
+	// ParallelWorkerHook, if set, runs at the start of each parallel
+	// worker (tests make one panic through it).
+	ParallelWorkerHook func()
 
 	// routine is the routine whose body this Ctx runs (nil for a
 	// statement of the client's), routineDepth how many routine calls

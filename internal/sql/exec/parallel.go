@@ -179,6 +179,9 @@ func participantPanic(c *Ctx, r any) error {
 
 func participantRun(p *participant, run *gatherRun) error {
 	c := p.c
+	if p.worker && c.ParallelWorkerHook != nil {
+		c.ParallelWorkerHook()
+	}
 	defer Close(c, p.node)
 	if err := Open(c, p.node); err != nil {
 		return err
