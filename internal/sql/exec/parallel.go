@@ -322,7 +322,7 @@ func (s *SeqScan) cloneForWorker() (Node, bool) {
 	if s.WithTID || len(s.Sys) > 0 || !s.Parallel {
 		return nil, false
 	}
-	cp := &SeqScan{Rel: s.Rel, Alias: s.Alias, Parallel: true, par: s.par}
+	cp := &SeqScan{Rel: s.Rel, Alias: s.Alias, Parallel: true, par: s.par, reuseRow: s.reuseRow, leadAttrs: s.leadAttrs}
 	if s.Qual != nil {
 		q, ok := expr.CloneForWorker(s.Qual)
 		if !ok {

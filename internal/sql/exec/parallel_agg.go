@@ -178,3 +178,34 @@ func (s aggSplit) label() string {
 	}
 	return ""
 }
+
+// narrowAggScan lets a Seq Scan right below a that feeds aggregates which
+// buffer no rows decode only the columns a reads, into one reused row
+// (SeqScan.reuseRow): the rows are consumed as they come.
+func narrowAggScan(a *Agg) {
+	scan, ok := a.Input.(*SeqScan)
+	if !ok || scan.WithTID || len(scan.Sys) > 0 {
+		return
+	}
+	n := 0
+	use := func(e expr.Expr) {
+		if m := expr.MaxVar(e); m > n {
+			n = m
+		}
+	}
+	for _, g := range a.GroupBy {
+		use(g)
+	}
+	for _, call := range a.Aggs {
+		if call.sortsInput() {
+			return
+		}
+		use(call.Arg)
+		use(call.Arg2)
+		use(call.Filter)
+	}
+	if n > len(scan.Rel.Attrs) {
+		n = len(scan.Rel.Attrs)
+	}
+	scan.reuseRow, scan.leadAttrs = true, n
+}

@@ -736,6 +736,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		}
 	}
 	if aggNode != nil && lockRows == nil {
+		narrowAggScan(aggNode)
 		p.parallelizeAgg(aggNode)
 	}
 	if s.DistinctClause != nil {

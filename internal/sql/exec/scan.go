@@ -47,6 +47,12 @@ type SeqScan struct {
 	// parallelDiv: the share of the rows one participant is expected to
 	// read (parallel_plan.go's parallelDivisor), for EXPLAIN's estimate.
 	parallelDiv float64
+	// reuseRow: the node above reads only the leading leadAttrs columns
+	// and keeps no row past its next call (an aggregate that buffers
+	// nothing, narrowAggScan), so Next decodes just those into one row it
+	// reuses: count(*) decodes nothing and allocates nothing per row.
+	reuseRow  bool
+	leadAttrs int
 
 	scan      tableam.Scan
 	def       tableam.Format
@@ -123,7 +129,12 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 				continue
 			}
 		}
-		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, tid)
+		var row Row
+		if s.reuseRow {
+			row, err = s.leadingRow(t)
+		} else {
+			row, err = scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, tid)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -140,6 +151,19 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		s.lastTID = tid
 		return row, nil
 	}
+}
+
+// leadingRow decodes the leading leadAttrs columns of t into the reused row.
+func (s *SeqScan) leadingRow(t tableam.Tuple) (Row, error) {
+	if len(s.row) != s.natts {
+		s.row = make(Row, s.natts)
+	}
+	if s.leadAttrs > 0 {
+		if err := s.def.DeformUpTo(t, s.row, s.leadAttrs); err != nil {
+			return nil, err
+		}
+	}
+	return s.row, nil
 }
 
 // scanRow decodes a visible row version found at tid into a scan's row:
