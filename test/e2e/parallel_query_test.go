@@ -321,6 +321,59 @@ func TestParallelWorkerFailures(t *testing.T) {
 	}
 }
 
+// TestParallelWorkersUseTheLeadersSnapshot: workers read under copies of
+// the leader's snapshot, so a REPEATABLE READ transaction's parallel count
+// ignores rows another session changed after it began, and sees its own
+// uncommitted ones.
+func TestParallelWorkersUseTheLeadersSnapshot(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c, other := connect(t, s.DSN()), connect(t, s.DSN())
+	parallelTable(t, c, 20000)
+	exec(t, c, "BEGIN ISOLATION LEVEL REPEATABLE READ")
+	if got := queryInt(t, c, "SELECT count(*) FROM pt"); got != 20000 {
+		t.Fatalf("count = %d", got)
+	}
+	exec(t, other, "DELETE FROM pt WHERE a <= 5000")
+	exec(t, other, "INSERT INTO pt (a) SELECT g FROM generate_series(1, 300) g")
+	exec(t, c, "INSERT INTO pt (a) VALUES (-1), (-2)")
+	plan := strings.Join(explainLines(t, c, "EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM pt"), "\n")
+	if !strings.Contains(plan, "Workers Launched: 2") {
+		t.Fatalf("no parallel plan:\n%s", plan)
+	}
+	if got := queryInt(t, c, "SELECT count(*) FROM pt"); got != 20002 {
+		t.Errorf("repeatable read parallel count = %d, want 20002 (snapshot plus own rows)", got)
+	}
+	exec(t, c, "COMMIT")
+	if got := queryInt(t, c, "SELECT count(*) FROM pt"); got != 15302 {
+		t.Errorf("count after commit = %d, want 15302", got)
+	}
+}
+
+// TestParallelUndoTable: the undo access method's scan splits into block
+// chunks too, and sees the same versions in parallel as serially, also
+// after in-place updates whose old versions live in the undo log.
+func TestParallelUndoTable(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connect(t, s.DSN())
+	exec(t, c, "CREATE TABLE pu (a int, b int) USING undo")
+	exec(t, c, "INSERT INTO pu SELECT g, g % 10 FROM generate_series(1, 20000) g")
+	exec(t, c, "UPDATE pu SET b = b + 100 WHERE a % 3 = 0")
+	cheapParallel(t, c)
+	q := "SELECT b, count(*), sum(a), max(a) FROM pu GROUP BY b ORDER BY b"
+	plan := strings.Join(explainLines(t, c, "EXPLAIN (ANALYZE, COSTS OFF) "+q), "\n")
+	if !strings.Contains(plan, "Parallel Seq Scan on pu") || !strings.Contains(plan, "Workers Launched: 2") {
+		t.Fatalf("undo table: no parallel plan:\n%s", plan)
+	}
+	par := query(t, c, q)
+	exec(t, c, "SET max_parallel_workers_per_gather = 0")
+	if ser := query(t, c, q); par != ser {
+		t.Errorf("undo table: parallel %s\nserial %s", par, ser)
+	}
+	if got := query(t, c, "SELECT count(*) FILTER (WHERE b >= 100) FROM pu"); got != "6666" {
+		t.Errorf("updated rows = %s", got)
+	}
+}
+
 // TestParallelSerializable: PostgreSQL 15 runs parallel plans in
 // SERIALIZABLE transactions; the predicate locks the workers take belong
 // to the leader's transaction, so a write skew whose reads were parallel
