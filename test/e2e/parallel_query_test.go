@@ -102,6 +102,38 @@ func TestParallelAggregatePlan(t *testing.T) {
 		t.Errorf("parallel aggregate = %s", got)
 	}
 
+	// A filtering scan alone: Gather over Parallel Seq Scan, the rows
+	// (in no particular order) those of the serial scan.
+	wantPlan(t, c, "EXPLAIN (COSTS OFF) SELECT a, e FROM pt WHERE b = 3 AND a > 100",
+		"Gather",
+		"Workers Planned: 2",
+		"->  Parallel Seq Scan on pt",
+		"Filter: ((b = 3) AND (a > 100))")
+	wantPlan(t, c, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT a FROM pt WHERE b = 3",
+		"Gather (actual rows=4286 loops=1)",
+		"Workers Planned: 2",
+		"Workers Launched: 2",
+		"->  Parallel Seq Scan on pt (actual rows=1429 loops=3)",
+		"Filter: (b = 3)",
+		"Rows Removed by Filter: 8571")
+	q := "SELECT a, e FROM pt WHERE b = 3 AND a > 100 ORDER BY a"
+	par := query(t, c, q)
+	exec(t, c, "SET max_parallel_workers_per_gather = 0")
+	if ser := query(t, c, q); par != ser || strings.Count(par, ",") != 4271 {
+		t.Errorf("parallel scan rows differ from serial (%d vs %d rows)", strings.Count(par, ","), strings.Count(ser, ","))
+	}
+	exec(t, c, "RESET max_parallel_workers_per_gather")
+	// A LIMIT above the Gather stops the workers early; they give their
+	// pool slots back.
+	wantPlan(t, c, "EXPLAIN (COSTS OFF) SELECT a FROM pt WHERE b = 3 LIMIT 5",
+		"Limit", "->  Gather", "Workers Planned: 2", "->  Parallel Seq Scan on pt", "Filter: (b = 3)")
+	if got := query(t, c, "SELECT a FROM pt WHERE b = 3 LIMIT 5"); strings.Count(got, ",") != 4 {
+		t.Errorf("limit over gather: %s", got)
+	}
+	if n := s.Engine.AMEnv.Workers.InUse(); n != 0 {
+		t.Errorf("%d pool slots held after a LIMIT stopped a Gather", n)
+	}
+
 	// max_parallel_workers_per_gather caps the plan; 0 keeps it serial.
 	exec(t, c, "SET max_parallel_workers_per_gather = 1")
 	if l := explainLines(t, c, "EXPLAIN (COSTS OFF) SELECT count(*) FROM pt"); l[2] != "Workers Planned: 1" {

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
+	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/parser"
 )
 
@@ -55,14 +56,11 @@ func withWrites(w *pg.WithClause) bool {
 // enough for workers (min_parallel_table_scan_size) and PostgreSQL's cost
 // model makes the parallel plan cheaper; otherwise it leaves agg alone.
 func (p *Planner) parallelizeAgg(a *Agg) {
-	if !p.parallelAllowed() || a.distinct || a.split != aggSimple {
+	if a.distinct || a.split != aggSimple {
 		return
 	}
 	scan, ok := a.Input.(*SeqScan)
-	if !ok || scan.WithTID || len(scan.Sys) > 0 || scan.Rel.IsTemp() {
-		return
-	}
-	if _, ok := scan.Rel.Table.(tableam.ParallelScanner); !ok {
+	if !ok {
 		return
 	}
 	for _, call := range a.Aggs {
@@ -71,25 +69,109 @@ func (p *Planner) parallelizeAgg(a *Agg) {
 		}
 	}
 	partial := &Agg{Input: scan, GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Cols, split: aggPartial}
-	scan.Parallel = true
-	if _, ok := partial.cloneForWorker(); !ok {
-		scan.Parallel = false
+	workers, pages := p.parallelScanWorkers(scan, partial)
+	if workers == 0 {
 		return
+	}
+	// cost_seqscan, cost_agg and cost_gather of the two plans.
+	tuples, perTuple, sel := scanCosts(scan, pages)
+	aggPerRow := cpuOperatorCost * float64(len(a.Aggs)+len(a.GroupBy))
+	groups := 1.0
+	if len(a.GroupBy) > 0 {
+		groups = math.Min(math.Pow(defaultNumGroups, float64(len(a.GroupBy))), math.Max(1, tuples*sel))
+	}
+	serial := pages*seqPageCost + tuples*perTuple + tuples*sel*aggPerRow + groups*cpuTupleCost
+	div := parallelDivisor(p.C, workers)
+	partialCost := pages*seqPageCost + tuples*perTuple/div + tuples*sel/div*aggPerRow + groups*cpuTupleCost
+	gatherRows := groups * float64(workers)
+	finalize := gatherRows*aggPerRow + groups*cpuTupleCost
+	if partialCost+gatherCost(p.C, gatherRows)+finalize >= serial {
+		return
+	}
+	a.Input = p.gatherOver(partial, scan, workers)
+	a.split = aggFinalize
+}
+
+// parallelizeScan puts a Gather over a Seq Scan whose qual the workers can
+// evaluate, when filtering in parallel beats passing the rows up through
+// the Gather (parallel_tuple_cost each); otherwise it returns n.
+func (p *Planner) parallelizeScan(n Node) Node {
+	scan, ok := n.(*SeqScan)
+	if !ok || scan.Qual == nil {
+		return n
+	}
+	workers, pages := p.parallelScanWorkers(scan, scan)
+	if workers == 0 {
+		return n
+	}
+	tuples, perTuple, sel := scanCosts(scan, pages)
+	rows := math.Max(1, tuples*sel)
+	serial := pages*seqPageCost + tuples*perTuple
+	parallel := pages*seqPageCost + tuples*perTuple/parallelDivisor(p.C, workers) + gatherCost(p.C, rows)
+	if parallel >= serial {
+		return n
+	}
+	return p.gatherOver(scan, scan, workers)
+}
+
+// parallelScanWorkers is how many workers a Gather over sub, whose Seq
+// Scan is scan, would plan, with the table's size in blocks; 0 when the
+// statement, the table or an expression in sub rules parallelism out.
+func (p *Planner) parallelScanWorkers(scan *SeqScan, sub Node) (int, float64) {
+	if scan.WithTID || len(scan.Sys) > 0 || scan.Rel.IsTemp() {
+		return 0, 0
+	}
+	if _, ok := scan.Rel.Table.(tableam.ParallelScanner); !ok {
+		return 0, 0
 	}
 	nblocks, err := scan.Rel.Table.NBlocks()
 	if err != nil {
-		scan.Parallel = false
-		return
+		return 0, 0
 	}
 	workers := parallelWorkers(p.C, float64(nblocks))
-	if workers == 0 || !parallelAggCheaper(p.C, a, scan, float64(nblocks), workers) {
-		scan.Parallel = false
-		return
+	if workers == 0 || !p.parallelAllowed() {
+		return 0, 0
 	}
+	scan.Parallel = true
+	_, ok := cloneParallelNode(sub)
+	scan.Parallel = false
+	if !ok {
+		return 0, 0
+	}
+	return workers, float64(nblocks)
+}
+
+// gatherOver makes the Gather running sub, whose scan becomes parallel.
+func (p *Planner) gatherOver(sub Node, scan *SeqScan, workers int) *Gather {
+	scan.Parallel = true
 	scan.parallelDiv = parallelDivisor(p.C, workers)
-	a.Input = &Gather{Input: partial, Planned: workers, scan: scan,
+	return &Gather{Input: sub, Planned: workers, scan: scan,
 		setupCost: settingFloat(p.C, "parallel_setup_cost", 1000), tupleCost: settingFloat(p.C, "parallel_tuple_cost", 0.1)}
-	a.split = aggFinalize
+}
+
+// gatherCost is cost_gather's own part for rows passed up.
+func gatherCost(c *Ctx, rows float64) float64 {
+	return settingFloat(c, "parallel_setup_cost", 1000) + rows*settingFloat(c, "parallel_tuple_cost", 0.1)
+}
+
+// scanCosts gives a scan's estimated tuples, its CPU cost per tuple and
+// its qual's selectivity: PostgreSQL's defaults without statistics,
+// 0.005 for an equality (DEFAULT_EQ_SEL) and 1/3 for anything else.
+func scanCosts(scan *SeqScan, pages float64) (tuples, perTuple, sel float64) {
+	tuples = estimatedTuples(scan, pages)
+	sel = 1.0
+	quals := conjuncts(scan.Qual)
+	if scan.Qual == nil {
+		quals = nil
+	}
+	for _, q := range quals {
+		if f, ok := q.(*expr.Func); ok && f.Op == "=" {
+			sel *= 0.005
+		} else {
+			sel *= 1.0 / 3
+		}
+	}
+	return tuples, cpuTupleCost + float64(len(quals))*cpuOperatorCost, sel
 }
 
 // parallelWorkers is PostgreSQL's compute_parallel_worker for a table scan
@@ -122,33 +204,6 @@ func parallelDivisor(c *Ctx, workers int) float64 {
 		}
 	}
 	return d
-}
-
-// parallelAggCheaper compares the two plans' total costs as PostgreSQL's
-// cost_seqscan, cost_agg and cost_gather would.
-func parallelAggCheaper(c *Ctx, a *Agg, scan *SeqScan, pages float64, workers int) bool {
-	tuples := estimatedTuples(scan, pages)
-	quals := 0.0
-	sel := 1.0
-	if scan.Qual != nil {
-		quals = float64(len(conjuncts(scan.Qual)))
-		sel = math.Pow(1.0/3, quals)
-	}
-	perTuple := cpuTupleCost + quals*cpuOperatorCost
-	aggPerRow := cpuOperatorCost * float64(len(a.Aggs)+len(a.GroupBy))
-	groups := 1.0
-	if len(a.GroupBy) > 0 {
-		groups = math.Min(math.Pow(defaultNumGroups, float64(len(a.GroupBy))), math.Max(1, tuples*sel))
-	}
-	serial := pages*seqPageCost + tuples*perTuple + tuples*sel*aggPerRow + groups*cpuTupleCost
-
-	div := parallelDivisor(c, workers)
-	partialRows := tuples * sel / div
-	partialCost := pages*seqPageCost + tuples*perTuple/div + partialRows*aggPerRow + groups*cpuTupleCost
-	gatherRows := groups * float64(workers)
-	gather := settingFloat(c, "parallel_setup_cost", 1000) + gatherRows*settingFloat(c, "parallel_tuple_cost", 0.1)
-	finalize := gatherRows*aggPerRow + groups*cpuTupleCost
-	return partialCost+gather+finalize < serial
 }
 
 // estimatedTuples is the table's row count as the planner guesses it: the

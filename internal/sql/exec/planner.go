@@ -666,6 +666,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		exprs = nil
 	} else {
 		node = input
+		if lockRows == nil {
+			node = p.parallelizeScan(node)
+		}
 	}
 
 	// ORDER BY: sort keys are computed as hidden columns of the projection.
