@@ -65,7 +65,9 @@ func (p *Planner) statement(plan func() error) error {
 		return plan()
 	}
 	p.planning = true
-	defer func() { p.planning = false }()
+	// topSelect names the statement only while it is planned: a planner
+	// used again for an INSERT must not take it for a SELECT.
+	defer func() { p.planning, p.topSelect = false, nil }()
 	for {
 		err := plan()
 		if p.sysWanted&^p.sysMask == 0 {
