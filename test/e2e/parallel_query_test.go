@@ -143,13 +143,19 @@ func TestParallelAggregatePlan(t *testing.T) {
 	wantPlan(t, c, "EXPLAIN (COSTS OFF) SELECT count(*) FROM pt", "Aggregate", "->  Seq Scan on pt")
 	exec(t, c, "RESET max_parallel_workers_per_gather")
 
+	// An aggregate with no partial form (DISTINCT), or whose argument the
+	// workers may not evaluate (random() is parallel restricted), runs in
+	// the leader over the rows the workers pass up, as in PostgreSQL.
+	for _, q := range []string{"SELECT sum(a * random()) FROM pt", "SELECT count(DISTINCT b) FROM pt"} {
+		wantPlan(t, c, "EXPLAIN (COSTS OFF) "+q, "Aggregate", "->  Gather", "Workers Planned: 2", "->  Parallel Seq Scan on pt")
+	}
+	if got := query(t, c, "SELECT count(DISTINCT b), string_agg(DISTINCT e, ',' ORDER BY e) FILTER (WHERE a < 3) FROM pt"); got != "7|v1,v2" {
+		t.Errorf("aggregate over gathered rows = %s", got)
+	}
 	// What stays serial, as in PostgreSQL: a parallel-unsafe function
-	// anywhere in the query, a volatile one in the workers' part, a
-	// DISTINCT aggregate, a temporary table, a statement that writes.
+	// anywhere in the query, a temporary table, a statement that writes.
 	serial := []string{
 		"SELECT count(*), nextval('ps') FROM pt",
-		"SELECT sum(a * random()) FROM pt",
-		"SELECT count(DISTINCT b) FROM pt",
 		"SELECT count(*) FROM ptt",
 	}
 	exec(t, c, "CREATE SEQUENCE ps")

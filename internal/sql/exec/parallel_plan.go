@@ -63,14 +63,16 @@ func (p *Planner) parallelizeAgg(a *Agg) {
 	if !ok {
 		return
 	}
-	for _, call := range a.Aggs {
-		if !parallelAggregable(call) {
-			return
-		}
-	}
 	partial := &Agg{Input: scan, GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Cols, split: aggPartial}
-	workers, pages := p.parallelScanWorkers(scan, partial)
+	workers, pages := 0, 0.0
+	if allParallelAggregable(a.Aggs) {
+		workers, pages = p.parallelScanWorkers(scan, partial)
+	}
 	if workers == 0 {
+		// No partial aggregation (DISTINCT, ORDER BY, an argument the
+		// workers may not evaluate such as random()): the workers can
+		// still filter the rows the leader aggregates.
+		a.Input = p.parallelizeScan(scan)
 		return
 	}
 	// cost_seqscan, cost_agg and cost_gather of the two plans.
@@ -97,7 +99,7 @@ func (p *Planner) parallelizeAgg(a *Agg) {
 // the Gather (parallel_tuple_cost each); otherwise it returns n.
 func (p *Planner) parallelizeScan(n Node) Node {
 	scan, ok := n.(*SeqScan)
-	if !ok || scan.Qual == nil {
+	if !ok {
 		return n
 	}
 	workers, pages := p.parallelScanWorkers(scan, scan)
@@ -111,7 +113,17 @@ func (p *Planner) parallelizeScan(n Node) Node {
 	if parallel >= serial {
 		return n
 	}
+	scan.reuseRow = false // its rows travel to the leader in batches
 	return p.gatherOver(scan, scan, workers)
+}
+
+func allParallelAggregable(calls []*AggCall) bool {
+	for _, call := range calls {
+		if !parallelAggregable(call) {
+			return false
+		}
+	}
+	return true
 }
 
 // parallelScanWorkers is how many workers a Gather over sub, whose Seq
