@@ -4,6 +4,7 @@
 #   usage:  bench/compare.sh                      # WORKLOADS=boat, 3 interleaved trials
 #           WORKLOADS=boat BOAT_TRIALS=5 bench/compare.sh
 #           WORKLOADS="boat vac6 deadtid pgbench" bench/compare.sh
+#           WORKLOADS="boat undo" bench/compare.sh    # + seed 003's undo table (tidal only)
 #
 # What it does (see bench/README.md for the details):
 #   1. go build ./cmd/tidal into a temp dir; start it on a fresh temp data directory on a
@@ -21,7 +22,13 @@
 # messages go to stderr.
 #
 # Tunables (env):
-#   WORKLOADS="boat"            any of: boat vac6 deadtid pgbench (passed to seeds.sh)
+#   WORKLOADS="boat"            any of: boat vac6 deadtid pgbench (passed to seeds.sh), and
+#                               undo: seed 003's second script on tidal's undo table (after
+#                               SET default_table_access_method = undo, and with CREATE TABLE
+#                               ... USING undo) beside tidal's heap, per wal_compression
+#                               method, with issue 9's verdicts (bench/boat-undo.sh; tidal only,
+#                               PostgreSQL 15 has no undo AM)
+#   UNDO_TRIALS=3 UNDO_METHODS="off pglz lz4 zstd" UNDO_VARIANTS="heap set using"  (undo)
 #   BOAT_TRIALS=3 VAC_TRIALS=3 DT_TRIALS=1   trials per workload (seeds.sh's own names)
 #   PGB_PASSES=1                how many times the whole pgbench workload runs per server
 #   every other seeds.sh tunable (BOAT_ROWS, VAC_ROWS, VAC_VARIANTS, DT_ROWS, DT_MEMS,
@@ -56,6 +63,7 @@ SEEDS=$BENCH_DIR/seeds.sh
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 export WORKLOADS=${WORKLOADS:-boat}
 export BOAT_TRIALS=${BOAT_TRIALS:-3} VAC_TRIALS=${VAC_TRIALS:-3} DT_TRIALS=${DT_TRIALS:-1}
+export UNDO_TRIALS=${UNDO_TRIALS:-3} UNDO_METHODS=${UNDO_METHODS:-"off pglz lz4 zstd"} UNDO_VARIANTS=${UNDO_VARIANTS:-"heap set using"}
 PGB_PASSES=${PGB_PASSES:-1}
 export PGUSER=${PGUSER:-postgres} PGDATABASE=${PGDATABASE:-postgres}
 INTERLEAVE=${INTERLEAVE:-1}
@@ -94,7 +102,7 @@ if [ "$me" != root ] && [ "$me" != postgres ]; then
 fi
 [ "$me" = root ] && { command -v runuser >/dev/null 2>&1 || die "'runuser' not found (needed to start PostgreSQL as postgres)"; }
 for w in $WORKLOADS; do
-  case $w in boat|vac6|deadtid|pgbench) ;; *) die "unknown workload '$w' (known: boat vac6 deadtid pgbench)";; esac
+  case $w in boat|vac6|deadtid|pgbench|undo) ;; *) die "unknown workload '$w' (known: boat vac6 deadtid pgbench undo)";; esac
 done
 psql_v=$(psql --version); pgbench_v=$(pgbench --version)
 case $psql_v in *" 15."*) ;; *) log "warning: $psql_v is not a PostgreSQL 15 psql; seeds.sh expects PG15 client output";; esac
@@ -221,6 +229,7 @@ timeout_for() { # timeout_for WORKLOAD TRIALS -> seconds
     vac6) echo $((2400 * nv * $2)) ;;
     deadtid) echo $((3600 * nm * $2)) ;;
     pgbench) echo $((600 + nr * (${PGB_TIME:-30} + 60))) ;;
+    undo) echo $((300 * $(echo $UNDO_METHODS | wc -w) * $(echo $UNDO_VARIANTS | wc -w) * $2)) ;;
   esac
 }
 port_of() { [ "$1" = tidal ] && echo "$TIDAL_PORT" || echo "$PG_PORT"; }
@@ -254,8 +263,11 @@ run_seeds() { # run_seeds SERVER WORKLOAD ROUND TRIALS_PER_ROUND -> appends to s
     boat) env+=(BOAT_TRIALS="$n") ;;
     vac6) env+=(VAC_TRIALS="$n") ;;
     deadtid) env+=(DT_TRIALS="$n") ;;
+    undo) env+=(UNDO_TRIALS="$n") ;;
   esac
-  env "${env[@]}" setsid "$SEEDS" 127.0.0.1 "$(port_of "$s")" "$s" >"$out/seeds.stdout" 2>"$out/seeds.stderr" </dev/null &
+  local runner=$SEEDS
+  [ "$w" = undo ] && runner=$HERE/boat-undo.sh
+  env "${env[@]}" setsid "$runner" 127.0.0.1 "$(port_of "$s")" "$s" >"$out/seeds.stdout" 2>"$out/seeds.stderr" </dev/null &
   CUR_PID=$!
   local limit; limit=$(timeout_for "$w" "$n")
   local deadline=$((SECONDS + limit)); rc=""
@@ -351,7 +363,7 @@ cat "$RES/env.txt" >&2
 # 3. workloads, interleaved
 ###############################################################################
 trials_of() {
-  case $1 in boat) echo "$BOAT_TRIALS";; vac6) echo "$VAC_TRIALS";; deadtid) echo "$DT_TRIALS";; pgbench) echo "$PGB_PASSES";; esac
+  case $1 in boat) echo "$BOAT_TRIALS";; vac6) echo "$VAC_TRIALS";; deadtid) echo "$DT_TRIALS";; pgbench) echo "$PGB_PASSES";; undo) echo "$UNDO_TRIALS";; esac
 }
 declare -A TPR=()   # trials per round, per workload
 declare -A ROUNDS=()
@@ -364,7 +376,10 @@ for w in $WORKLOADS; do
   fi
   for r in $(seq 1 "${ROUNDS[$w]}"); do
     if [ $((r % 2)) = 1 ]; then order="tidal pg15"; else order="pg15 tidal"; fi
-    for s in $order; do run_seeds "$s" "$w" "$r" "${TPR[$w]}"; done
+    for s in $order; do
+      [ "$w" = undo ] && [ "$s" = pg15 ] && continue   # PostgreSQL 15 has no undo AM
+      run_seeds "$s" "$w" "$r" "${TPR[$w]}"
+    done
   done
 done
 
@@ -419,6 +434,51 @@ merge() { # merge SERVER -> $RES/SERVER/figures.txt (key@trial lines, then media
 mkdir -p "$RES/tidal" "$RES/pg15"
 merge tidal; merge pg15
 
+# undo_summary FIGURES -> the undo workload's table and issue 9's verdicts (tidal only)
+undo_summary() {
+  BOAT_ROWS=${BOAT_ROWS:-500000} perl -e '
+    my (%m, %tr);
+    open my $fh, "<", shift or exit 0;
+    while (<$fh>) { chomp; next unless /^(undo\.[^=\s]+)=(.*)$/; my ($k, $x) = ($1, $2);
+      if ($k =~ /^(.*)\@\d+$/) { push @{$tr{$1}}, $x } else { $m{$k} = $x } }
+    exit 0 unless %m;
+    my @methods = split " ", $ENV{UNDO_METHODS}; my @variants = split " ", $ENV{UNDO_VARIANTS};
+    my $full = $ENV{BOAT_ROWS} == 500000;
+    my $g = sub { $m{"undo.$_[0].$_[1].$_[2]"} };
+    # counters must meet a target in every trial: the verdicts take the largest
+    my $worst = sub { my @a = sort { $b <=> $a } @{$tr{"undo.$_[0].$_[1].$_[2]"} || []}; $a[0] };
+    print "\nundo workload: seed 003 second script on tidal (medians over trials; heap = tidal heap, same run)\n";
+    print "  set = SET default_table_access_method = undo, then the script; using = CREATE TABLE boat (...) USING undo\n\n";
+    my @cols = (["dirtied", "update.dirtied"], ["records", "update.wal_records"], ["fpi", "update.wal_fpi"], ["wal bytes", "update.wal_bytes"],
+                ["seq hit", "update.seqscan_hit"], ["table", "table_pages"], ["idx1", "idx1_pages"], ["idx2", "idx2_pages"], ["exec ms", "update.execution_ms"]);
+    printf "  %-6s %-6s", "method", "table"; printf " %10s", $_->[0] for @cols; printf "  %-8s %s\n", "x heap", "exec ms trials";
+    for my $me (@methods) { for my $v (@variants) {
+      printf "  %-6s %-6s", $me, $v; printf " %10s", $g->($v, $me, $_->[1]) // "-" for @cols;
+      my ($u, $h) = ($g->($v, $me, "update.execution_ms"), $g->("heap", $me, "update.execution_ms"));
+      printf "  %-8s %s\n", ($v ne "heap" && $u && $h) ? sprintf("%.2fx", $u / $h) : "", join(" ", @{$tr{"undo.$v.$me.update.execution_ms"} || []}) } }
+    my ($pass, $fail, $na) = (0, 0, 0);
+    print "\nVerdict: issue 9 targets for the undo UPDATE (counters: the largest trial; time: medians)", ($full ? "" : " (N/A: BOAT_ROWS is not 500000)"), "\n";
+    my $vd = sub { my ($name, $got, $lim, $ok) = @_;
+      $ok = undef unless $full && defined $got;
+      my $res = !defined $ok ? "N/A" : $ok ? "PASS" : "FAIL"; defined $ok ? ($ok ? $pass++ : $fail++) : $na++;
+      printf "  %-44s %12s %14s  %s\n", $name, $got // "-", $lim, $res };
+    for my $me (@methods) { for my $v (grep { $_ ne "heap" } @variants) {
+      my $p = "$v $me:";
+      for (["dirtied", "update.dirtied", 520], ["WAL records", "update.wal_records", 520], ["WAL fpi", "update.wal_fpi", 510], ["table pages", "table_pages", 3750]) {
+        my $x = $worst->($v, $me, $_->[1]); $vd->("$p $_->[0]", $x, "<= $_->[2]", defined $x && $x <= $_->[2]) }
+      my %wl = (off => 4200000, zstd => 2500000);
+      if (my $lim = $wl{$me}) { my $x = $worst->($v, $me, "update.wal_bytes"); $vd->("$p WAL bytes", $x, "<= $lim", defined $x && $x <= $lim) }
+      for my $i ("idx1", "idx2") { my $x = $worst->($v, $me, "${i}_pages"); $vd->("$p boat_$i pages", $x, "= 1374", defined $x && $x == 1374) }
+      my ($u, $h) = ($g->($v, $me, "update.execution_ms"), $g->("heap", $me, "update.execution_ms"));
+      $vd->("$p Execution Time / heap", ($u && $h) ? sprintf("%.2fx", $u / $h) : undef, "<= 0.5x", $u && $h && $u <= 0.5 * $h) } }
+    # tidal heap stays as it was (the figures issue 9 quotes)
+    for my $me (grep { $_ eq "off" } @methods) { next unless grep { $_ eq "heap" } @variants;
+      for (["dirtied", "update.dirtied", 1509], ["WAL records", "update.wal_records", 2000], ["WAL fpi", "update.wal_fpi", 1501], ["table pages", "table_pages", 4677]) {
+        my $x = $g->("heap", $me, $_->[1]); $vd->("heap $me: $_->[0] unchanged", $x, "= $_->[2]", defined $x && $x == $_->[2]) } }
+    printf "\n  %d PASS, %d FAIL, %d N/A (of %d targets)\n", $pass, $fail, $na, $pass + $fail + $na;
+  ' "$1"
+}
+
 summarize() {
   perl -e '
     my ($tf, $pf, $stf, $envf, $ntf) = @ARGV;
@@ -457,7 +517,7 @@ summarize() {
     # side-by-side table
     my @keys = grep { exists $T->{$_} } @$Po;
     my %inP = map { $_ => 1 } @$Po;
-    my @onlyT = grep { !$inP{$_} } @$To; my @onlyP = grep { !exists $T->{$_} } @$Po;
+    my @onlyT = grep { !$inP{$_} && !/^undo\./ } @$To;   # undo.*: its own section below my @onlyP = grep { !exists $T->{$_} } @$Po;
     my $kw = 12; for (@keys) { $kw = length if length > $kw }
     print "Medians over trials; ratio = tidal/pg15 for time keys (*.ms, *_ms, *_s), diff = (tidal-pg15)/pg15 for other figures.\n";
     print "trials columns: every trial for time keys, and for other keys only when the trials disagree.\n\n";
@@ -519,6 +579,7 @@ summarize() {
       printf "  %-40s %12s %12s %9s %8s  %s\n", $name, $fmt->($t), $fmt->($p), $got, "", "info" }
     printf "\n  %d PASS, %d FAIL, %d N/A (of %d targets)\n", $pass, $fail, $na, $pass + $fail + $na;
   ' "$RES/tidal/figures.txt" "$RES/pg15/figures.txt" "$RES/status.tsv" "$RES/env.txt" "$RES/notices.tsv"
+  case " $WORKLOADS " in *" undo "*) undo_summary "$RES/tidal/figures.txt";; esac
 }
 log "stopping servers"
 cleanup
