@@ -377,6 +377,7 @@ func (w *WAL) writeLocked(sync bool) error {
 	w.bufStart = end
 	w.insMu.Unlock()
 
+	written := data // the whole buffer, to be reused: the loop advances data
 	touched := map[uint64]*os.File{}
 	pos := start
 	for len(data) > 0 {
@@ -418,7 +419,10 @@ func (w *WAL) writeLocked(sync bool) error {
 	}
 	w.insMu.Lock()
 	if w.spare == nil {
-		w.spare = data[:0]
+		// The written buffer, with its capacity, becomes the next tail
+		// (data[:0] here would keep only what was left past its end, and
+		// every insert burst would regrow and copy the tail from nothing).
+		w.spare = written[:0]
 	}
 	w.insMu.Unlock()
 	return nil

@@ -557,3 +557,30 @@ func TestInsertRecordStart(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteKeepsBufferCapacity: once the tail has been written, its buffer
+// (with the capacity the inserts grew it to) takes the next inserts, so a
+// steady stream of inserts does not regrow and copy the tail each time.
+func TestWriteKeepsBufferCapacity(t *testing.T) {
+	w := openWAL(t, t.TempDir(), FirstLSN, 0)
+	defer w.Close()
+	for i := 0; i < 200; i++ {
+		if _, err := w.Insert(nil, mainRecord(i, 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := cap(w.buf)
+	if err := w.Flush(w.InsertPos()); err != nil {
+		t.Fatal(err)
+	}
+	// The flushed buffer is the spare; the next write swaps it in.
+	if _, err := w.Insert(nil, mainRecord(0, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(w.InsertPos()); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(w.buf); c < grown {
+		t.Fatalf("after two writes the tail buffer has capacity %d, the grown one had %d", c, grown)
+	}
+}

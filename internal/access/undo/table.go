@@ -252,11 +252,18 @@ func (t *Table) visibleOnPage(u *stats.Usage, tx *Txn, blk page.BlockNumber, fn 
 	defer pool.UnlockRelease(b, buffer.Share)
 	pg := pool.Page(b)
 	discard := t.log.Discard()
-	for off := page.OffsetNumber(1); !pg.IsNew() && off <= pg.MaxOffset(); off++ {
-		if it := pg.Item(off); it.Flags != page.LPNormal {
+	if pg.IsNew() {
+		return nil
+	}
+	// The share lock keeps the line pointer array as it is: read its
+	// length once, and each pointer once (this loop runs for every row a
+	// sequential scan reads).
+	for off, max := page.OffsetNumber(1), pg.MaxOffset(); off <= max; off++ {
+		it := pg.Item(off)
+		if it.Flags != page.LPNormal {
 			continue
 		}
-		cur := Tuple(pg.ItemBytes(off))
+		cur := Tuple(pg[it.Off : it.Off+it.Len])
 		if urp := cur.URP(); urp == 0 || urp < discard {
 			// Visible to everyone as it stands: no copy, no undo.
 			if !cur.IsDeleted() {

@@ -150,8 +150,16 @@ func (d *Deformer) DeformUpTo(t Tuple, out []datum.Datum, upTo int) error {
 // is set in skip (they come back NULL).
 func (d *Deformer) DeformSkipping(t Tuple, out []datum.Datum, upTo int, skip uint64) error {
 	upTo = min(upTo, len(out))
-	n := min(t.Natts(), upTo, d.n)
-	bitmap, data := t.Data()
+	// One read of the layout word: a sequential scan's qual decodes a
+	// column or two of every row through here.
+	lay := t.layout()
+	n := min(int(lay&nattsMask), upTo, d.n)
+	var bitmap, data []byte
+	if lay&HasNull == 0 {
+		data = t[HeaderSize:]
+	} else {
+		bitmap, data = t.Data()
+	}
 	var err error
 	if skip == 0 {
 		err = d.td.Deform(data, bitmap, out, n)
