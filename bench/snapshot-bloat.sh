@@ -16,7 +16,9 @@
 #   3. a second psql session runs BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1; and keeps
 #      the transaction (and so its snapshot) open through a FIFO;
 #   4. pgbench -c $PGB_CLIENTS -j $PGB_JOBS -T $PGB_TIME (builtin tpcb-like, -M $PGB_MODE);
-#   5. sizes after, while the snapshot is still held; then the holder commits.
+#   5. sizes after, while the snapshot is still held; then the holder commits; checks that
+#      sum(abalance), sum(bbalance) and sum(tbalance) each grew by sum(delta) of the run's
+#      pgbench_history rows (OK / MISMATCH in the summary).
 # Tidal and PostgreSQL run with the compare.sh settings (shared_buffers=128MB, fsync,
 # synchronous_commit, full_page_writes on, autovacuum off) on fresh data directories.
 # Verdicts (issue 9): the undo pgbench_accounts and pgbench_accounts_pkey grow <= 10%;
@@ -124,6 +126,20 @@ ams() { # ams TARGET -> "rel=am ..." of the four pgbench tables
   psql -X -h 127.0.0.1 -p "$(port_of "$1")" -Atqc "SELECT string_agg(c.relname || '=' || a.amname, ' ' ORDER BY c.relname) FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname IN ('pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgbench_history')"
 }
 
+# pgbench truncates pgbench_history before a run, so sum(abalance), sum(bbalance) and
+# sum(tbalance) must each grow by exactly sum(delta) of the run's history rows.
+balances() { # balances TARGET -> "a|b|t|delta|history rows"
+  psql -X -h 127.0.0.1 -p "$(port_of "$1")" -Atqc \
+    "SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(bbalance) FROM pgbench_branches), (SELECT sum(tbalance) FROM pgbench_tellers), (SELECT coalesce(sum(delta), 0) FROM pgbench_history), (SELECT count(*) FROM pgbench_history)" 2>&1
+}
+check_balances() { # check_balances TARGET BEFORE AFTER
+  local a0 b0 t0 a b t d n ok
+  IFS='|' read -r a0 b0 t0 _ _ <<<"$2"; IFS='|' read -r a b t d n <<<"$3"
+  if [ -n "$n" ] && [ $((a - a0)) = "$d" ] && [ $((b - b0)) = "$d" ] && [ $((t - t0)) = "$d" ]; then ok=OK; else ok=MISMATCH; fi
+  echo "$1: change of sum(abalance)=$((a - a0)) sum(bbalance)=$((b - b0)) sum(tbalance)=$((t - t0)); sum(delta)=$d over $n history rows  $ok" >>"$RES/consistency.txt"
+  [ "$ok" = OK ] || log "$1: balance invariant broken: before $2, after $3"
+}
+: >"$RES/consistency.txt"
 : >"$RES/figures.tsv"
 for t in $TARGETS; do
   port=$(port_of "$t"); am=${t#*-}
@@ -145,11 +161,13 @@ for t in $TARGETS; do
   for _ in $(seq 1 50); do grep -q '^1$' "$RES/$t.holder.log" && break; sleep 0.1; done
   grep -q '^1$' "$RES/$t.holder.log" || die "$t: the snapshot holder did not start (see $RES/$t.holder.log)"
 
+  bal0=$(balances "$t")
   log "$t: pgbench -T $PGB_TIME while the snapshot is held"
   pgbench -h 127.0.0.1 -p "$port" -c "$PGB_CLIENTS" -j "$PGB_JOBS" -T "$PGB_TIME" -M "$PGB_MODE" -b tpcb-like >"$RES/$t.run.log" 2>&1
   tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$RES/$t.run.log")
   failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$RES/$t.run.log")
   after=$(sizes "$t") || die "sizes failed on $t"
+  check_balances "$t" "$bal0" "$(balances "$t")"
   # the holder is still in its transaction: its snapshot was held through the whole run
   echo "SELECT 'still holding ' || count(*) FROM pgbench_branches; COMMIT;" >&3
   exec 3>&-
@@ -183,5 +201,6 @@ done
       printf "  %-58s %-28s info\n", "$t $r growth factor", sprintf("%.2fx", $h->{"b:$r"} ? $h->{"a:$r"} / $h->{"b:$r"} : 0) } }
     printf "\n  %d PASS, %d FAIL\n", $pass, $fail;
   ' "$RES/figures.tsv"
+  echo; echo "pgbench invariant (balances grew by the run's history deltas):"; sed 's/^/  /' "$RES/consistency.txt"
   echo; echo "results: $RES"
 } | tee "$RES/summary.txt"
