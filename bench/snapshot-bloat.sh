@@ -122,6 +122,9 @@ sizes() { # sizes TARGET -> "rel=pages ..." of $RELS
   for r in $RELS; do q+="${q:+ || ' ' || }'$r=' || pg_relation_size('$r') / 8192"; done
   psql -X -h 127.0.0.1 -p "$(port_of "$1")" -Atqc "SELECT $q"
 }
+undo_bytes() { # undo_bytes TARGET -> bytes of tidal's undo log files, "-" for PostgreSQL
+  case $1 in tidal-*) du -sb "$TMP/tidal-data/undo" 2>/dev/null | cut -f1 || echo 0;; *) echo -;; esac
+}
 ams() { # ams TARGET -> "rel=am ..." of the four pgbench tables
   psql -X -h 127.0.0.1 -p "$(port_of "$1")" -Atqc "SELECT string_agg(c.relname || '=' || a.amname, ' ' ORDER BY c.relname) FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.relname IN ('pgbench_accounts', 'pgbench_branches', 'pgbench_tellers', 'pgbench_history')"
 }
@@ -151,6 +154,7 @@ for t in $TARGETS; do
   [ "$got" = "$want" ] || die "$t: the pgbench tables are [$got], want [$want]"
   psql -X -h 127.0.0.1 -p "$port" -Atqc "CHECKPOINT" >/dev/null || die "CHECKPOINT failed on $t"
   before=$(sizes "$t") || die "sizes failed on $t"
+  undo_before=$(undo_bytes "$t")
   log "$t: tables $got; before: $before"
 
   fifo=$TMP/holder.$t; mkfifo "$fifo"
@@ -167,13 +171,17 @@ for t in $TARGETS; do
   tps=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time)/\1/p' "$RES/$t.run.log")
   failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$RES/$t.run.log")
   after=$(sizes "$t") || die "sizes failed on $t"
+  undo_held=$(undo_bytes "$t")
   check_balances "$t" "$bal0" "$(balances "$t")"
   # the holder is still in its transaction: its snapshot was held through the whole run
   echo "SELECT 'still holding ' || count(*) FROM pgbench_branches; COMMIT;" >&3
   exec 3>&-
   wait "$HOLDER_PID"; HOLDER_PID=""
+  # the snapshot is gone: undo up to the newest commit can be discarded
+  psql -X -h 127.0.0.1 -p "$port" -Atqc "SELECT count(*) FROM pgbench_branches" >/dev/null
+  undo_released=$(undo_bytes "$t")
   grep -q '^still holding' "$RES/$t.holder.log" || log "$t: WARNING: the snapshot holder did not finish cleanly (see $RES/$t.holder.log)"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$t" "${tps:-0}" "${failed:-?}" "$before" "$after" >>"$RES/figures.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "${tps:-0}" "${failed:-?}" "$before" "$after" "$undo_before $undo_held $undo_released" >>"$RES/figures.tsv"
   log "$t: tps=${tps:-FAILED} failed=${failed:-?}; after: $after"
 done
 
@@ -181,13 +189,14 @@ done
   cat "$RES/env.txt"; echo
   perl -e '
     my (%f, @order);
-    open my $fh, "<", shift or die; while (<$fh>) { chomp; my ($t, $tps, $fl, $b, $a) = split /\t/;
-      push @order, $t; $f{$t} = { tps => $tps, failed => $fl, map { my ($k, $v) = split /=/; ("b:$k" => $v) } split / /, $b };
+    open my $fh, "<", shift or die; while (<$fh>) { chomp; my ($t, $tps, $fl, $b, $a, $ub) = split /\t/;
+      push @order, $t; $f{$t} = { tps => $tps, failed => $fl, undo => $ub, map { my ($k, $v) = split /=/; ("b:$k" => $v) } split / /, $b };
       for (split / /, $a) { my ($k, $v) = split /=/; $f{$t}{"a:$k"} = $v } }
     my @rels = qw(pgbench_accounts pgbench_accounts_pkey pgbench_branches pgbench_branches_pkey pgbench_tellers pgbench_tellers_pkey);
     printf "%-24s", "pages before -> after"; printf " %26s", $_ for @order; print "\n";
     for my $r (@rels) { printf "%-24s", $r;
       for my $t (@order) { my ($b, $a) = ($f{$t}{"b:$r"}, $f{$t}{"a:$r"}); printf " %26s", sprintf("%d -> %d (%.2fx)", $b, $a, $b ? $a / $b : 0) } print "\n" }
+    printf "%-24s", "undo log MB (*)"; printf " %26s", join(" -> ", map { /^\d+$/ ? sprintf("%.1f", $_ / 1048576) : $_ } split / /, $f{$_}{undo} // "") for @order; print "\n";
     printf "%-24s", "TPS (failed)"; printf " %26s", sprintf("%.1f (%s)", $f{$_}{tps}, $f{$_}{failed}) for @order; print "\n\n";
     my ($pass, $fail) = (0, 0);
     my $v = sub { my ($name, $ok, $got) = @_; printf "  %-58s %-28s %s\n", $name, $got, $ok ? "PASS" : "FAIL"; $ok ? $pass++ : $fail++ };
@@ -200,6 +209,7 @@ done
     for my $t (grep { /heap/ } @order) { for my $r (qw(pgbench_accounts pgbench_accounts_pkey)) { my $h = $f{$t};
       printf "  %-58s %-28s info\n", "$t $r growth factor", sprintf("%.2fx", $h->{"b:$r"} ? $h->{"a:$r"} / $h->{"b:$r"} : 0) } }
     printf "\n  %d PASS, %d FAIL\n", $pass, $fail;
+    print "\n(*) the files under tidal-data/undo: before the run, at its end with the snapshot held, after the holder committed\n";
   ' "$RES/figures.tsv"
   echo; echo "pgbench invariant (balances grew by the run's history deltas):"; sed 's/^/  /' "$RES/consistency.txt"
   echo; echo "results: $RES"
