@@ -138,6 +138,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		}
 		oe = &openEngine{eng: eng}
 		engines[c.dir] = oe
+		session.StartAutovacuum(eng, c.conf)
 	}
 	oe.refs++
 	// Sessions take this DSN's settings (statement_timeout, TimeZone …)

@@ -179,6 +179,7 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 		addrs = append(addrs, net.JoinHostPort(a, strconv.Itoa(port)))
 	}
 	sessions := session.NewServer(eng, conf)
+	session.StartAutovacuum(eng, conf)
 	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: addrs, Logger: logger, Authenticator: sessions.Authenticator()}, sessions)
 	if err := srv.Listen(); err != nil {
 		eng.Close()

@@ -30,6 +30,7 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/vacuum"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -85,6 +86,8 @@ type Engine struct {
 	Backends interrupt.Registry
 	// Notify routes LISTEN/NOTIFY notifications between sessions.
 	Notify *notify.Hub
+	// Vacuums are the VACUUMs running now (pg_stat_progress_vacuum).
+	Vacuums *vacuum.Registry
 
 	control *wal.Control
 	ckptMu  sync.Mutex
@@ -97,6 +100,13 @@ type Engine struct {
 	closed        bool
 	closeMu       sync.Mutex
 	StartedAt     time.Time
+	// cleanStart: the last shutdown was clean, so the saved statistics
+	// are current.
+	cleanStart bool
+	// background are goroutines started on the engine (autovacuum) that
+	// Close stops, before the shutdown checkpoint.
+	background sync.WaitGroup
+	bgStop     chan struct{}
 }
 
 // VersionFile marks a tidal data directory (like PG_VERSION).
@@ -113,7 +123,7 @@ func Open(cfg Config) (*Engine, error) {
 	if _, ok := cfg.AccessMethods.ByName("heap"); !ok {
 		return nil, errors.New("engine: the heap table access method is not registered")
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub()}
+	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub(), Vacuums: vacuum.NewRegistry(), bgStop: make(chan struct{})}
 	dir := cfg.DataDir
 	fresh, err := isFresh(dir)
 	if err != nil {
@@ -150,6 +160,13 @@ func Open(cfg Config) (*Engine, error) {
 	if err := e.removeTempRelations(); err != nil {
 		e.Close()
 		return nil, err
+	}
+	if e.cleanStart {
+		if err := e.Stats.Load(dir); err != nil {
+			e.log.Printf("WARNING:  %v", err)
+		}
+	} else {
+		stats.Discard(dir)
 	}
 	e.wg.Add(2)
 	go e.checkpointer()
@@ -279,6 +296,7 @@ func (e *Engine) start(fresh bool) error {
 		return pgerr.Errorf(pgerr.DataCorrupted, "could not locate a valid checkpoint record at %s", wal.FormatLSN(ctl.Checkpoint)).
 			WithHint("The WAL in %q is missing or damaged.", walDir)
 	}
+	e.cleanStart = ctl.State == wal.StateShutdown
 	if ctl.State != wal.StateShutdown {
 		e.log.Printf("LOG:  database system was interrupted; last known up at %s", time.Unix(ctl.Time, 0).UTC().Format("2006-01-02 15:04:05 UTC"))
 		e.log.Printf("LOG:  database system was not properly shut down; automatic recovery in progress")
@@ -597,9 +615,16 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
+	close(e.bgStop)
+	e.background.Wait()
 	close(e.stop)
 	e.wg.Wait()
 	err := e.Checkpoint(true)
+	if err == nil {
+		if serr := e.Stats.Save(e.cfg.DataDir); serr != nil {
+			e.log.Printf("WARNING:  could not save statistics: %v", serr)
+		}
+	}
 	e.WAL.Close()
 	e.Smgr.Close()
 	e.unlockDir()
@@ -607,6 +632,23 @@ func (e *Engine) Close() error {
 		e.log.Printf("LOG:  database system is shut down")
 	}
 	return err
+}
+
+// Go runs f on the engine until Close: f must return soon after stop is
+// closed, which Close does before its shutdown checkpoint (PostgreSQL's
+// postmaster stops the autovacuum launcher and workers before the
+// checkpointer writes the shutdown checkpoint).
+func (e *Engine) Go(f func(stop <-chan struct{})) {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return
+	}
+	e.background.Add(1)
+	go func() {
+		defer e.background.Done()
+		f(e.bgStop)
+	}()
 }
 
 // Panic stops the server after an error that leaves shared state in doubt

@@ -51,7 +51,9 @@ type Def struct {
 	Aliases map[string]string
 	Min     int64
 	Max     int64
-	Desc    string
+	// FMin and FMax bound a Real parameter.
+	FMin, FMax float64
+	Desc       string
 }
 
 // Defs lists the parameters tidal knows.
@@ -119,6 +121,7 @@ func init() {
 	def(Def{Name: "vacuum_multixact_freeze_min_age", Kind: Int, Default: "5000000", Context: User, Min: 0, Max: 1000000000})
 	def(Def{Name: "vacuum_multixact_freeze_table_age", Kind: Int, Default: "150000000", Context: User, Min: 0, Max: 2000000000})
 	def(Def{Name: "log_autovacuum_min_duration", Kind: Int, Default: "600000", Unit: "ms", Context: Sighup, Min: -1, Max: 1<<31 - 1})
+	autovacuumDefs()
 	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
 	def(Def{Name: "jit", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "listen_addresses", Kind: String, Default: "127.0.0.1", Context: Postmaster})
@@ -196,16 +199,19 @@ func (d *Def) Normalize(v string) (string, error) {
 		}
 		return strconv.FormatInt(n, 10), nil
 	case Real:
-		// Real parameters here are costs: at least Min, no upper bound
-		// short of DBL_MAX (PostgreSQL prints values with %g).
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return "", bad()
+		if d.FMin == 0 && d.FMax == 0 {
+			// Real parameters here are costs: at least Min, no upper bound
+			// short of DBL_MAX (PostgreSQL prints values with %g).
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				return "", bad()
+			}
+			if f < float64(d.Min) {
+				return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%d .. 1.79769e+308)", f, d.Name, d.Min)
+			}
+			return fmt.Sprintf("%g", f), nil
 		}
-		if f < float64(d.Min) {
-			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%d .. 1.79769e+308)", f, d.Name, d.Min)
-		}
-		return fmt.Sprintf("%g", f), nil
+		return d.normalizeReal(v)
 	case Enum:
 		lv := strings.ToLower(v)
 		if a, ok := d.Aliases[lv]; ok {
@@ -242,6 +248,9 @@ func splitUnit(v string) (string, string) {
 // Display renders a stored value as SHOW does (memory and time with the
 // largest exact unit).
 func (d *Def) Display(v string) string {
+	if d.Kind == Real && d.Unit != "" && Float(v) > 0 {
+		return v + d.Unit
+	}
 	if d.Kind != Int || d.Unit == "" {
 		return v
 	}

@@ -9,7 +9,11 @@ type Backend struct {
 	PID int32
 	// Role is the OID of the role the session logged in as (PGPROC's
 	// roleId), which decides who may signal it.
-	Role   uint32
+	Role uint32
+	// Type is pg_stat_activity.backend_type: "client backend" for
+	// sessions (the zero value means it), "autovacuum launcher" or
+	// "autovacuum worker" for autovacuum's goroutines.
+	Type   string
 	signal func(Reason)
 	gone   chan struct{}
 }
@@ -50,7 +54,13 @@ func (r *Registry) NewPID() int32 {
 // Register makes a backend reachable under pid; signal is how it is
 // interrupted. A pid registered twice keeps the newer backend.
 func (r *Registry) Register(pid int32, role uint32, signal func(Reason)) *Backend {
-	b := &Backend{PID: pid, Role: role, signal: signal, gone: make(chan struct{})}
+	return r.RegisterType(pid, role, "", signal)
+}
+
+// RegisterType is Register for a backend of another type than a client
+// session (backendType as pg_stat_activity names it).
+func (r *Registry) RegisterType(pid int32, role uint32, backendType string, signal func(Reason)) *Backend {
+	b := &Backend{PID: pid, Role: role, Type: backendType, signal: signal, gone: make(chan struct{})}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byPID == nil {

@@ -192,11 +192,11 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 	opts := map[string]string{}
 	for _, o := range cs.Options {
 		de := o.GetDefElem()
-		v, err := relOption(de)
+		k, v, err := relOption(de)
 		if err != nil {
 			return err
 		}
-		opts[de.Defname] = v
+		opts[k] = v
 	}
 	am, err := s.newTableAM(cs.AccessMethod)
 	if err != nil {
@@ -695,22 +695,7 @@ func (s *Session) vacuum(c *exec.Ctx, vs *pg.VacuumStmt, w pgwire.ResultWriter) 
 			return pgerr.Errorf(pgerr.SyntaxError, "unrecognized %s option \"%s\"", map[bool]string{true: "VACUUM", false: "ANALYZE"}[vs.IsVacuumcmd], de.Defname)
 		}
 	}
-	if !ringSet {
-		kb, _ := strconv.Atoi(s.Setting("vacuum_buffer_usage_limit"))
-		o.RingBytes = kb * 1024
-	}
-	mwm, _ := strconv.ParseInt(s.Setting("maintenance_work_mem"), 10, 64)
-	o.MaintenanceWorkMem = mwm * 1024
-	o.StoreKind = s.Setting("vacuum_dead_tid_store")
-	o.MaxParallelMaintenanceWorkers = int(s.intSetting("max_parallel_maintenance_workers"))
-	o.MaxParallelWorkers = int(s.intSetting("max_parallel_workers"))
-	fma, _ := strconv.ParseUint(s.Setting("vacuum_freeze_min_age"), 10, 32)
-	o.FreezeMinAge = uint32(fma)
-	mfma, _ := strconv.ParseUint(s.Setting("vacuum_multixact_freeze_min_age"), 10, 32)
-	o.MultiFreezeMinAge = uint32(mfma)
-	mfta, _ := strconv.ParseUint(s.Setting("vacuum_multixact_freeze_table_age"), 10, 32)
-	o.MultiFreezeTableAge = uint32(mfta)
-	o.PID = int(s.BackendPID())
+	s.vacuumSettings(&o, ringSet)
 
 	var rels []*catalog.Relation
 	p := &exec.Planner{C: c}
@@ -782,7 +767,7 @@ func (s *Session) vacuumRel(c *exec.Ctx, rel *catalog.Relation, o vacuum.Options
 	if err != nil {
 		return err
 	}
-	s.eng.Stats.Vacuumed(rel.OID, rep.TuplesRemain, time.Now())
+	s.eng.Stats.Vacuumed(rel.OID, false, rep.TuplesRemain, rep.TuplesRecentlyDead, time.Now())
 	if o.Verbose {
 		if rep.WorkersPlanned > 0 {
 			w.Notice(pgerr.Noticef(pgerr.SevInfo, "00000", "launched %d parallel vacuum worker%s for index vacuuming (planned: %d)", rep.WorkersLaunched, plural(rep.WorkersLaunched), rep.WorkersPlanned))

@@ -388,7 +388,7 @@ func (s *Session) analyzeRel(c *exec.Ctx, rel *catalog.Relation) error {
 	if err := s.eng.Catalog.SetStats(c.Tx, rel.OID, int32(nb), float32(n)); err != nil {
 		return err
 	}
-	s.eng.Stats.Analyzed(rel.OID, n, time.Now())
+	s.eng.Stats.Analyzed(rel.OID, s.autovacuum != nil, n, time.Now())
 	for _, ix := range rel.Indexes {
 		inb, err := s.eng.Smgr.NBlocks(smgrRel(ix.RelFileNode), 0)
 		if err != nil {

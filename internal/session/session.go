@@ -187,6 +187,8 @@ type Session struct {
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool
+	// autovacuum is set in an autovacuum worker's session (autovacuum.go).
+	autovacuum *autovacuumState
 }
 
 // New makes a session (used by the server and by the embedded driver).

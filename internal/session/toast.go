@@ -111,14 +111,14 @@ func (s *Session) alterToastCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.Alter
 		for _, n := range ac.Def.GetList().GetItems() {
 			de := n.GetDefElem()
 			if ac.Subtype == pg.AlterTableType_AT_ResetRelOptions {
-				delete(opts, de.Defname)
+				delete(opts, relOptionKey(de))
 				continue
 			}
-			v, err := relOption(de)
+			k, v, err := relOption(de)
 			if err != nil {
 				return true, err
 			}
-			opts[de.Defname] = v
+			opts[k] = v
 		}
 		if err := s.assignXid(c); err != nil {
 			return true, err
@@ -128,9 +128,25 @@ func (s *Session) alterToastCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.Alter
 	return false, nil
 }
 
-// relOption checks one table storage parameter and returns its value as
-// reloptions keeps it.
-func relOption(de *pg.DefElem) (string, error) {
+// relOptionKey is the name reloptions keeps a parameter under.
+func relOptionKey(de *pg.DefElem) string {
+	if de.Defnamespace != "" {
+		return de.Defnamespace + "." + de.Defname
+	}
+	return de.Defname
+}
+
+// relOption checks one table storage parameter and returns its name and
+// value as reloptions keeps them.
+func relOption(de *pg.DefElem) (string, string, error) {
+	if k, v, ok, err := autovacuumRelOption(de); ok {
+		return k, v, err
+	}
+	v, err := relOptionValue(de)
+	return de.Defname, v, err
+}
+
+func relOptionValue(de *pg.DefElem) (string, error) {
 	bounded := func(lo, hi int) (string, error) {
 		v := defInt(de)
 		if v < lo || v > hi {
@@ -144,8 +160,6 @@ func relOption(de *pg.DefElem) (string, error) {
 		return bounded(10, 100)
 	case "toast_tuple_target":
 		return bounded(128, varatt.TupleTargetMain)
-	case "autovacuum_enabled", "toast.autovacuum_enabled":
-		return "true", nil
 	}
 	return "", pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", de.Defname)
 }

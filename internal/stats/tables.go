@@ -11,15 +11,21 @@ type TableCounters struct {
 	SeqScan, SeqTupRead, IdxScan, IdxTupFetch int64
 	TupIns, TupUpd, TupDel, TupHotUpd         int64
 	LiveTup, DeadTup, ModSinceAnalyze         int64
+	InsSinceVacuum                            int64
 	LastVacuum, LastAutovacuum                time.Time
 	LastAnalyze, LastAutoanalyze              time.Time
 	VacuumCount, AutovacuumCount              int64
 	AnalyzeCount, AutoanalyzeCount            int64
+	// ParallelPlanned and ParallelLaunched sum the parallel index-vacuum
+	// workers autovacuum planned and got for the table; their difference
+	// is the shortfall the max_parallel_workers pool caused.
+	ParallelPlanned, ParallelLaunched int64
 }
 
 // Tables holds the counters of every table. Unlike PostgreSQL, changes are
-// counted when the statement runs, not when its transaction ends, and the
-// counters live in memory only (they restart from zero with the server).
+// counted when the statement runs, not when its transaction ends. They
+// live in memory, are written out at a clean shutdown and read back at the
+// next start (Save, Load), and are lost in a crash, as PostgreSQL's.
 type Tables struct {
 	mu sync.Mutex
 	m  map[uint32]*TableCounters
@@ -48,6 +54,7 @@ func (t *Tables) Modified(oid uint32, ins, upd, hot, del int64) {
 	c.LiveTup += ins - del
 	c.DeadTup += upd + del
 	c.ModSinceAnalyze += ins + upd + del
+	c.InsSinceVacuum += ins
 	t.mu.Unlock()
 }
 
@@ -65,25 +72,64 @@ func (t *Tables) Scanned(oid uint32, index bool, rows int64) {
 	t.mu.Unlock()
 }
 
-// Vacuumed records a VACUUM that left live rows.
-func (t *Tables) Vacuumed(oid uint32, live int64, at time.Time) {
+// Vacuumed records a VACUUM (auto: autovacuum's) that left live rows and
+// dead ones not yet removable.
+func (t *Tables) Vacuumed(oid uint32, auto bool, live, deadLeft int64, at time.Time) {
 	t.mu.Lock()
 	c := t.get(oid)
 	c.LiveTup = live
-	c.DeadTup = 0
-	c.LastVacuum = at
-	c.VacuumCount++
+	c.DeadTup = deadLeft
+	c.InsSinceVacuum = 0
+	if auto {
+		c.LastAutovacuum = at
+		c.AutovacuumCount++
+	} else {
+		c.LastVacuum = at
+		c.VacuumCount++
+	}
 	t.mu.Unlock()
 }
 
-// Analyzed records an ANALYZE.
-func (t *Tables) Analyzed(oid uint32, live int64, at time.Time) {
+// ParallelWorkers adds an autovacuum's planned and launched parallel
+// index-vacuum workers to the table's totals.
+func (t *Tables) ParallelWorkers(oid uint32, planned, launched int) {
+	t.mu.Lock()
+	c := t.get(oid)
+	c.ParallelPlanned += int64(planned)
+	c.ParallelLaunched += int64(launched)
+	t.mu.Unlock()
+}
+
+// Analyzed records an ANALYZE (auto: autovacuum's).
+func (t *Tables) Analyzed(oid uint32, auto bool, live int64, at time.Time) {
 	t.mu.Lock()
 	c := t.get(oid)
 	c.LiveTup = live
 	c.ModSinceAnalyze = 0
-	c.LastAnalyze = at
-	c.AnalyzeCount++
+	if auto {
+		c.LastAutoanalyze = at
+		c.AutoanalyzeCount++
+	} else {
+		c.LastAnalyze = at
+		c.AnalyzeCount++
+	}
+	t.mu.Unlock()
+}
+
+// Get copies one table's counters.
+func (t *Tables) Get(oid uint32) TableCounters {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c := t.m[oid]; c != nil {
+		return *c
+	}
+	return TableCounters{}
+}
+
+// Forget drops a table's counters (the table was dropped).
+func (t *Tables) Forget(oid uint32) {
+	t.mu.Lock()
+	delete(t.m, oid)
 	t.mu.Unlock()
 }
 

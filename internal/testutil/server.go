@@ -105,7 +105,18 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 		}
 		conf["default_table_access_method"] = am
 	}
+	if _, set := conf["autovacuum"]; !set {
+		// Tests that need determinism get none: autovacuum is off unless
+		// a test turns it on (anti-wraparound vacuums still run, as
+		// PostgreSQL's do with autovacuum off).
+		conf = maps.Clone(conf)
+		if conf == nil {
+			conf = map[string]string{}
+		}
+		conf["autovacuum"] = "off"
+	}
 	sessions := session.NewServer(eng, conf)
+	session.StartAutovacuum(eng, conf)
 	srv := pgwire.NewServer(pgwire.Config{ListenAddrs: []string{"127.0.0.1:0"}, Logger: cfg.Logger, Authenticator: sessions.Authenticator()}, sessions)
 	if err := srv.Listen(); err != nil {
 		eng.Close()
@@ -198,7 +209,8 @@ func StartProcess(t testing.TB, dir string, port int, extra ...string) *Process 
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"serve", "-D", dir, "-p", strconv.Itoa(port), "-c", "shared_buffers=32MB"}, extra...)
+	// autovacuum off unless extra turns it on (a later -c wins).
+	args := append([]string{"serve", "-D", dir, "-p", strconv.Itoa(port), "-c", "shared_buffers=32MB", "-c", "autovacuum=off"}, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	if err := cmd.Start(); err != nil {

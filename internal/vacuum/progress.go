@@ -29,6 +29,9 @@ type ProgressRow struct {
 	NumDeadItemIDs    int64
 	IndexesTotal      int64
 	IndexesProcessed  int64
+	// WorkersPlanned and WorkersLaunched are the parallel index-vacuum
+	// workers of the current index pass (tidal's columns).
+	WorkersPlanned, WorkersLaunched int64
 }
 
 // Progress is one running VACUUM's row of pg_stat_progress_vacuum. Other
@@ -42,6 +45,7 @@ type Progress struct {
 	PID   int
 	RelID uint32
 
+	reg *Registry
 	mu  sync.Mutex
 	row ProgressRow
 }
@@ -72,36 +76,48 @@ func (p *Progress) setDeadItems(num, bytes int64) {
 	p.update(func(r *ProgressRow) { r.NumDeadItemIDs, r.DeadTupleBytes = num, bytes })
 }
 
-var (
-	progressMu sync.Mutex
-	running    = map[*Progress]bool{}
-)
+// Registry is one engine's running VACUUMs (manual and autovacuum), the
+// rows of its pg_stat_progress_vacuum. One per engine instance: two
+// engines in one process see only their own.
+type Registry struct {
+	mu      sync.Mutex
+	running map[*Progress]bool
+}
 
-func newProgress(pid int, rel uint32) *Progress {
-	p := &Progress{PID: pid, RelID: rel}
+// NewRegistry makes an empty registry.
+func NewRegistry() *Registry { return &Registry{running: map[*Progress]bool{}} }
+
+func newProgress(reg *Registry, pid int, rel uint32) *Progress {
+	p := &Progress{PID: pid, RelID: rel, reg: reg}
 	p.row.Phase = PhaseInitializing
 	return p
 }
 
 // publish makes the row visible in pg_stat_progress_vacuum.
 func (p *Progress) publish() {
-	progressMu.Lock()
-	running[p] = true
-	progressMu.Unlock()
+	if p.reg == nil {
+		return
+	}
+	p.reg.mu.Lock()
+	p.reg.running[p] = true
+	p.reg.mu.Unlock()
 }
 
 func (p *Progress) end() {
-	progressMu.Lock()
-	delete(running, p)
-	progressMu.Unlock()
+	if p.reg == nil {
+		return
+	}
+	p.reg.mu.Lock()
+	delete(p.reg.running, p)
+	p.reg.mu.Unlock()
 }
 
 // Running lists the VACUUMs in progress, by PID.
-func Running() []*Progress {
-	progressMu.Lock()
-	defer progressMu.Unlock()
-	out := make([]*Progress, 0, len(running))
-	for p := range running {
+func (r *Registry) Running() []*Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Progress, 0, len(r.running))
+	for p := range r.running {
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })

@@ -10,7 +10,7 @@ import (
 // a reset half done (the torn pair pg_stat_progress_vacuum once showed:
 // dead_tuple_bytes 0 for 10780 TIDs).
 func TestProgressSnapshotConsistent(t *testing.T) {
-	p := newProgress(1, 1)
+	p := newProgress(nil, 1, 1)
 	const rounds = 500000
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -40,5 +40,20 @@ func TestProgressSnapshotConsistent(t *testing.T) {
 			return
 		default:
 		}
+	}
+}
+
+// TestRegistriesAreSeparate: two engines' registries do not see each
+// other's VACUUMs.
+func TestRegistriesAreSeparate(t *testing.T) {
+	a, b := NewRegistry(), NewRegistry()
+	p := newProgress(a, 7, 1)
+	p.publish()
+	if len(a.Running()) != 1 || len(b.Running()) != 0 {
+		t.Fatalf("a %d, b %d running; want 1, 0", len(a.Running()), len(b.Running()))
+	}
+	p.end()
+	if len(a.Running()) != 0 {
+		t.Fatal("ended VACUUM still listed")
 	}
 }

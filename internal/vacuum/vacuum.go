@@ -12,6 +12,7 @@ package vacuum
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,6 +54,19 @@ type Options struct {
 	PID                 int
 	DatabaseName        string
 	SchemaName          string
+	// Progress is the engine's registry of running VACUUMs
+	// (pg_stat_progress_vacuum); nil: not shown.
+	Progress *Registry
+	// Autovacuum: run by an autovacuum worker. Its parallel workers are
+	// then capped by AutovacuumMaxParallelWorkers instead of
+	// max_parallel_maintenance_workers (PostgreSQL 19).
+	Autovacuum                    bool
+	AutovacuumMaxParallelWorkers int
+	// Cost is the cost-based delay (vacuum_cost_* settings).
+	Cost CostParams
+	// Aggressive scans every page, all-visible ones too (an
+	// anti-wraparound autovacuum).
+	Aggressive bool
 }
 
 // Report is what a VACUUM did, for VERBOSE and the statistics views.
@@ -80,7 +94,20 @@ type Report struct {
 	DeadItemStoreKind  string
 	Usage              stats.Usage
 	Elapsed            time.Duration
-	UserCPU, SysCPU    time.Duration
+	// UserCPU and SysCPU are the leader's own (its OS thread's: VACUUM
+	// runs locked to one), LeaderCPU its thread clock, WorkerCPU the sum
+	// of its parallel workers' thread clocks.
+	UserCPU, SysCPU      time.Duration
+	LeaderCPU, WorkerCPU time.Duration
+	// WorkersPlannedTotal and WorkersLaunchedTotal sum every index pass's
+	// parallel workers (the autovacuum log's "in total"); ShortReason says
+	// why fewer launched than planned, when they did.
+	WorkersPlannedTotal, WorkersLaunchedTotal int
+	ShortReason                               string
+	// Aggressive: every page was scanned to advance relminmxid.
+	Aggressive bool
+	// CostDelay is the time slept by the cost-based delay.
+	CostDelay time.Duration
 	RemovableCutoff    xact.XID
 	NextXid            xact.XID
 	NewRelFrozenXid    xact.XID
@@ -109,7 +136,14 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	pool := env.Pool
 	x := env.Xact
 	start := time.Now()
+	// The leader stays on one OS thread so that its CPU time can be read
+	// from the thread's clock: its own, not the whole process's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	ru0 := rusage()
+	cpu0, _ := threadCPU()
+	var workerCPU time.Duration
+	var workerCPUMu sync.Mutex
 	u := tx.U
 	u0 := *u
 	h := rel.Table.Vacuum()
@@ -117,7 +151,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	rep := &Report{Relation: rel.Name, DeadItemStoreKind: o.StoreKind}
 	// The progress row is published only once its limits are filled in,
 	// so another session never sees a half-initialised row.
-	prog := newProgress(o.PID, rel.OID)
+	prog := newProgress(o.Progress, o.PID, rel.OID)
 
 	nblocks, err := rel.Table.NBlocks()
 	if err != nil {
@@ -159,28 +193,26 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	var ixStats = make([]btree.BulkDeleteStats, len(rel.Indexes))
 	removedPerIndex := make([]int64, len(rel.Indexes))
 
-	// Parallel index vacuuming: PostgreSQL's rule.
-	planned := 0
-	if o.Parallel != 0 && len(rel.Indexes) >= 2 && doIndexes {
-		n := len(rel.Indexes) - 1 // the leader takes one index itself
-		if o.Parallel > 0 && o.Parallel < n {
-			n = o.Parallel
-		}
-		if n > o.MaxParallelMaintenanceWorkers {
-			n = o.MaxParallelMaintenanceWorkers
-		}
-		planned = n
-	}
+	planned := plannedWorkers(len(rel.Indexes), doIndexes, o)
+	cost := newCostBalance(o.Cost, u)
+	defer func() { rep.CostDelay = cost.slept }()
 
 	vacuumIndexes := func() error {
 		prog.update(func(r *ProgressRow) { r.Phase, r.IndexesProcessed = PhaseVacuumIndexes, 0 })
 		launched := 0
 		if planned > 0 {
+			inUse := env.Workers.InUse()
 			launched = env.Workers.Acquire(planned, o.MaxParallelWorkers)
 			defer env.Workers.Release(launched)
 			if rep.IndexScans == 0 {
 				rep.WorkersPlanned, rep.WorkersLaunched = planned, launched
 			}
+			rep.WorkersPlannedTotal += planned
+			rep.WorkersLaunchedTotal += launched
+			if launched < planned && rep.ShortReason == "" {
+				rep.ShortReason = shortfallReason(planned, launched, inUse, o.MaxParallelWorkers)
+			}
+			prog.update(func(r *ProgressRow) { r.WorkersPlanned, r.WorkersLaunched = int64(planned), int64(launched) })
 		}
 		var next int
 		var mu sync.Mutex
@@ -212,6 +244,15 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0, _ := threadCPU()
+				defer func() {
+					c1, _ := threadCPU()
+					workerCPUMu.Lock()
+					workerCPU += c1 - c0
+					workerCPUMu.Unlock()
+				}()
 				var s *buffer.Strategy
 				if o.RingBytes > 0 {
 					s = pool.NewStrategy(buffer.Vacuum, o.RingBytes)
@@ -232,6 +273,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		var verr error
 		store.Iterate(func(blk page.BlockNumber, offs []page.OffsetNumber) bool {
 			if verr = interrupt.Err(ctx); verr != nil {
+				return false
+			}
+			if verr = cost.point(ctx); verr != nil {
 				return false
 			}
 			free, err := h.ReapBlock(u, blk, ring, offs, horizon)
@@ -286,6 +330,8 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	if err != nil {
 		return nil, err
 	}
+	aggressive = aggressive || o.Aggressive
+	rep.Aggressive = aggressive
 	if !o.Freeze && !aggressive {
 		vmBits = make([]byte, nblocks)
 		for blk := page.BlockNumber(0); blk < nblocks; blk++ {
@@ -296,6 +342,9 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	}
 	for blk := page.BlockNumber(0); blk < nblocks; blk++ {
 		if err := interrupt.Err(ctx); err != nil {
+			return nil, err
+		}
+		if err := cost.point(ctx); err != nil {
 			return nil, err
 		}
 		if vmBits != nil && vmBits[blk]&tableam.VMAllVisible != 0 {
@@ -484,18 +533,77 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	rep.Elapsed = time.Since(start)
 	ru1 := rusage()
 	rep.UserCPU, rep.SysCPU = ru1[0]-ru0[0], ru1[1]-ru0[1]
+	cpu1, _ := threadCPU()
+	rep.LeaderCPU = cpu1 - cpu0
+	workerCPUMu.Lock()
+	rep.WorkerCPU = workerCPU
+	workerCPUMu.Unlock()
 	return rep, nil
 }
 
+// rusageThread is Linux's RUSAGE_THREAD: the calling thread's usage.
+const rusageThread = 1
+
+// rusage is the calling OS thread's user and system CPU time (the caller
+// is locked to its thread), or the process's where threads have none.
 func rusage() [2]time.Duration {
 	var r syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+	if runtime.GOOS != "linux" || syscall.Getrusage(rusageThread, &r) != nil {
+		syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+	}
 	return [2]time.Duration{time.Duration(r.Utime.Nano()), time.Duration(r.Stime.Nano())}
+}
+
+// plannedWorkers is PostgreSQL's parallel_vacuum_compute_workers: one
+// worker per index beyond the one the leader takes, or fewer if PARALLEL
+// (autovacuum: the autovacuum_parallel_workers reloption) asks for fewer,
+// capped by max_parallel_maintenance_workers — or, for autovacuum, by
+// autovacuum_max_parallel_workers, which PostgreSQL 19 uses instead.
+func plannedWorkers(nindexes int, doIndexes bool, o Options) int {
+	if o.Parallel == 0 || nindexes < 2 || !doIndexes {
+		return 0
+	}
+	n := nindexes - 1
+	if o.Parallel > 0 && o.Parallel < n {
+		n = o.Parallel
+	}
+	limit := o.MaxParallelMaintenanceWorkers
+	if o.Autovacuum {
+		limit = o.AutovacuumMaxParallelWorkers
+	}
+	return min(n, limit)
+}
+
+// shortfallReason says why fewer parallel workers launched than planned:
+// the max_parallel_workers setting itself, or the pool's other users.
+func shortfallReason(planned, launched, inUse, max int) string {
+	if max < planned && inUse == 0 {
+		return fmt.Sprintf("max_parallel_workers is %d", max)
+	}
+	return fmt.Sprintf("%d of the %d max_parallel_workers slots were in use", inUse, max)
 }
 
 // Verbose renders the report as PostgreSQL 17's VACUUM VERBOSE INFO
 // message (lines after the first are continuation lines).
 func (r *Report) Verbose(db, schema string) string {
+	return r.render(fmt.Sprintf("finished vacuuming \"%s.%s.%s\"", db, schema, r.Relation), false)
+}
+
+// LogEntry renders the report as PostgreSQL 17's autovacuum log entry
+// ("automatic vacuum of table …"), with PostgreSQL 19's parallel-worker
+// line and the leader's own CPU time.
+func (r *Report) LogEntry(db, schema string, wraparound bool) string {
+	kind := "automatic vacuum"
+	switch {
+	case wraparound:
+		kind = "automatic aggressive vacuum to prevent wraparound"
+	case r.Aggressive:
+		kind = "automatic aggressive vacuum"
+	}
+	return r.render(fmt.Sprintf("%s of table \"%s.%s.%s\"", kind, db, schema, r.Relation), true)
+}
+
+func (r *Report) render(heading string, auto bool) string {
 	var b strings.Builder
 	pct := func(a, t int64) float64 {
 		if t == 0 {
@@ -503,7 +611,7 @@ func (r *Report) Verbose(db, schema string) string {
 		}
 		return 100 * float64(a) / float64(t)
 	}
-	fmt.Fprintf(&b, "finished vacuuming \"%s.%s.%s\": index scans: %d\n", db, schema, r.Relation, r.IndexScans)
+	fmt.Fprintf(&b, "%s: index scans: %d\n", heading, r.IndexScans)
 	fmt.Fprintf(&b, "pages: %d removed, %d remain, %d scanned (%.2f%% of total)\n", r.PagesRemoved, r.PagesRemain, r.PagesScanned, pct(r.PagesScanned, r.PagesRemain+r.PagesRemoved))
 	fmt.Fprintf(&b, "tuples: %d removed, %d remain, %d are dead but not yet removable\n", r.TuplesRemoved, r.TuplesRemain, r.TuplesRecentlyDead)
 	fmt.Fprintf(&b, "removable cutoff: %d, which was %d XIDs old when operation ended\n", r.RemovableCutoff, r.NextXid-r.RemovableCutoff)
@@ -529,6 +637,9 @@ func (r *Report) Verbose(db, schema string) string {
 	for _, ix := range r.Indexes {
 		fmt.Fprintf(&b, "index \"%s\": pages: %d in total, %d newly deleted, %d currently deleted, %d reusable\n", ix.Name, ix.Pages, ix.NewlyDeleted, ix.Deleted, ix.Reusable)
 	}
+	if auto && r.WorkersPlannedTotal > 0 {
+		fmt.Fprintf(&b, "parallel workers: index vacuum: %d planned, %d launched in total\n", r.WorkersPlannedTotal, r.WorkersLaunchedTotal)
+	}
 	per := 0.0
 	if r.MaxDeadItems > 0 {
 		per = float64(r.MaxDeadItemBytes) / float64(r.MaxDeadItems)
@@ -542,6 +653,10 @@ func (r *Report) Verbose(db, schema string) string {
 	}
 	fmt.Fprintf(&b, "buffer usage: %d hits, %d misses, %d dirtied\n", r.Usage.Buf.SharedHit, r.Usage.Buf.SharedRead, r.Usage.Buf.SharedDirtied)
 	fmt.Fprintf(&b, "WAL usage: %d records, %d full page images, %d bytes\n", r.Usage.WAL.Records, r.Usage.WAL.FPI, r.Usage.WAL.Bytes)
+	if r.CostDelay > 0 {
+		fmt.Fprintf(&b, "cost-based delay: %.3f s\n", r.CostDelay.Seconds())
+	}
+	fmt.Fprintf(&b, "leader CPU: %.3f s (its thread's clock), parallel workers' CPU: %.3f s\n", r.LeaderCPU.Seconds(), r.WorkerCPU.Seconds())
 	fmt.Fprintf(&b, "system usage: CPU: user: %.2f s, system: %.2f s, elapsed: %.2f s", r.UserCPU.Seconds(), r.SysCPU.Seconds(), secs)
 	return b.String()
 }

@@ -185,7 +185,11 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		return lm.deadlockError(p, tag, mode)
 	}
 	st.waiters = append(st.waiters, w)
+	yielders := st.yieldingHolders(p, mode)
 	m.mu.Unlock()
+	for _, f := range yielders {
+		go f(tag, mode)
+	}
 
 	var timedOut <-chan time.Time
 	if d := interrupt.LockTimeout(ctx); d > 0 {

@@ -98,6 +98,8 @@ type Proc struct {
 
 	// multi is the backend's multixact horizon (multixact.go).
 	multi procMulti
+	// yield: an autovacuum worker gives way to conflicting lock requests.
+	yield procYield
 }
 
 // Xid is the backend's current transaction id (InvalidXid if none).

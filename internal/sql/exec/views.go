@@ -6,7 +6,6 @@ import (
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
-	"github.com/tidal-db/tidal/internal/vacuum"
 )
 
 // A system view is computed from in-memory state rather than stored:
@@ -24,16 +23,16 @@ var systemViews = map[string]*systemView{
 			col("phase", types.Text), col("heap_blks_total", types.Int8), col("heap_blks_scanned", types.Int8),
 			col("heap_blks_vacuumed", types.Int8), col("index_vacuum_count", types.Int8), col("max_dead_tuple_bytes", types.Int8),
 			col("dead_tuple_bytes", types.Int8), col("num_dead_item_ids", types.Int8), col("indexes_total", types.Int8),
-			col("indexes_processed", types.Int8)},
+			col("indexes_processed", types.Int8), col("parallel_workers_planned", types.Int8), col("parallel_workers_launched", types.Int8)},
 		rows: func(c *Ctx) ([]Row, error) {
 			var out []Row
-			for _, p := range vacuum.Running() {
+			for _, p := range c.Eng.Vacuums.Running() {
 				r := p.Snapshot() // one consistent row, as pg_stat_get_progress_info
 				out = append(out, Row{types.Int(int64(p.PID)), types.Int(catalog.DatabaseOID), types.Str("postgres"), types.Int(int64(p.RelID)),
 					types.Str(r.Phase), types.Int(r.HeapBlksTotal), types.Int(r.HeapBlksScanned),
 					types.Int(r.HeapBlksVacuumed), types.Int(r.IndexVacuumCount), types.Int(r.MaxDeadTupleBytes),
 					types.Int(r.DeadTupleBytes), types.Int(r.NumDeadItemIDs), types.Int(r.IndexesTotal),
-					types.Int(r.IndexesProcessed)})
+					types.Int(r.IndexesProcessed), types.Int(r.WorkersPlanned), types.Int(r.WorkersLaunched)})
 			}
 			return out, nil
 		},
@@ -43,7 +42,7 @@ var systemViews = map[string]*systemView{
 			col("seq_scan", types.Int8), col("seq_tup_read", types.Int8), col("idx_scan", types.Int8), col("idx_tup_fetch", types.Int8),
 			col("n_tup_ins", types.Int8), col("n_tup_upd", types.Int8), col("n_tup_del", types.Int8), col("n_tup_hot_upd", types.Int8),
 			col("n_live_tup", types.Int8), col("n_dead_tup", types.Int8), col("n_mod_since_analyze", types.Int8),
-			col("last_vacuum", types.Timestamptz), col("last_autovacuum", types.Timestamptz), col("last_analyze", types.Timestamptz),
+			col("n_ins_since_vacuum", types.Int8), col("last_vacuum", types.Timestamptz), col("last_autovacuum", types.Timestamptz), col("last_analyze", types.Timestamptz),
 			col("last_autoanalyze", types.Timestamptz), col("vacuum_count", types.Int8), col("autovacuum_count", types.Int8),
 			col("analyze_count", types.Int8), col("autoanalyze_count", types.Int8)},
 		rows: func(c *Ctx) ([]Row, error) {
@@ -69,7 +68,7 @@ var systemViews = map[string]*systemView{
 					types.Int(s.SeqScan), types.Int(s.SeqTupRead), types.Int(s.IdxScan), types.Int(s.IdxTupFetch),
 					types.Int(s.TupIns), types.Int(s.TupUpd), types.Int(s.TupDel), types.Int(s.TupHotUpd),
 					types.Int(s.LiveTup), types.Int(s.DeadTup), types.Int(s.ModSinceAnalyze),
-					ts(s.LastVacuum), ts(s.LastAutovacuum), ts(s.LastAnalyze), ts(s.LastAutoanalyze),
+					types.Int(s.InsSinceVacuum), ts(s.LastVacuum), ts(s.LastAutovacuum), ts(s.LastAnalyze), ts(s.LastAutoanalyze),
 					types.Int(s.VacuumCount), types.Int(s.AutovacuumCount), types.Int(s.AnalyzeCount), types.Int(s.AutoanalyzeCount)})
 			}
 			return out, nil
