@@ -14,8 +14,8 @@ import (
 // PostgreSQL's vacuum_delay_point. Delay 0 turns it off (the default for a
 // manual VACUUM; autovacuum's is autovacuum_vacuum_cost_delay, 2 ms).
 type CostParams struct {
-	Delay                       time.Duration
-	Limit                       int
+	Delay                        time.Duration
+	Limit                        int
 	PageHit, PageMiss, PageDirty int
 }
 

@@ -60,7 +60,7 @@ type Options struct {
 	// Autovacuum: run by an autovacuum worker. Its parallel workers are
 	// then capped by AutovacuumMaxParallelWorkers instead of
 	// max_parallel_maintenance_workers (PostgreSQL 19).
-	Autovacuum                    bool
+	Autovacuum                   bool
 	AutovacuumMaxParallelWorkers int
 	// Cost is the cost-based delay (vacuum_cost_* settings).
 	Cost CostParams
@@ -107,15 +107,15 @@ type Report struct {
 	// Aggressive: every page was scanned to advance relminmxid.
 	Aggressive bool
 	// CostDelay is the time slept by the cost-based delay.
-	CostDelay time.Duration
-	RemovableCutoff    xact.XID
-	NextXid            xact.XID
-	NewRelFrozenXid    xact.XID
-	OldRelFrozenXid    xact.XID
-	NewRelMinMxid      xact.MultiXactID
-	OldRelMinMxid      xact.MultiXactID
-	NextMulti          xact.MultiXactID
-	DeadItemLimit      int64
+	CostDelay       time.Duration
+	RemovableCutoff xact.XID
+	NextXid         xact.XID
+	NewRelFrozenXid xact.XID
+	OldRelFrozenXid xact.XID
+	NewRelMinMxid   xact.MultiXactID
+	OldRelMinMxid   xact.MultiXactID
+	NextMulti       xact.MultiXactID
+	DeadItemLimit   int64
 }
 
 // IndexReport is one index's line of the VERBOSE report.

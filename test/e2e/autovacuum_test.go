@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -165,5 +166,177 @@ func TestAutovacuumScoreOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sixIndexTable is seed 002's parallel-autovacuum table at CI scale: six
+// indexes, every row updated twice (indexed columns, so no HOT), kept from
+// autovacuum until it is enabled at the end.
+func sixIndexTable(t *testing.T, conn *pgx.Conn, rows int) {
+	t.Helper()
+	avExec(t, conn, "CREATE TABLE par6 (id int, a int, b int, c int, d int, e int) WITH (autovacuum_enabled = off)")
+	for _, c := range []string{"id", "a", "b", "c", "d", "e"} {
+		avExec(t, conn, fmt.Sprintf("CREATE INDEX par6_%s ON par6 (%s)", c, c))
+	}
+	avExec(t, conn, fmt.Sprintf("INSERT INTO par6 SELECT g, g, g, g, g, g FROM generate_series(1, %d) g", rows),
+		"UPDATE par6 SET a = a + 1, b = b + 1, c = c + 1, d = d + 1, e = e + 1",
+		"UPDATE par6 SET a = a + 1, b = b + 1, c = c + 1, d = d + 1, e = e + 1",
+		"ALTER TABLE par6 SET (autovacuum_enabled = on)")
+}
+
+var (
+	reParallelLine = regexp.MustCompile(`parallel workers: index vacuum: (\d+) planned, (\d+) launched in total`)
+	reStoreBytes   = regexp.MustCompile(`automatic vacuum of table "postgres\.public\.par6"[^\n]*(?:\n\t[^\n]*)*?\n\tdead item storage: radix tree, (\d+) bytes at most`)
+	reShortWarning = regexp.MustCompile(`WARNING:  autovacuum of table "postgres\.public\.par6": 4 parallel index vacuum workers planned, 0 launched: max_parallel_workers is 0`)
+)
+
+// TestAutovacuumParallel: seed 002's parallel runs. With
+// autovacuum_max_parallel_workers = 4, max_parallel_maintenance_workers = 0
+// does not cap autovacuum's workers ("4 planned, 4 launched");
+// max_parallel_workers = 0 does ("4 planned, 0 launched", and a WARNING
+// says why). The dead-TID store is one for the leader and its workers:
+// its size does not change with the worker count.
+func TestAutovacuumParallel(t *testing.T) {
+	storeBytes := map[string]int{}
+	for _, tc := range []struct {
+		name              string
+		conf              map[string]string
+		planned, launched string
+	}{
+		{"serial", map[string]string{}, "", ""},
+		{"parallel4", map[string]string{"autovacuum_max_parallel_workers": "4", "max_parallel_maintenance_workers": "0"}, "4", "4"},
+		{"pool0", map[string]string{"autovacuum_max_parallel_workers": "4", "max_parallel_workers": "0"}, "4", "0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, lc := avServer(t, tc.conf)
+			conn := avConnect(t, s)
+			sixIndexTable(t, conn, 3000)
+			avWait(t, "the autovacuum of par6", func() bool { return autovacuumCount(t, conn, "par6") >= 1 })
+			log := lc.String()
+			m := reParallelLine.FindStringSubmatch(log)
+			switch {
+			case tc.planned == "" && m != nil:
+				t.Fatalf("serial autovacuum logged %q", m[0])
+			case tc.planned != "" && (m == nil || m[1] != tc.planned || m[2] != tc.launched):
+				t.Fatalf("want \"index vacuum: %s planned, %s launched in total\"; log:\n%s", tc.planned, tc.launched, log)
+			}
+			if warned := reShortWarning.MatchString(log); warned != (tc.name == "pool0") {
+				t.Fatalf("shortfall warning logged: %v; log:\n%s", warned, log)
+			}
+			sm := reStoreBytes.FindStringSubmatch(log)
+			if sm == nil {
+				t.Fatalf("no dead item storage line; log:\n%s", log)
+			}
+			var n int
+			fmt.Sscan(sm[1], &n)
+			storeBytes[tc.name] = n
+			var planned, launched int64
+			if err := conn.QueryRow(context.Background(), "SELECT parallel_workers_planned, parallel_workers_launched FROM pg_stat_autovacuum_scores WHERE relname = 'par6'").Scan(&planned, &launched); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string][2]int64{"serial": {0, 0}, "parallel4": {4, 4}, "pool0": {4, 0}}[tc.name]; planned != want[0] || launched != want[1] {
+				t.Fatalf("cumulative planned/launched %d/%d, want %d/%d", planned, launched, want[0], want[1])
+			}
+		})
+	}
+	if s, p := storeBytes["serial"], storeBytes["parallel4"]; s == 0 || float64(p) > 1.05*float64(s) {
+		t.Fatalf("dead-TID store: %d bytes serial, %d with 4 workers; want ≤ 1.05×", s, p)
+	}
+}
+
+const seed000ProgressQuery = `SELECT 
+    p.pid,
+    c.relname AS table_name,
+    p.phase,
+    p.heap_blks_total,
+    p.heap_blks_scanned,
+    p.heap_blks_vacuumed,
+    p.index_vacuum_count,
+    p.num_dead_item_ids
+FROM pg_stat_progress_vacuum p
+JOIN pg_class c ON c.oid = p.relid`
+
+// TestAutovacuumProgressAndYield: seed 000's pg_stat_progress_vacuum query,
+// run from another session, shows an autovacuum worker (a backend of type
+// "autovacuum worker") while it runs; a conflicting lock request then
+// cancels the autovacuum, which logs it, and the lock is granted.
+func TestAutovacuumProgressAndYield(t *testing.T) {
+	s, lc := avServer(t, nil)
+	conn := avConnect(t, s)
+	// A cost delay that makes the scan take minutes: 100 ms × 4 per page.
+	avExec(t, conn, "CREATE TABLE slow (id int PRIMARY KEY, pad text) WITH (autovacuum_enabled = off, autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1)",
+		"INSERT INTO slow SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g",
+		"DELETE FROM slow WHERE id % 2 = 0",
+		"ALTER TABLE slow SET (autovacuum_enabled = on)")
+	other := avConnect(t, s)
+	var pid int32
+	var table, phase string
+	var total, scanned, vacuumed, passes, dead int64
+	avWait(t, "an autovacuum in pg_stat_progress_vacuum", func() bool {
+		err := other.QueryRow(context.Background(), seed000ProgressQuery).Scan(&pid, &table, &phase, &total, &scanned, &vacuumed, &passes, &dead)
+		return err == nil && scanned > 0
+	})
+	if table != "slow" || phase != "scanning heap" || total == 0 || passes != 0 {
+		t.Fatalf("progress row: table %s phase %q total %d scanned %d passes %d", table, phase, total, scanned, passes)
+	}
+	b := s.Engine.Backends.Lookup(pid)
+	if b == nil || b.Type != "autovacuum worker" {
+		t.Fatalf("pid %d is %+v, want an autovacuum worker", pid, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := other.Exec(ctx, "ALTER TABLE slow ADD COLUMN extra int"); err != nil {
+		t.Fatalf("ALTER TABLE behind an autovacuum: %v", err)
+	}
+	avWait(t, "the cancelled autovacuum's log", func() bool {
+		return strings.Contains(lc.String(), "ERROR:  canceling autovacuum task\n\tCONTEXT:  automatic vacuum of table \"postgres.public.slow\"")
+	})
+	if want := fmt.Sprintf("sending cancel to blocking autovacuum PID %d", pid); !strings.Contains(lc.String(), want) {
+		t.Fatalf("log lacks %q:\n%s", want, lc.String())
+	}
+	if n := autovacuumCount(t, conn, "slow"); n != 0 {
+		t.Fatalf("autovacuum_count %d after a cancelled autovacuum, want 0", n)
+	}
+}
+
+// TestAutovacuumWorkerErrorAndRestart: counters survive a clean restart,
+// so autovacuum after the restart still sees the dead tuples; a table
+// whose page is corrupt makes its autovacuum fail, which is logged with
+// its context, and the worker goes on to the next table.
+func TestAutovacuumWorkerErrorAndRestart(t *testing.T) {
+	dir := t.TempDir() + "/data"
+	s1 := testutil.Start(t, testutil.Options{Dir: dir})
+	conn := avConnect(t, s1)
+	avExec(t, conn, "CREATE TABLE bad (id int, pad text)", "CREATE TABLE good (id int, pad text)",
+		"INSERT INTO bad SELECT g, 'x' FROM generate_series(1, 5000) g", "INSERT INTO good SELECT g, 'x' FROM generate_series(1, 1000) g",
+		"DELETE FROM bad", "DELETE FROM good")
+	var badFile uint32
+	if err := conn.QueryRow(context.Background(), "SELECT relfilenode FROM pg_class WHERE relname = 'bad'").Scan(&badFile); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(context.Background())
+	if err := s1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(fmt.Sprintf("%s/base/%d", dir, badFile), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("corrupt!corrupt!"), 4000); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	lc := &logCapture{}
+	s2 := testutil.Start(t, testutil.Options{Dir: dir, Logger: log.New(lc, "", 0),
+		Conf: map[string]string{"autovacuum": "on", "autovacuum_naptime": "1", "log_autovacuum_min_duration": "0", "autovacuum_vacuum_cost_delay": "0"}})
+	conn2 := avConnect(t, s2)
+	avWait(t, "good's autovacuum", func() bool { return autovacuumCount(t, conn2, "good") >= 1 })
+	log := lc.String()
+	if !regexp.MustCompile(`ERROR:  invalid page in block 0 of relation base/\d+: page verification failed[^\n]*\n\tCONTEXT:  automatic vacuum of table "postgres\.public\.bad"`).MatchString(log) {
+		t.Fatalf("no logged error for bad's autovacuum:\n%s", log)
+	}
+	if n := autovacuumCount(t, conn2, "bad"); n != 0 {
+		t.Fatalf("bad: autovacuum_count %d, want 0", n)
 	}
 }
