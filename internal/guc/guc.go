@@ -195,7 +195,7 @@ func (d *Def) Normalize(v string) (string, error) {
 			n = int64(f - 0.5)
 		}
 		if n < d.Min || n > d.Max {
-			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%s %s is outside the valid range for parameter \"%s\" (%d .. %d)", num, unit, d.Name, d.Min, d.Max)
+			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%s%s is outside the valid range for parameter \"%s\" (%d .. %d)", num, unitSuffix(unit), d.Name, d.Min, d.Max)
 		}
 		return strconv.FormatInt(n, 10), nil
 	case Real:

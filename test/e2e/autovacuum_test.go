@@ -340,3 +340,45 @@ func TestAutovacuumWorkerErrorAndRestart(t *testing.T) {
 		t.Fatalf("bad: autovacuum_count %d, want 0", n)
 	}
 }
+
+// TestAutovacuumScoresView: pg_stat_autovacuum_scores shows each
+// component as its ratio to its threshold, the score (their maximum), and
+// what autovacuum would do; the PostgreSQL 19 reloption
+// autovacuum_parallel_workers is range-checked (22023).
+func TestAutovacuumScoresView(t *testing.T) {
+	// A naptime of an hour: the launcher looks once at start-up, before
+	// the table exists, and the view is read undisturbed.
+	s, _ := avServer(t, map[string]string{"autovacuum_naptime": "3600", "autovacuum_analyze_score_weight": "0.5"})
+	conn := avConnect(t, s)
+	avExec(t, conn, "CREATE TABLE sv (id int)", "INSERT INTO sv SELECT g FROM generate_series(1, 200) g", "DELETE FROM sv WHERE id <= 100",
+		"CREATE TABLE sv_off (id int) WITH (autovacuum_enabled = false)", "INSERT INTO sv_off SELECT g FROM generate_series(1, 200) g", "DELETE FROM sv_off")
+	type row struct {
+		score, xid, mxid, vac, vacIns, anl float64
+		doVac, doAnl, wrap                 bool
+	}
+	get := func(name string) row {
+		var r row
+		err := conn.QueryRow(context.Background(), `SELECT score, xid_score, mxid_score, vacuum_score, vacuum_insert_score, analyze_score,
+			do_vacuum, do_analyze, for_wraparound FROM pg_stat_autovacuum_scores WHERE relname = $1`, name).
+			Scan(&r.score, &r.xid, &r.mxid, &r.vac, &r.vacIns, &r.anl, &r.doVac, &r.doAnl, &r.wrap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Never vacuumed (reltuples -1, taken as 0): thresholds 50, 1000, 50.
+	r := get("sv")
+	if r.vac != 2 || r.vacIns != 0.2 || r.anl != 3 || r.score != 3 || !r.doVac || !r.doAnl || r.wrap || r.xid <= 0 || r.xid >= 1e-3 {
+		t.Fatalf("sv: %+v", r)
+	}
+	if r := get("sv_off"); r.vac != 4 || r.doVac || r.doAnl {
+		t.Fatalf("sv_off: %+v", r)
+	}
+	for _, bad := range []string{"ALTER TABLE sv SET (autovacuum_parallel_workers = 1025)", "ALTER TABLE sv SET (autovacuum_parallel_workers = -2)"} {
+		_, err := conn.Exec(context.Background(), bad)
+		if err == nil || !strings.Contains(err.Error(), "22023") || !strings.Contains(err.Error(), `value `) {
+			t.Fatalf("%s: %v, want 22023 out of bounds", bad, err)
+		}
+	}
+	avExec(t, conn, "ALTER TABLE sv SET (autovacuum_parallel_workers = 2)")
+}

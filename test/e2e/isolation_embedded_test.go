@@ -30,7 +30,7 @@ func TestIsolationSpecsEmbedded(t *testing.T) {
 
 func isoConnectEmbedded(t *testing.T, dir, name string) *isoConn {
 	t.Helper()
-	db, err := sql.Open("tidal", dir+"?shared_buffers=16MB&fsync=off")
+	db, err := sql.Open("tidal", dir+"?shared_buffers=16MB&fsync=off&autovacuum=off")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ var sqlBackends = []sqlBackend{
 		return client
 	}},
 	{name: "embedded", embedded: true, open: func(t *testing.T, _, _ string) scriptClient {
-		return openSQLScriptClient(t, "tidal", filepath.Join(t.TempDir(), "data")+"?shared_buffers=16MB&fsync=off")
+		return openSQLScriptClient(t, "tidal", filepath.Join(t.TempDir(), "data")+"?shared_buffers=16MB&fsync=off&autovacuum=off")
 	}},
 }
 

@@ -90,7 +90,7 @@ func TestToastRoundTripClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pq.Close()
-	emb, err := sql.Open("tidal", filepath.Join(dir, "embedded")+"?fsync=off")
+	emb, err := sql.Open("tidal", filepath.Join(dir, "embedded")+"?fsync=off&autovacuum=off")
 	if err != nil {
 		t.Fatal(err)
 	}
