@@ -172,16 +172,10 @@ func (l *Launcher) evaluate() ([]Candidate, error) {
 // recheck evaluates one table again with current counters (it may have
 // been vacuumed, dropped or changed since the list was made).
 func (l *Launcher) recheck(oid uint32) (Candidate, bool) {
-	all, err := l.evaluate()
-	if err != nil {
-		return Candidate{}, false
-	}
-	for _, c := range all {
-		if c.Rel.OID == oid {
-			return c, true
-		}
-	}
-	return Candidate{}, false
+	tx, done := readTxn(l.eng.Xact)
+	defer done()
+	c, ok, err := evaluateOne(l.eng.Catalog, tx, l.eng.Stats, ReadSettings(l.setting), oid)
+	return c, ok && err == nil
 }
 
 func (l *Launcher) take(oid uint32) bool {

@@ -19,8 +19,29 @@ type Candidate struct {
 // Evaluated lists every permanent user table in pg_class order with its
 // scores and decision (the rows of pg_stat_autovacuum_scores).
 func Evaluated(cat *catalog.Catalog, tx *catalog.Txn, st *stats.Tables, s Settings) ([]Candidate, error) {
-	x := cat.Env().Xact
 	rels, err := cat.UserTables(tx)
+	if err != nil {
+		return nil, err
+	}
+	return evaluate(cat, tx, st, s, rels)
+}
+
+// evaluateOne is Evaluated for one table (false: it is gone).
+func evaluateOne(cat *catalog.Catalog, tx *catalog.Txn, st *stats.Tables, s Settings, oid uint32) (Candidate, bool, error) {
+	rel, err := cat.ByOID(tx, oid)
+	if err != nil || rel == nil || rel.Kind != catalog.KindTable {
+		return Candidate{}, false, nil
+	}
+	out, err := evaluate(cat, tx, st, s, []*catalog.Relation{rel})
+	if err != nil || len(out) == 0 {
+		return Candidate{}, false, err
+	}
+	return out[0], true, nil
+}
+
+func evaluate(cat *catalog.Catalog, tx *catalog.Txn, st *stats.Tables, s Settings, rels []*catalog.Relation) ([]Candidate, error) {
+	x := cat.Env().Xact
+	horizons, err := cat.AllFreezeHorizons(tx)
 	if err != nil {
 		return nil, err
 	}
@@ -31,14 +52,11 @@ func Evaluated(cat *catalog.Catalog, tx *catalog.Txn, st *stats.Tables, s Settin
 		if rel.Persistence == catalog.PersistenceTemp {
 			continue // autovacuum cannot see other sessions' temporary tables
 		}
-		frozen, err := cat.RelFrozenXid(tx, rel.OID)
-		if err != nil {
-			return nil, err
+		h, ok := horizons[rel.OID]
+		if !ok {
+			continue // dropped since the list was read
 		}
-		minMulti, err := cat.RelMinMxid(tx, rel.OID)
-		if err != nil {
-			return nil, err
-		}
+		frozen, minMulti := h.FrozenXid, h.MinMxid
 		c := st.Get(rel.OID)
 		ts := TableState{Options: rel.Options, RelTuples: float64(rel.Tuples),
 			Dead: c.DeadTup, InsSinceVacuum: c.InsSinceVacuum, ModSince: c.ModSinceAnalyze}
