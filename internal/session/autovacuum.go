@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -150,6 +151,9 @@ func (s *Session) autoanalyzeRel(ctx context.Context, t autovacuum.Task) error {
 		return err
 	}
 	logMin = s.autovacuumLogMin(rel.Options)
+	runtime.LockOSThread() // its CPU time is then its own thread's
+	defer runtime.UnlockOSThread()
+	user0, sys0 := vacuum.ThreadRusage()
 	start, u0 := time.Now(), s.usage
 	c := s.newCtx(ctx, discardWriter{})
 	if err := s.analyzeRel(c, rel); err != nil {
@@ -159,10 +163,12 @@ func (s *Session) autoanalyzeRel(ctx context.Context, t autovacuum.Task) error {
 	elapsed := time.Since(start)
 	if logMin >= 0 && elapsed >= time.Duration(logMin)*time.Millisecond {
 		u := s.usage.Sub(u0)
+		user1, sys1 := vacuum.ThreadRusage()
 		secs := max(elapsed.Seconds(), 1e-9)
-		s.eng.Logf("LOG:  automatic analyze of table \"postgres.%s.%s\"\n\tavg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n\tbuffer usage: %d hits, %d misses, %d dirtied\n\tWAL usage: %d records, %d full page images, %d bytes\n\tsystem usage: elapsed: %.2f s",
+		s.eng.Logf("LOG:  automatic analyze of table \"postgres.%s.%s\"\n\tavg read rate: %.3f MB/s, avg write rate: %.3f MB/s\n\tbuffer usage: %d hits, %d misses, %d dirtied\n\tWAL usage: %d records, %d full page images, %d bytes\n\tsystem usage: CPU: user: %.2f s, system: %.2f s, elapsed: %.2f s",
 			t.Schema, rel.Name, float64(u.Buf.SharedRead)*8192/(1<<20)/secs, float64(u.Buf.SharedDirtied)*8192/(1<<20)/secs,
-			u.Buf.SharedHit, u.Buf.SharedRead, u.Buf.SharedDirtied, u.WAL.Records, u.WAL.FPI, u.WAL.Bytes, elapsed.Seconds())
+			u.Buf.SharedHit, u.Buf.SharedRead, u.Buf.SharedDirtied, u.WAL.Records, u.WAL.FPI, u.WAL.Bytes,
+			(user1 - user0).Seconds(), (sys1 - sys0).Seconds(), elapsed.Seconds())
 	}
 	return nil
 }

@@ -24,3 +24,10 @@ func threadCPU() (time.Duration, bool) {
 	}
 	return time.Duration(ts.Nano()), true
 }
+
+// ThreadRusage is the calling OS thread's user and system CPU time, for
+// callers locked to their thread (an autovacuum worker's ANALYZE).
+func ThreadRusage() (user, sys time.Duration) {
+	r := rusage()
+	return r[0], r[1]
+}

@@ -97,7 +97,10 @@ func autovacuumCount(t *testing.T, conn *pgx.Conn, table string) int64 {
 	return n
 }
 
-var reAutoVacuumed = regexp.MustCompile(`automatic vacuum of table "postgres\.public\.(\w+)"`)
+var (
+	reAutoVacuumed = regexp.MustCompile(`automatic vacuum of table "postgres\.public\.(\w+)"`)
+	reAutoAnalyzed = regexp.MustCompile(`automatic analyze of table "postgres\.public\.(\w+)"\n\tavg read rate: [0-9.]+ MB/s, avg write rate: [0-9.]+ MB/s\n\tbuffer usage: \d+ hits, \d+ misses, \d+ dirtied\n\tWAL usage: \d+ records, \d+ full page images, \d+ bytes\n\tsystem usage: CPU: user: [0-9.]+ s, system: [0-9.]+ s, elapsed: [0-9.]+ s`)
+)
 
 // vacuumedOrder is the order of the tables in the log's "automatic vacuum"
 // entries.
@@ -164,6 +167,20 @@ func TestAutovacuumScoreOrder(t *testing.T) {
 				if c := autovacuumCount(t, conn, n); c != 1 {
 					t.Errorf("%s: autovacuum_count %d, want 1", n, c)
 				}
+			}
+			// Each table's VACUUM is followed by its ANALYZE (its
+			// n_mod_since_analyze passed the analyze threshold too).
+			avWait(t, "six autoanalyzes", func() bool { return len(reAutoAnalyzed.FindAllString(lc.String(), -1)) >= 6 })
+			var analyzed []string
+			for _, m := range reAutoAnalyzed.FindAllStringSubmatch(lc.String(), -1) {
+				analyzed = append(analyzed, m[1])
+			}
+			if strings.Join(analyzed[:6], ",") != strings.Join(want, ",") {
+				t.Fatalf("analyzed in order %v, want %v", analyzed, want)
+			}
+			var anl int64
+			if err := conn.QueryRow(context.Background(), "SELECT sum(autoanalyze_count) FROM pg_stat_user_tables WHERE last_autoanalyze IS NOT NULL AND n_mod_since_analyze = 0").Scan(&anl); err != nil || anl != 6 {
+				t.Fatalf("autoanalyze counters: %d, %v", anl, err)
 			}
 		})
 	}
