@@ -25,7 +25,7 @@ REPO=$(cd "$HERE/.." && pwd)
 ROWS=${ROWS:-400000} TRIALS=${TRIALS:-3}
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 BENCH_DIR=${BENCH_DIR:-/work/shared/bench}
-TMP=$(mktemp -d /tmp/tidal-avbench.XXXXXX)
+TMP=$(mktemp -d /tmp/tidal-avbench.XXXXXX); chmod 755 "$TMP" # PostgreSQL runs as postgres
 PG_ROOT=${PG15_ROOT:-$TMP/pg15}
 RES=$REPO/bench/results/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$RES"
