@@ -216,3 +216,24 @@ func LockTimeout(ctx context.Context) time.Duration {
 func LockTimeoutError() error {
 	return pgerr.Errorf(pgerr.LockNotAvailable, "canceling statement due to lock timeout")
 }
+
+type deadlockTimeoutKey struct{}
+
+// WithDeadlockTimeout returns ctx carrying deadlock_timeout: how long a
+// lock wait lasts before it cancels a blocking autovacuum (PostgreSQL
+// checks for that, as for deadlocks, once the wait is that old).
+func WithDeadlockTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, deadlockTimeoutKey{}, d)
+}
+
+// DeadlockTimeout is the deadlock_timeout ctx carries, or PostgreSQL's
+// default (1 s).
+func DeadlockTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(deadlockTimeoutKey{}).(time.Duration); ok {
+		return d
+	}
+	return time.Second
+}

@@ -110,8 +110,9 @@ func (s *Session) autovacuumRel(ctx context.Context, t autovacuum.Task) error {
 	}
 	logMin = s.autovacuumLogMin(rel.Options)
 	if !t.Wraparound {
-		// A conflicting lock request cancels this task (not an
-		// anti-wraparound one), as PostgreSQL's deadlock checker does.
+		// A conflicting lock request that waited deadlock_timeout
+		// cancels this task (not an anti-wraparound one), as
+		// PostgreSQL's deadlock checker does.
 		pid := s.BackendPID()
 		s.proc.SetYield(func(tag xact.LockTag, mode xact.LockMode) {
 			s.eng.Logf("LOG:  sending cancel to blocking autovacuum PID %d\n\tDETAIL:  A request for %s on relation %d waits for it.", pid, mode, tag.A)

@@ -73,6 +73,7 @@ func (s *Session) statementContext(parent context.Context) (ctx context.Context,
 		timer = time.AfterFunc(time.Duration(ms)*time.Millisecond, func() { cancel(interrupt.StatementTimeout) })
 	}
 	ctx = interrupt.WithLockTimeout(ctx, time.Duration(s.intSetting("lock_timeout"))*time.Millisecond)
+	ctx = interrupt.WithDeadlockTimeout(ctx, time.Duration(s.intSetting("deadlock_timeout"))*time.Millisecond)
 	release := s.sig.state.Watch(ctx)
 	s.sig.mu.Lock()
 	s.sig.cancel = cancel

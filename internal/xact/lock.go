@@ -185,11 +185,8 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		return lm.deadlockError(p, tag, mode)
 	}
 	st.waiters = append(st.waiters, w)
-	yielders := st.yieldingHolders(p, mode)
+	blockedByYielder := len(st.yieldingHolders(p, mode)) > 0
 	m.mu.Unlock()
-	for _, f := range yielders {
-		go f(tag, mode)
-	}
 
 	var timedOut <-chan time.Time
 	if d := interrupt.LockTimeout(ctx); d > 0 {
@@ -197,20 +194,34 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		defer t.Stop()
 		timedOut = t.C
 	}
-	select {
-	case err := <-w.done:
-		return err
-	case <-ctx.Done():
-		if err := m.abandonWait(st, w); err != nil && err != errGrantedMeanwhile {
+	// Behind an autovacuum, after deadlock_timeout the wait asks it to
+	// give way (PostgreSQL's deadlock checker cancels a blocking
+	// autovacuum worker).
+	var yieldDue <-chan time.Time
+	if blockedByYielder {
+		t := time.NewTimer(interrupt.DeadlockTimeout(ctx))
+		defer t.Stop()
+		yieldDue = t.C
+	}
+	for {
+		select {
+		case err := <-w.done:
 			return err
+		case <-yieldDue:
+			yieldDue = nil
+			m.cancelYielders(st, p, tag, mode)
+		case <-ctx.Done():
+			if err := m.abandonWait(st, w); err != nil && err != errGrantedMeanwhile {
+				return err
+			}
+			return ctx.Err()
+		case <-timedOut:
+			err := m.abandonWait(st, w)
+			if err == errGrantedMeanwhile {
+				return nil
+			}
+			return interrupt.LockTimeoutError()
 		}
-		return ctx.Err()
-	case <-timedOut:
-		err := m.abandonWait(st, w)
-		if err == errGrantedMeanwhile {
-			return nil
-		}
-		return interrupt.LockTimeoutError()
 	}
 }
 

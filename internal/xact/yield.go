@@ -39,3 +39,14 @@ func (st *lockState) yieldingHolders(p *Proc, mode LockMode) []YieldFunc {
 	}
 	return out
 }
+
+// cancelYielders asks the holders of st that block p's request (tag, in
+// mode) and yield to it to give up.
+func (m *Manager) cancelYielders(st *lockState, p *Proc, tag LockTag, mode LockMode) {
+	m.mu.Lock()
+	fs := st.yieldingHolders(p, mode)
+	m.mu.Unlock()
+	for _, f := range fs {
+		go f(tag, mode)
+	}
+}
