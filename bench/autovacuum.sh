@@ -37,7 +37,8 @@ cleanup() {
   [ -f "$PG_ROOT/data/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_ROOT/data" -m fast stop >/dev/null 2>&1
   [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$TMP"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap "exit 1" INT TERM
 
 log "building tidal"
 (cd "$REPO" && go build -o "$TMP/tidal" ./cmd/tidal) || { echo "build failed" >&2; exit 1; }
