@@ -28,7 +28,7 @@ type Worker interface {
 }
 
 // Launcher is one engine's autovacuum launcher: every autovacuum_naptime
-// it starts a worker, if fewer than autovacuum_max_workers run. A worker
+// (the first one after start-up) it starts a worker, if fewer than autovacuum_max_workers run. A worker
 // takes the work list at its start (tables above their thresholds, by
 // descending score), and vacuums them one after the other, skipping a
 // table another worker has in hand and re-checking each one's need just
@@ -80,8 +80,9 @@ func (l *Launcher) run(stop <-chan struct{}) {
 		<-stop
 		cancel(interrupt.Terminate)
 	}()
+	// The first worker starts one naptime after start-up, as PostgreSQL
+	// schedules its database's first visit within autovacuum_naptime.
 	for {
-		l.maybeStartWorker(ctx)
 		naptime, _ := strconv.Atoi(l.setting("autovacuum_naptime"))
 		t := time.NewTimer(time.Duration(naptime) * time.Second)
 		select {
@@ -90,6 +91,7 @@ func (l *Launcher) run(stop <-chan struct{}) {
 			return
 		case <-t.C:
 		}
+		l.maybeStartWorker(ctx)
 	}
 }
 

@@ -374,8 +374,7 @@ func TestAutovacuumWorkerErrorAndRestart(t *testing.T) {
 // what autovacuum would do; the PostgreSQL 19 reloption
 // autovacuum_parallel_workers is range-checked (22023).
 func TestAutovacuumScoresView(t *testing.T) {
-	// A naptime of an hour: the launcher looks once at start-up, before
-	// the table exists, and the view is read undisturbed.
+	// A naptime of an hour: no worker starts while the view is read.
 	s, _ := avServer(t, map[string]string{"autovacuum_naptime": "3600", "autovacuum_analyze_score_weight": "0.5"})
 	conn := avConnect(t, s)
 	avExec(t, conn, "CREATE TABLE sv (id int)", "INSERT INTO sv SELECT g FROM generate_series(1, 200) g", "DELETE FROM sv WHERE id <= 100",
