@@ -42,7 +42,9 @@ type Config struct {
 	Fsync             bool
 	FullPageWrites    bool
 	CheckpointTimeout time.Duration
-	Logger            *log.Logger
+	// Writer holds the checkpointer's and background writer's settings.
+	Writer WriterConfig
+	Logger *log.Logger
 	// WALCompression is the server's wal_compression: the method for
 	// full-page images of writers without a session of their own
 	// (checkpoints, autovacuum); each session applies its own setting.
@@ -61,7 +63,8 @@ func DefaultConfig(dir string) Config {
 	if err != nil {
 		panic(err) // the default is a constant
 	}
-	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, WALCompression: wc, CheckpointTimeout: 5 * time.Minute}
+	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, WALCompression: wc, CheckpointTimeout: 5 * time.Minute,
+		Writer: DefaultWriterConfig()}
 }
 
 // Engine is an open data directory.
@@ -91,6 +94,17 @@ type Engine struct {
 
 	control *wal.Control
 	ckptMu  sync.Mutex
+	// immediatePending counts immediate checkpoint requests waiting for
+	// or running a checkpoint: a spread one in progress stops pacing.
+	immediatePending atomic.Int32
+	// redoLSN is the last completed checkpoint's redo point (for the
+	// WAL-volume trigger).
+	redoLSN     atomic.Uint64
+	writerStats writerStats
+	// walRemoval serialises the removal of WAL segments a checkpoint no
+	// longer needs, which runs after the checkpoint returns.
+	walRemoval  sync.Mutex
+	walRemoveWG sync.WaitGroup
 	// oldestMinMxid is the oldest relminmxid of any table (0: no table
 	// has one), valid once minMxidKnown.
 	oldestMinMxid atomic.Uint32
@@ -168,9 +182,10 @@ func Open(cfg Config) (*Engine, error) {
 	} else {
 		stats.Discard(dir)
 	}
-	e.wg.Add(2)
+	e.wg.Add(3)
 	go e.checkpointer()
 	go e.walWriter()
+	go e.bgWriter()
 	return e, nil
 }
 
@@ -271,6 +286,7 @@ func (e *Engine) start(fresh bool) error {
 		}
 	}
 	e.control = ctl
+	e.redoLSN.Store(uint64(ctl.Redo))
 	e.Xact, err = xact.Open(filepath.Join(dir, "xact"), nil, ctl.NextXid)
 	if err != nil {
 		return err
@@ -491,11 +507,24 @@ func (e *Engine) registerRmgrs() {
 }
 
 // Checkpoint writes every dirty buffer and a checkpoint record, then
-// moves the control file's checkpoint pointer (CreateCheckPoint).
+// moves the control file's checkpoint pointer (CreateCheckPoint). It is
+// immediate: a spread checkpoint in progress finishes at full speed first.
 func (e *Engine) Checkpoint(shutdown bool) error {
+	e.immediatePending.Add(1)
+	defer e.immediatePending.Add(-1)
+	return e.checkpoint(shutdown, ckptImmediate)
+}
+
+func (e *Engine) checkpoint(shutdown bool, cause ckptCause) error {
 	e.ckptMu.Lock()
 	defer e.ckptMu.Unlock()
 	start := time.Now()
+	switch {
+	case cause == ckptTimed:
+		e.writerStats.timed.Add(1)
+	case !shutdown:
+		e.writerStats.requested.Add(1)
+	}
 	e.Xact.BlockCommits()
 	redo := e.WAL.BeginCheckpoint()
 	bound := e.boundAMs()
@@ -504,7 +533,9 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 		tokens[i] = am.CheckpointBegin()
 	}
 	e.Xact.UnblockCommits()
-	written, err := e.Pool.FlushAll()
+	res, err := e.Pool.SyncBuffers(buffer.SyncOptions{Pace: e.pacer(cause, start, uint64(redo)), FlushAfter: e.cfg.Writer.CheckpointFlushAfter})
+	e.writerStats.writeTimeMs.Add(res.WriteTime.Milliseconds())
+	e.writerStats.syncTime.Add(res.SyncTime.Milliseconds())
 	if errors.Is(err, smgr.ErrFsync) {
 		// A failed fsync is never retried and forgotten: stop, and let
 		// crash recovery redo everything from the last good checkpoint.
@@ -558,12 +589,36 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
-	if err := e.WAL.RemoveSegmentsBefore(redo); err != nil {
+	e.redoLSN.Store(uint64(redo))
+	if err := e.removeOldWAL(redo, shutdown); err != nil {
 		return err
 	}
 	e.truncateMultiXacts()
-	e.log.Printf("LOG:  checkpoint complete: wrote %d buffers (%.1f%%); write=%.3f s; lsn=%s, redo lsn=%s",
-		written, 100*float64(written)/float64(e.Pool.NBuffers()), time.Since(start).Seconds(), wal.FormatLSN(pos), wal.FormatLSN(redo))
+	e.log.Printf("LOG:  checkpoint complete: wrote %d buffers (%.1f%%); write=%.3f s, sync=%.3f s, total=%.3f s; writes=%d, writebacks=%d; lsn=%s, redo lsn=%s",
+		res.Written, 100*float64(res.Written)/float64(e.Pool.NBuffers()), res.WriteTime.Seconds(), res.SyncTime.Seconds(),
+		time.Since(start).Seconds(), res.Writes, res.Writebacks, wal.FormatLSN(pos), wal.FormatLSN(redo))
+	return nil
+}
+
+// removeOldWAL retires the WAL segments before redo. Unlinking hundreds
+// of 16 MiB files takes long and nothing waits for it, so after an online
+// checkpoint it runs in the background (one removal at a time; a failure
+// is logged and the next checkpoint removes them); a shutdown checkpoint
+// removes them before it returns.
+func (e *Engine) removeOldWAL(redo wal.LSN, shutdown bool) error {
+	if shutdown {
+		e.walRemoveWG.Wait()
+		return e.WAL.RemoveSegmentsBefore(redo)
+	}
+	e.walRemoveWG.Add(1)
+	go func() {
+		defer e.walRemoveWG.Done()
+		e.walRemoval.Lock()
+		defer e.walRemoval.Unlock()
+		if err := e.WAL.RemoveSegmentsBefore(redo); err != nil {
+			e.log.Printf("LOG:  could not remove old WAL segments: %v", err)
+		}
+	}()
 	return nil
 }
 
@@ -588,25 +643,6 @@ func (e *Engine) walWriter() {
 	}
 }
 
-func (e *Engine) checkpointer() {
-	defer e.wg.Done()
-	if e.cfg.CheckpointTimeout <= 0 {
-		return
-	}
-	t := time.NewTicker(e.cfg.CheckpointTimeout)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-			if err := e.Checkpoint(false); err != nil {
-				e.log.Printf("ERROR:  checkpoint failed: %v", err)
-			}
-		}
-	}
-}
-
 // Close shuts down cleanly: a shutdown checkpoint, then files closed.
 func (e *Engine) Close() error {
 	e.closeMu.Lock()
@@ -625,6 +661,7 @@ func (e *Engine) Close() error {
 			e.log.Printf("WARNING:  could not save statistics: %v", serr)
 		}
 	}
+	e.walRemoveWG.Wait()
 	e.WAL.Close()
 	e.Smgr.Close()
 	e.unlockDir()

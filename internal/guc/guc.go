@@ -259,10 +259,13 @@ func (d *Def) Display(v string) string {
 		return v
 	}
 	switch d.Unit {
-	case "kB", "8kB", "B":
+	case "kB", "8kB", "B", "MB":
 		kb := float64(n)
 		if d.Unit == "8kB" {
 			kb *= 8
+		}
+		if d.Unit == "MB" {
+			kb *= 1024
 		}
 		if d.Unit == "B" {
 			if n%1024 != 0 {

@@ -70,6 +70,7 @@ const (
 	InvalidObjectDefinition       = "42P17"
 	ProgramLimitExceeded          = "54000"
 	TooManyColumns                = "54011"
+	DiskFull                      = "53100"
 	TooManyConnections            = "53300"
 	ObjectNotInPrerequisiteState  = "55000"
 	CantChangeRuntimeParam        = "55P02"

@@ -90,7 +90,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		stmt.GetGrantRoleStmt() != nil:
 		return s.roleStmt(c, stmt, w)
 	case stmt.GetCheckPointStmt() != nil:
-		if err := s.eng.Checkpoint(false); err != nil {
+		if err := s.eng.RequestCheckpoint(); err != nil {
 			return err
 		}
 		return w.CommandComplete("CHECKPOINT")

@@ -89,6 +89,8 @@ type Pool struct {
 	FlushWAL func(lsn page.LSN) error
 	// Checksums turns on page checksums (computed on write, verified on read).
 	Checksums bool
+
+	counters counters // who wrote what (bgwriter.go)
 }
 
 // New allocates a pool of n frames over m.
@@ -265,6 +267,7 @@ func (p *Pool) getVictim(u *stats.Usage, s *Strategy) (int32, error) {
 				p.unpin(id)
 				return -1, err
 			}
+			p.counters.backendWritten.Add(1)
 		}
 		// Unmap it, if nobody else pinned or dirtied it meanwhile.
 		d.hdr.Lock()
@@ -310,6 +313,7 @@ func (p *Pool) clockSweep() int32 {
 			if d.usage == 0 {
 				d.refcount = 1
 				d.hdr.Unlock()
+				p.counters.allocs.Add(1)
 				return id
 			}
 			d.usage--
@@ -517,29 +521,12 @@ func (p *Pool) forget(b Buffer, tag Tag) {
 	p.unpin(id)
 }
 
-// FlushAll writes every dirty buffer (a checkpoint's buffer pass), then
-// fsyncs the relation files. It returns the number of buffers written.
+// FlushAll writes every dirty buffer at full speed and fsyncs the
+// relation files (SyncBuffers without pacing). It returns the number of
+// buffers written.
 func (p *Pool) FlushAll() (int, error) {
-	written := 0
-	for i := range p.descs {
-		d := &p.descs[i]
-		d.hdr.Lock()
-		if !d.dirty || !d.valid {
-			d.hdr.Unlock()
-			continue
-		}
-		d.refcount++
-		d.hdr.Unlock()
-		d.content.RLock()
-		err := p.writeLocked(int32(i))
-		d.content.RUnlock()
-		p.unpin(int32(i))
-		if err != nil {
-			return written, err
-		}
-		written++
-	}
-	return written, p.smgr.SyncAll()
+	res, err := p.SyncBuffers(SyncOptions{})
+	return res.Written, err
 }
 
 // DropRelation forgets every buffer of rel without writing it (DROP TABLE,

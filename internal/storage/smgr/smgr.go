@@ -74,6 +74,8 @@ type Manager struct {
 	// IOLatency, when non-zero, is slept before every read (benchmarks of
 	// read-ahead on a fast disk).
 	IOLatency atomic.Int64
+
+	faults faults // injected write and fsync errors (tests)
 }
 
 type forkKey struct {
@@ -359,7 +361,11 @@ func (m *Manager) SyncAll() error {
 			if fh == nil {
 				continue
 			}
-			if err := fh.Sync(); err != nil {
+			err := m.syncFault(fh.Name())
+			if err == nil {
+				err = fh.Sync()
+			}
+			if err != nil {
 				// The kernel may have dropped the dirty pages: retrying
 				// could falsely succeed, so callers must treat this as
 				// fatal (PostgreSQL PANICs, data_sync_retry = off).

@@ -279,3 +279,54 @@ func TestConcurrentIO(t *testing.T) {
 	wg.Wait()
 	mustN(t, m, rel, FSMFork, 8*50)
 }
+
+// TestWriteBlocksAcrossSegments: a combined write that crosses a segment
+// boundary is split at it, each part one system call, and reads back.
+func TestWriteBlocksAcrossSegments(t *testing.T) {
+	dir := t.TempDir()
+	m, _ := Open(dir)
+	defer m.Close()
+	const rel RelFileNumber = 16500
+	if err := m.Create(rel, MainFork); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "16500"), int64(BlocksPerSegment-2)*page.Size); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	m, _ = Open(dir)
+	first := page.BlockNumber(BlocksPerSegment - 2)
+	var calls [][2]int
+	m.SetWriteFault(func(r RelFileNumber, f ForkNumber, blk page.BlockNumber, n int) error {
+		calls = append(calls, [2]int{int(blk), n})
+		return nil
+	})
+	bufs := [][]byte{block(1, first), block(1, first+1), block(1, first+2), block(1, first+3)}
+	if err := m.WriteBlocks(rel, MainFork, first, bufs); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 2 || calls[0] != [2]int{int(first), 2} || calls[1] != [2]int{int(first) + 2, 2} {
+		t.Fatalf("write calls %v", calls)
+	}
+	mustN(t, m, rel, MainFork, first+4)
+	got := make([]byte, page.Size)
+	for i := range bufs {
+		if err := m.Read(rel, MainFork, first+page.BlockNumber(i), got); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, bufs[i]) {
+			t.Fatalf("block %d differs", first+page.BlockNumber(i))
+		}
+	}
+	// Four adjacent blocks pending are merged into one hint per segment.
+	wb := m.NewWriteback(4)
+	wb.Add(rel, MainFork, first+1, 1)
+	wb.Add(rel, MainFork, first, 1)
+	if wb.Issued != 0 {
+		t.Fatal("hint issued before flush_after blocks were pending")
+	}
+	wb.Add(rel, MainFork, first+2, 2)
+	if wb.Issued != 2 {
+		t.Fatalf("writeback hints %d, want 2 (one per segment)", wb.Issued)
+	}
+}
