@@ -140,11 +140,14 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	if err := w.write(meta, MetaPageBlock); err != nil {
 		return nil, err
 	}
+	if err := w.flushBatch(); err != nil {
+		return nil, err
+	}
 	if err := b.env.WAL.Flush(w.lastLSN); err != nil {
 		return nil, err
 	}
 	// The pages bypassed shared buffers: a checkpoint would not flush them.
-	if err := sm.SyncAll(); err != nil {
+	if err := sm.SyncFork(b.rel, smgr.MainFork); err != nil {
 		return nil, err
 	}
 	ix.meta.Store(&metaInfo{root: root, level: level, fastRoot: root, fastLevel: level})
@@ -193,6 +196,7 @@ type loader struct {
 	written page.BlockNumber // blocks written so far (btws_pages_written)
 	lastLSN page.LSN
 	scratch []datum.Datum
+	batch   []batchPage // pages waiting for their WAL record and write (build_batch.go)
 }
 
 // levelState is the page being filled on one level (BTPageState).
@@ -367,29 +371,3 @@ func (w *loader) shutdown(leaf *levelState) (page.BlockNumber, uint32, error) {
 
 var zeroBlock [page.Size]byte
 
-// write logs p as a full-page image, stamps its LSN and writes it
-// (_bt_blwritepage), zero-filling any blocks allocated but not yet written.
-func (w *loader) write(p page.Page, blk page.BlockNumber) error {
-	rec := wal.NewRecord(wal.RmBtree, infoNewPage, w.xid)
-	rec.AddBlock(w.ix.tag(blk), p, wal.BlockForceImage|wal.BlockStandard, nil)
-	lsn, err := w.wal.Insert(w.u, rec)
-	if err != nil {
-		return err
-	}
-	p.SetLSN(lsn)
-	w.lastLSN = lsn
-	for w.written < blk {
-		if err := w.sm.Write(w.ix.rel, smgr.MainFork, w.written, zeroBlock[:]); err != nil {
-			return err
-		}
-		w.written++
-	}
-	page.SetChecksumInplace(p, blk)
-	if err := w.sm.Write(w.ix.rel, smgr.MainFork, blk, p); err != nil {
-		return err
-	}
-	if blk == w.written {
-		w.written++
-	}
-	return nil
-}

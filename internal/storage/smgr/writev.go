@@ -2,6 +2,7 @@ package smgr
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"sync/atomic"
@@ -213,4 +214,28 @@ func (w *Writeback) hint(r wbRange) {
 	}
 	writebackHint(fh, int64(r.blk%BlocksPerSegment)*page.Size, int64(r.n)*page.Size)
 	w.Issued++
+}
+
+// SyncFork fsyncs one fork's open segments now (smgrimmedsync), for a
+// writer that bypassed shared buffers and must make its pages durable
+// before it commits; unlike SyncAll it leaves every other file to the
+// checkpoint. A failed fsync wraps ErrFsync.
+func (m *Manager) SyncFork(rel RelFileNumber, f ForkNumber) error {
+	fk := m.get(rel, f)
+	fk.mu.Lock()
+	segs := append([]*os.File(nil), fk.segs...)
+	fk.mu.Unlock()
+	for _, fh := range segs {
+		if fh == nil {
+			continue
+		}
+		err := m.syncFault(fh.Name())
+		if err == nil {
+			err = fh.Sync()
+		}
+		if err != nil {
+			return fmt.Errorf("%w: could not fsync file %q: %v", ErrFsync, fh.Name(), err)
+		}
+	}
+	return nil
 }
