@@ -370,4 +370,3 @@ func (w *loader) shutdown(leaf *levelState) (page.BlockNumber, uint32, error) {
 }
 
 var zeroBlock [page.Size]byte
-
