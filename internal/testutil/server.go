@@ -52,6 +52,9 @@ type Options struct {
 	// AccessMethods replaces the built-in table access methods
 	// (tableams.Builtin) — tests that need another AM registered.
 	AccessMethods *tableam.Registry
+	// Writer replaces the checkpointer and background writer settings
+	// (engine.DefaultWriterConfig).
+	Writer *engine.WriterConfig
 }
 
 // Start runs a server for the duration of the test.
@@ -85,6 +88,9 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 	}
 	cfg.Logger = opt.Logger
 	cfg.OnPanic = opt.OnPanic
+	if opt.Writer != nil {
+		cfg.Writer = *opt.Writer
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = log.New(io.Discard, "", 0)
 	}
