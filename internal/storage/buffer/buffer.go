@@ -263,11 +263,17 @@ func (p *Pool) getVictim(u *stats.Usage, s *Strategy) (int32, error) {
 				p.unpin(id)
 				continue
 			}
-			if err := p.flushFrame(u, id); err != nil {
+			if fromRing && s.kind == BulkWrite {
+				if err := p.flushRingRun(u, s, id); err != nil {
+					p.unpin(id)
+					return -1, err
+				}
+			} else if err := p.flushFrame(u, id); err != nil {
 				p.unpin(id)
 				return -1, err
+			} else {
+				p.counters.backendWritten.Add(1)
 			}
-			p.counters.backendWritten.Add(1)
 		}
 		// Unmap it, if nobody else pinned or dirtied it meanwhile.
 		d.hdr.Lock()
