@@ -103,7 +103,10 @@ type Engine struct {
 	writerStats writerStats
 	// walRemoval serialises the removal of WAL segments a checkpoint no
 	// longer needs, which runs after the checkpoint returns.
-	walRemoval  sync.Mutex
+	walRemoval sync.Mutex
+	// fsyncFailed is the failed fsync that stopped the server; once set,
+	// no checkpoint completes (with OnPanic the process lives on).
+	fsyncFailed atomic.Pointer[error]
 	walRemoveWG sync.WaitGroup
 	// oldestMinMxid is the oldest relminmxid of any table (0: no table
 	// has one), valid once minMxidKnown.
@@ -518,6 +521,11 @@ func (e *Engine) Checkpoint(shutdown bool) error {
 func (e *Engine) checkpoint(shutdown bool, cause ckptCause) error {
 	e.ckptMu.Lock()
 	defer e.ckptMu.Unlock()
+	if err := e.fsyncFailed.Load(); err != nil {
+		// The server has stopped (PANIC): no checkpoint may complete, or
+		// recovery would skip the WAL whose pages never reached disk.
+		return fmt.Errorf("checkpoint: %w", *err)
+	}
 	start := time.Now()
 	switch {
 	case cause == ckptTimed:
@@ -539,6 +547,7 @@ func (e *Engine) checkpoint(shutdown bool, cause ckptCause) error {
 	if errors.Is(err, smgr.ErrFsync) {
 		// A failed fsync is never retried and forgotten: stop, and let
 		// crash recovery redo everything from the last good checkpoint.
+		e.fsyncFailed.Store(&err)
 		e.panic(err)
 	}
 	if err != nil {

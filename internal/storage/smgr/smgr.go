@@ -340,7 +340,8 @@ func (m *Manager) Truncate(rel RelFileNumber, f ForkNumber, nblocks page.BlockNu
 	return nil
 }
 
-// Sync fsyncs every open segment of every fork written since the last Sync.
+// SyncAll fsyncs every open segment of every fork written since the last
+// SyncAll (syncFiles: each file once, a few at a time).
 func (m *Manager) SyncAll() error {
 	m.mu.Lock()
 	forks := make([]*fork, 0, len(m.forks))
@@ -348,32 +349,20 @@ func (m *Manager) SyncAll() error {
 		forks = append(forks, fk)
 	}
 	m.mu.Unlock()
+	var files []*os.File
 	for _, fk := range forks {
 		fk.mu.Lock()
-		if !fk.dirty {
-			fk.mu.Unlock()
-			continue
+		if fk.dirty {
+			for _, fh := range fk.segs {
+				if fh != nil {
+					files = append(files, fh)
+				}
+			}
+			fk.dirty = false
 		}
-		segs := append([]*os.File(nil), fk.segs...)
-		fk.dirty = false
 		fk.mu.Unlock()
-		for _, fh := range segs {
-			if fh == nil {
-				continue
-			}
-			err := m.syncFault(fh.Name())
-			if err == nil {
-				err = fh.Sync()
-			}
-			if err != nil {
-				// The kernel may have dropped the dirty pages: retrying
-				// could falsely succeed, so callers must treat this as
-				// fatal (PostgreSQL PANICs, data_sync_retry = off).
-				return fmt.Errorf("%w: could not fsync file %q: %v", ErrFsync, fh.Name(), err)
-			}
-		}
 	}
-	return nil
+	return m.syncFiles(files)
 }
 
 // Unlink removes every fork and segment of rel. Missing files are fine

@@ -223,19 +223,45 @@ func (w *Writeback) hint(r wbRange) {
 func (m *Manager) SyncFork(rel RelFileNumber, f ForkNumber) error {
 	fk := m.get(rel, f)
 	fk.mu.Lock()
-	segs := append([]*os.File(nil), fk.segs...)
-	fk.mu.Unlock()
-	for _, fh := range segs {
-		if fh == nil {
-			continue
-		}
-		err := m.syncFault(fh.Name())
-		if err == nil {
-			err = fh.Sync()
-		}
-		if err != nil {
-			return fmt.Errorf("%w: could not fsync file %q: %v", ErrFsync, fh.Name(), err)
+	var files []*os.File
+	for _, fh := range fk.segs {
+		if fh != nil {
+			files = append(files, fh)
 		}
 	}
-	return nil
+	fk.mu.Unlock()
+	return m.syncFiles(files)
+}
+
+// syncParallelism is how many fsyncs run at once: the device takes
+// several flushes in parallel, and the files' dirty data are independent.
+const syncParallelism = 4
+
+// syncFiles fsyncs each file, up to syncParallelism at a time. A file
+// closed meanwhile belongs to a relation unlinked since (DROP, TRUNCATE):
+// its data need not survive, so that is not an error. Any other failure is
+// returned wrapping ErrFsync: the kernel may have dropped the dirty pages,
+// so retrying could falsely succeed, and callers must treat it as fatal
+// (PostgreSQL PANICs, data_sync_retry = off).
+func (m *Manager) syncFiles(files []*os.File) error {
+	sem := make(chan struct{}, syncParallelism)
+	errs := make(chan error, len(files))
+	for _, fh := range files {
+		sem <- struct{}{}
+		go func(fh *os.File) {
+			defer func() { <-sem }()
+			err := m.syncFault(fh.Name())
+			if err == nil {
+				err = fh.Sync()
+			}
+			if err != nil && !errors.Is(err, os.ErrClosed) {
+				errs <- fmt.Errorf("%w: could not fsync file %q: %v", ErrFsync, fh.Name(), err)
+			}
+		}(fh)
+	}
+	for i := 0; i < cap(sem); i++ {
+		sem <- struct{}{}
+	}
+	close(errs)
+	return <-errs
 }
