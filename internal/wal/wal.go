@@ -448,15 +448,31 @@ const RecycleSegments = 4
 // replayed, because each one's prev-link points into its old life and the
 // reader stops at the first record whose prev-link is not the record
 // before it.
+//
+// The renames happen under the flush lock (the writer may open the future
+// names); the unlinks, which take milliseconds each for 16 MiB files,
+// happen after it is released so that commits are not held up.
 func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
+	remove, err := w.retireSegments(lsn)
+	for _, name := range remove {
+		if rerr := os.Remove(name); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// retireSegments closes the segments before lsn, recycles up to
+// RecycleSegments of them and returns the paths of the others to remove.
+func (w *WAL) retireSegments(lsn LSN) (remove []string, err error) {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
 	segs, err := Segments(w.dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(segs) == 0 {
-		return nil
+		return nil, nil
 	}
 	keep := uint64(lsn / SegmentSize)
 	writing := uint64(w.written / SegmentSize)
@@ -480,7 +496,7 @@ func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
 		if future < RecycleSegments {
 			if st, err := os.Stat(old); err == nil && st.Size() == SegmentSize {
 				if err := os.Rename(old, filepath.Join(w.dir, segName(next))); err != nil {
-					return err
+					return remove, err
 				}
 				next++
 				future++
@@ -488,9 +504,7 @@ func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
 				continue
 			}
 		}
-		if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+		remove = append(remove, old)
 	}
 	if renamed && w.fsync {
 		if d, err := os.Open(w.dir); err == nil {
@@ -498,7 +512,7 @@ func (w *WAL) RemoveSegmentsBefore(lsn LSN) error {
 			d.Close()
 		}
 	}
-	return nil
+	return remove, nil
 }
 
 // Close flushes and closes the segment files.
