@@ -17,8 +17,11 @@ func writerConfig(get func(string) string) (engine.WriterConfig, error) {
 	real := func(name string, lo, hi float64) (float64, error) {
 		v := get(name)
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < lo || f > hi {
+		if err != nil {
 			return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+		}
+		if f < lo || f > hi {
+			return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "%g is outside the valid range for parameter \"%s\" (%g .. %g)", f, name, lo, hi)
 		}
 		return f, nil
 	}
