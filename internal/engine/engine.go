@@ -395,6 +395,7 @@ func (e *Engine) attachWAL() {
 	e.AMEnv.WAL = e.WAL
 	e.Xact.SetWAL(e.WAL)
 	e.Pool.FlushWAL = e.WAL.Flush
+	e.Pool.FlushedWAL = func() page.LSN { return page.LSN(e.WAL.FlushedLSN()) }
 }
 
 func (e *Engine) initdb(walDir string, opts wal.Options) error {

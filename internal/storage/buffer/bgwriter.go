@@ -144,7 +144,8 @@ func (bw *BgWriter) Round(s BgWriterSettings) (idle bool, err error) {
 
 // cleanIfReusable writes frame id if the clock sweep could reuse it now
 // (unpinned, usage count 0) and it is dirty, as SyncOneBuffer with
-// skip_recently_used. It reports whether it wrote and whether the frame is
+// skip_recently_used, unless its WAL is not yet durable: unlike
+// PostgreSQL's background writer it does not flush WAL for a page. It reports whether it wrote and whether the frame is
 // reusable.
 func (p *Pool) cleanIfReusable(id int32, wb *smgr.Writeback) (wrote, reusable bool, err error) {
 	d := &p.descs[id]
@@ -161,6 +162,14 @@ func (p *Pool) cleanIfReusable(id int32, wb *smgr.Writeback) (wrote, reusable bo
 	tag := d.tag
 	d.hdr.Unlock()
 	d.content.RLock()
+	if p.FlushedWAL != nil && p.Page(Buffer(id+1)).LSN() > p.FlushedWAL() {
+		// Writing it would first flush WAL, an fsync that commits are
+		// waiting to batch; a backend evicting it later will usually find
+		// that WAL flushed by then.
+		d.content.RUnlock()
+		p.unpin(id)
+		return false, false, nil
+	}
 	err = p.writeLocked(id)
 	if err == nil {
 		wb.Add(tag.Rel, tag.Fork, tag.Block, 1)

@@ -87,6 +87,9 @@ type Pool struct {
 	// FlushWAL makes WAL durable up to lsn; set before any page is
 	// written. It enforces WAL-before-data.
 	FlushWAL func(lsn page.LSN) error
+	// FlushedWAL, when set, says how far WAL is durable; the background
+	// writer leaves pages whose LSN is beyond it (bgwriter.go).
+	FlushedWAL func() page.LSN
 	// Checksums turns on page checksums (computed on write, verified on read).
 	Checksums bool
 
