@@ -284,6 +284,18 @@ func TestBgWriterCleansAheadOfTheHand(t *testing.T) {
 	if st2.BuffersClean-st.BuffersClean != 3 || st2.MaxWrittenClean != 1 {
 		t.Fatalf("capped round: %+v after %+v", st2, st)
 	}
+	// A page whose WAL is not durable yet is left for later, not written
+	// after a WAL flush.
+	e.pool.FlushedWAL = func() page.LSN { return 3 } // the pages above have LSN 4
+	e.mu.Lock()
+	e.flushed = nil
+	e.mu.Unlock()
+	if _, err := bw.Round(BgWriterSettings{MaxPages: 100, Multiplier: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if st3 := e.pool.WriterStats(); st3.BuffersClean != st2.BuffersClean || len(e.flushed) != 0 {
+		t.Fatalf("wrote %d pages with unflushed WAL (%d WAL flushes)", st3.BuffersClean-st2.BuffersClean, len(e.flushed))
+	}
 }
 
 // TestWritersRaceWithBackends: backends keep changing random pages (under
