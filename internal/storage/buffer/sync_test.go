@@ -286,7 +286,7 @@ func TestBgWriterCleansAheadOfTheHand(t *testing.T) {
 	}
 	// A page whose WAL is not durable yet is left for later, not written
 	// after a WAL flush.
-	e.pool.FlushedWAL = func() page.LSN { return 3 } // the pages above have LSN 4
+	e.pool.FlushedWAL = func() page.LSN { return 2 } // the dirty pages have LSN 3 and 4
 	e.mu.Lock()
 	e.flushed = nil
 	e.mu.Unlock()
