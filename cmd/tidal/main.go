@@ -149,9 +149,7 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	}
 	ct, _ := strconv.Atoi(get("checkpoint_timeout"))
 	cfg.CheckpointTimeout = time.Duration(ct) * time.Second
-	if cfg.Writer, err = writerConfig(get); err != nil {
-		return err
-	}
+	cfg.Writer = writerConfig(get)
 
 	// Refuse a foreign or damaged directory before writing anything in it.
 	if err := engine.CheckDataDir(abs); err != nil {

@@ -4,7 +4,7 @@ package guc
 // 15's names, units, defaults and ranges (Linux defaults for the
 // *_flush_after ones).
 func init() {
-	def(Def{Name: "checkpoint_completion_target", Kind: Real, Default: "0.9", Context: Sighup,
+	def(Def{Name: "checkpoint_completion_target", Kind: Real, Default: "0.9", Context: Sighup, FMin: 0, FMax: 1,
 		Desc: "Time spent flushing dirty buffers during checkpoint, as fraction of checkpoint interval."})
 	def(Def{Name: "checkpoint_flush_after", Kind: Int, Default: "32", Unit: "8kB", Context: Sighup, Min: 0, Max: 256,
 		Desc: "Number of pages after which previously performed writes are flushed to disk."})
@@ -14,7 +14,7 @@ func init() {
 		Desc: "Background writer sleep time between rounds."})
 	def(Def{Name: "bgwriter_lru_maxpages", Kind: Int, Default: "100", Context: Sighup, Min: 0, Max: 1073741823,
 		Desc: "Background writer maximum number of LRU pages to flush per round."})
-	def(Def{Name: "bgwriter_lru_multiplier", Kind: Real, Default: "2", Context: Sighup,
+	def(Def{Name: "bgwriter_lru_multiplier", Kind: Real, Default: "2", Context: Sighup, FMin: 0, FMax: 10,
 		Desc: "Multiple of the average buffer usage to free per round."})
 	def(Def{Name: "bgwriter_flush_after", Kind: Int, Default: "64", Unit: "8kB", Context: Sighup, Min: 0, Max: 256,
 		Desc: "Number of pages after which previously performed writes are flushed to disk."})
