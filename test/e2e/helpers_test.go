@@ -22,6 +22,11 @@ const (
 	blockedFor  = 300 * time.Millisecond // "still blocked" means no answer for this long
 	waitTimeout = 10 * time.Second
 	stmtTimeout = 20 * time.Second
+	// setupTimeout bounds an isolation spec's setup and teardown blocks,
+	// which isolationtester runs without any limit: multiple-row-versions
+	// loads a million rows, which on a loaded two-core machine can take
+	// longer than a step may.
+	setupTimeout = 2 * time.Minute
 )
 
 // exec runs sql and fails the test on error. It returns the command tag.

@@ -142,35 +142,3 @@ func TestCrashUndoInPlace(t *testing.T) {
 		t.Fatalf("after recovery: %s", got)
 	}
 }
-
-// TestUndoRefusesSerializable: the undo AM has no SSI predicate locks yet,
-// so a SERIALIZABLE transaction touching an undo table is refused (0A000,
-// the block aborted as for any error) instead of silently running at
-// snapshot isolation; REPEATABLE READ and heap tables at SERIALIZABLE go on.
-func TestUndoRefusesSerializable(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
-	c := connect(t, s.DSN())
-	exec(t, c, "CREATE TABLE u (id int PRIMARY KEY, v int) USING undo")
-	exec(t, c, "CREATE TABLE h (id int PRIMARY KEY, v int) USING heap")
-	exec(t, c, "INSERT INTO u VALUES (1, 10)")
-	exec(t, c, "INSERT INTO h VALUES (1, 10)")
-	for _, stmt := range []string{"SELECT v FROM u", "SELECT v FROM u WHERE id = 1", "UPDATE u SET v = 11", "INSERT INTO u VALUES (2, 20)", "DELETE FROM u", "SELECT v FROM u FOR UPDATE"} {
-		exec(t, c, "BEGIN ISOLATION LEVEL SERIALIZABLE")
-		if got := query(t, c, "SELECT v FROM h"); got != "10" {
-			t.Fatalf("heap at SERIALIZABLE: %q", got)
-		}
-		if _, err := queryErr(c, stmt); sqlState(err) != "0A000" {
-			t.Fatalf("%s at SERIALIZABLE on an undo table: %v, want 0A000", stmt, err)
-		}
-		if _, err := queryErr(c, "SELECT 1"); sqlState(err) != "25P02" {
-			t.Fatalf("after the refusal: %v, want 25P02", err)
-		}
-		exec(t, c, "ROLLBACK")
-	}
-	exec(t, c, "BEGIN ISOLATION LEVEL REPEATABLE READ")
-	exec(t, c, "UPDATE u SET v = 12")
-	exec(t, c, "COMMIT")
-	if got := query(t, c, "SELECT v FROM u"); got != "12" {
-		t.Fatalf("after REPEATABLE READ update: %q", got)
-	}
-}
