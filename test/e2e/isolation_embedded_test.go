@@ -31,7 +31,7 @@ func TestIsolationSpecsEmbedded(t *testing.T) {
 
 func isoConnectEmbedded(t *testing.T, dir, name string) *isoConn {
 	t.Helper()
-	db, err := sql.Open("tidal", dir+"?shared_buffers=16MB&fsync=off&autovacuum=off")
+	db, err := sql.Open("tidal", embeddedDSN(dir, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
