@@ -180,7 +180,7 @@ func TestCrashUndoInPlace(t *testing.T) {
 				t.Fatalf("round %d: tidal_check('%s'): %s", round, tbl, got)
 			}
 		}
-		exec(t, c, "UPDATE k SET v = 'old' || id || ' r" + strconv.Itoa(round) + "' WHERE id % 1000 = 7")
+		exec(t, c, "UPDATE k SET v = 'old' || id || ' r"+strconv.Itoa(round)+"' WHERE id % 1000 = 7")
 	}
 	if n := queryInt(t, c, "SELECT count(*) FROM k WHERE v LIKE '% r1'"); n != 10 {
 		t.Fatalf("%d rows updated after the second recovery", n)
