@@ -16,7 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -216,7 +218,14 @@ func StartProcess(t testing.TB, dir string, port int, extra ...string) *Process 
 		t.Fatal(err)
 	}
 	// autovacuum off unless extra turns it on (a later -c wins).
-	args := append([]string{"serve", "-D", dir, "-p", strconv.Itoa(port), "-c", "shared_buffers=32MB", "-c", "autovacuum=off"}, extra...)
+	args := []string{"serve", "-D", dir, "-p", strconv.Itoa(port), "-c", "shared_buffers=32MB", "-c", "autovacuum=off"}
+	if am := os.Getenv("TIDAL_TEST_TABLE_AM"); am != "" && !slices.ContainsFunc(extra, func(a string) bool {
+		return strings.HasPrefix(a, "default_table_access_method=")
+	}) {
+		// The suite's default table AM, as Start's (CI runs heap and undo).
+		args = append(args, "-c", "default_table_access_method="+am)
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = lf, lf
 	if err := cmd.Start(); err != nil {

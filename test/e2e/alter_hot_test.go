@@ -10,7 +10,7 @@ import (
 // the missing value) update HOT when no indexed column changes, VACUUM
 // copes with them, and the table and index stay consistent.
 func TestAddColumnKeepsHOTAndVacuum(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(nil)})
 	c := connect(t, s.DSN())
 	for _, q := range []string{
 		"CREATE TABLE h1 (id int PRIMARY KEY, v int)",

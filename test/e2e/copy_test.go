@@ -207,7 +207,7 @@ func TestPgxCopyFrom(t *testing.T) {
 // TestPgbenchStyleCopy is the load pgbench -i does: TRUNCATE and COPY …
 // WITH (FREEZE ON) in one transaction.
 func TestPgbenchStyleCopy(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(nil)})
 	c := connectExt(t, s.DSN())
 	exec(t, c, `CREATE TABLE pgbench_accounts (aid int not null, bid int, abalance int, filler char(84)) WITH (fillfactor=100)`)
 	const n = 100000

@@ -22,7 +22,25 @@ const (
 	blockedFor  = 300 * time.Millisecond // "still blocked" means no answer for this long
 	waitTimeout = 10 * time.Second
 	stmtTimeout = 20 * time.Second
+	// setupTimeout bounds an isolation spec's setup and teardown blocks,
+	// which isolationtester runs without any limit: multiple-row-versions
+	// loads a million rows, which on a loaded two-core machine can take
+	// longer than a step may.
+	setupTimeout = 2 * time.Minute
 )
+
+// onHeap are the server settings of a test whose expected figures are the
+// heap's — PostgreSQL's page counts, HOT, lazy VACUUM's report, psql's
+// "Access method: heap" — so that it keeps heap as the default table AM
+// when the suite runs with TIDAL_TEST_TABLE_AM=undo (testutil applies the
+// variable only where Conf names no default). extra adds settings.
+func onHeap(extra map[string]string) map[string]string {
+	conf := map[string]string{"default_table_access_method": "heap"}
+	for k, v := range extra {
+		conf[k] = v
+	}
+	return conf
+}
 
 // exec runs sql and fails the test on error. It returns the command tag.
 func exec(t *testing.T, c *pgx.Conn, sql string) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	tidal "github.com/tidal-db/tidal/driver"
 )
@@ -30,7 +31,7 @@ func TestIsolationSpecsEmbedded(t *testing.T) {
 
 func isoConnectEmbedded(t *testing.T, dir, name string) *isoConn {
 	t.Helper()
-	db, err := sql.Open("tidal", dir+"?shared_buffers=16MB&fsync=off&autovacuum=off")
+	db, err := sql.Open("tidal", embeddedDSN(dir, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +47,8 @@ func isoConnectEmbedded(t *testing.T, dir, name string) *isoConn {
 
 // execEmbeddedInto is execInto for a session of the embedded driver: the
 // values it returns are printed back as the server would send them.
-func (ic *isoConn) execEmbeddedInto(query string, out *bytes.Buffer) {
-	ctx, cancel := context.WithTimeout(context.Background(), stmtTimeout)
+func (ic *isoConn) execEmbeddedInto(query string, out *bytes.Buffer, limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	var buf bytes.Buffer
 	err := func() error {

@@ -247,10 +247,11 @@ func isoConnect(t *testing.T, dsn, name string) *isoConn {
 }
 
 // execInto runs sql and writes its results (and notices) to out the way
-// isolationtester prints them.
-func (ic *isoConn) execInto(sql string, out *bytes.Buffer) {
+// isolationtester prints them, cancelling it after limit (stmtTimeout for
+// steps, setupTimeout for setup and teardown blocks).
+func (ic *isoConn) execInto(sql string, out *bytes.Buffer, limit time.Duration) {
 	if ic.db != nil {
-		ic.execEmbeddedInto(sql, out)
+		ic.execEmbeddedInto(sql, out, limit)
 		return
 	}
 	ic.mu.Lock()
@@ -261,7 +262,7 @@ func (ic *isoConn) execInto(sql string, out *bytes.Buffer) {
 		ic.out = nil
 		ic.mu.Unlock()
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), stmtTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	mrr := ic.pc.Exec(ctx, sql)
 	for mrr.NextResult() {
@@ -381,11 +382,11 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 	for _, perm := range sp.permutations {
 		fmt.Fprintf(&out, "\nstarting permutation: %s\n", strings.Join(perm, " "))
 		for _, q := range sp.setup {
-			control.execInto(q, &out)
+			control.execInto(q, &out, setupTimeout)
 		}
 		for _, s := range sp.sessions {
 			for _, q := range s.setup {
-				conns[s].execInto(q, &out)
+				conns[s].execInto(q, &out, setupTimeout)
 			}
 		}
 		var waiting []*isoRun
@@ -419,7 +420,7 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 			ic.run = r
 			go func(r *isoRun) { // r: the variable is reset below
 				defer close(r.done)
-				ic.execInto(st.sql, &r.out)
+				ic.execInto(st.sql, &r.out, stmtTimeout)
 			}(r)
 			select {
 			case <-r.done:
@@ -465,11 +466,11 @@ func runIsoSpec(t *testing.T, dsn string, sp *isoSpec) string {
 		}
 		for _, s := range sp.sessions {
 			for _, q := range s.teardown {
-				conns[s].execInto(q, &out)
+				conns[s].execInto(q, &out, setupTimeout)
 			}
 		}
 		for _, q := range sp.teardown {
-			control.execInto(q, &out)
+			control.execInto(q, &out, setupTimeout)
 		}
 	}
 	return out.String()

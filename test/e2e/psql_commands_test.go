@@ -18,7 +18,7 @@ import (
 // holds template0 and template1, and \du for the roles roles.sql made.
 func TestPsqlCommands(t *testing.T) {
 	psql := needPsql(t)
-	s := testutil.Start(t, testutil.Options{})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(nil)})
 	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "setup.sql"))
 	run("-q", "-f", filepath.Join("testdata", "psql", "roles.sql"))

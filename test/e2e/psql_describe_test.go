@@ -43,7 +43,7 @@ func TestPsqlDescribe(t *testing.T) {
 // (testdata/psql/dplus_doc.out captured after toast_setup.sql).
 func TestPsqlDescribeStorage(t *testing.T) {
 	psql := needPsql(t)
-	s := testutil.Start(t, testutil.Options{})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(nil)})
 	run := psqlRunner(t, psql, s.Port)
 	run("-q", "-f", filepath.Join("testdata", "psql", "toast_setup.sql"))
 	want, err := os.ReadFile(filepath.Join("testdata", "psql", "dplus_doc.out"))

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,12 +38,13 @@ type sqlBackend struct {
 	// open connects to a fresh database for one script: a new tidal
 	// server or data directory, or (pgDSN set) PostgreSQL with a fresh
 	// schema named after the script.
-	open func(t *testing.T, pgDSN, script string) scriptClient
+	// conf are the script's "# server:" settings.
+	open func(t *testing.T, pgDSN, script string, conf map[string]string) scriptClient
 }
 
 var sqlBackends = []sqlBackend{
-	{name: "pgx", open: func(t *testing.T, pgDSN, script string) scriptClient {
-		c, err := pgconn.Connect(context.Background(), scriptServerDSN(t, pgDSN))
+	{name: "pgx", open: func(t *testing.T, pgDSN, script string, conf map[string]string) scriptClient {
+		c, err := pgconn.Connect(context.Background(), scriptServerDSN(t, pgDSN, conf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,22 +52,37 @@ var sqlBackends = []sqlBackend{
 		useScriptSchema(t, client, pgDSN, script)
 		return client
 	}},
-	{name: "libpq", open: func(t *testing.T, pgDSN, script string) scriptClient {
-		client := openSQLScriptClient(t, "postgres", scriptServerDSN(t, pgDSN))
+	{name: "libpq", open: func(t *testing.T, pgDSN, script string, conf map[string]string) scriptClient {
+		client := openSQLScriptClient(t, "postgres", scriptServerDSN(t, pgDSN, conf))
 		useScriptSchema(t, client, pgDSN, script)
 		return client
 	}},
-	{name: "embedded", embedded: true, open: func(t *testing.T, _, _ string) scriptClient {
-		return openSQLScriptClient(t, "tidal", filepath.Join(t.TempDir(), "data")+"?shared_buffers=16MB&fsync=off&autovacuum=off")
+	{name: "embedded", embedded: true, open: func(t *testing.T, _, _ string, conf map[string]string) scriptClient {
+		return openSQLScriptClient(t, "tidal", embeddedDSN(filepath.Join(t.TempDir(), "data"), conf))
 	}},
 }
 
-// scriptServerDSN is PostgreSQL's DSN, or a fresh tidal server's.
-func scriptServerDSN(t *testing.T, pgDSN string) string {
+// scriptServerDSN is PostgreSQL's DSN, or a fresh tidal server's with
+// the script's settings.
+func scriptServerDSN(t *testing.T, pgDSN string, conf map[string]string) string {
 	if pgDSN != "" {
 		return pgDSN
 	}
-	return testutil.Start(t, testutil.Options{SharedBuffers: 16 << 20}).DSN()
+	return testutil.Start(t, testutil.Options{SharedBuffers: 16 << 20, Conf: conf}).DSN()
+}
+
+// embeddedDSN opens data directory dir with the embedded driver, with the
+// settings of conf and the suite's default table AM (TIDAL_TEST_TABLE_AM,
+// as testutil.Start) unless conf names one.
+func embeddedDSN(dir string, conf map[string]string) string {
+	vals := url.Values{"shared_buffers": {"16MB"}, "fsync": {"off"}, "autovacuum": {"off"}}
+	if am := os.Getenv("TIDAL_TEST_TABLE_AM"); am != "" {
+		vals.Set("default_table_access_method", am)
+	}
+	for k, v := range conf {
+		vals.Set(k, v)
+	}
+	return dir + "?" + vals.Encode()
 }
 
 // useScriptSchema gives a script its own schema on PostgreSQL, where the

@@ -12,7 +12,12 @@ package e2e
 //	                    against PostgreSQL)
 //
 // Lines starting with "#" are comments. A file whose first line is
-// "# tidal only" is skipped when the scripts run against PostgreSQL.
+// "# tidal only" is skipped when the scripts run against PostgreSQL. A
+// comment line "# server: name=value" starts the script's tidal servers
+// with that setting: a script about default_table_access_method's own
+// default says "# server: default_table_access_method=heap", so that it
+// still holds when the suite runs with another default AM
+// (TIDAL_TEST_TABLE_AM).
 //
 // Every script runs through three client stacks (sql_backends_test.go),
 // each on a fresh database, and must give the same rows with each:
@@ -85,6 +90,30 @@ func parseSQLScript(t *testing.T, path string) []sqlBlock {
 	return blocks
 }
 
+// scriptServerConf is a script's "# server: name=value" settings.
+func scriptServerConf(t *testing.T, path string) map[string]string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conf map[string]string
+	for _, l := range strings.Split(string(data), "\n") {
+		setting, ok := strings.CutPrefix(l, "# server: ")
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(strings.TrimSpace(setting), "=")
+		if !ok {
+			t.Fatalf("%s: bad server setting %q", path, l)
+		}
+		if conf == nil {
+			conf = map[string]string{}
+		}
+		conf[name] = value
+	}
+	return conf
+}
+
 func TestSQLScripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/sql/*.sql")
 	if err != nil || len(files) == 0 {
@@ -95,6 +124,7 @@ func TestSQLScripts(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".sql")
 		t.Run(name, func(t *testing.T) {
 			blocks := parseSQLScript(t, f)
+			conf := scriptServerConf(t, f)
 			if pgDSN != "" {
 				head, _ := os.ReadFile(f)
 				if strings.HasPrefix(string(head), "# tidal only") {
@@ -107,7 +137,7 @@ func TestSQLScripts(t *testing.T) {
 						t.Skip("the embedded driver has no PostgreSQL to compare with")
 					}
 					ctx := context.Background()
-					client := be.open(t, pgDSN, name)
+					client := be.open(t, pgDSN, name, conf)
 					defer client.close()
 					rewrite := os.Getenv("TIDAL_SQLTEST_REWRITE") != "" && be.name == "pgx"
 					if rewrite {

@@ -271,7 +271,7 @@ func binaryCopyField(b []byte) ([]byte, error) {
 // through COPY): within 5 %, and the compressed sizes pglz produces must
 // be PostgreSQL's exactly (avg pg_column_size).
 func TestToastPagesLikePostgreSQL(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{Conf: map[string]string{"fsync": "off"}})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(map[string]string{"fsync": "off"})})
 	c := connectExt(t, s.DSN())
 	exec(t, c, `CREATE TABLE c1 (id int, v text)`)
 	execLong(t, c, `INSERT INTO c1 SELECT i, repeat(md5(i::text), 625) FROM generate_series(1, 10000) i`)

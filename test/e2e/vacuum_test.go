@@ -35,7 +35,7 @@ import (
 // nothing but the test vacuums its tables).
 func vacServer(t *testing.T, sharedBuffers int) *testutil.Server {
 	t.Helper()
-	return testutil.Start(t, testutil.Options{SharedBuffers: sharedBuffers, Conf: map[string]string{"autovacuum": "off"}})
+	return testutil.Start(t, testutil.Options{SharedBuffers: sharedBuffers, Conf: onHeap(map[string]string{"autovacuum": "off"})})
 }
 
 // noticeConn is a connection that keeps the INFO/NOTICE messages it gets,

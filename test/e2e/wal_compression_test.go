@@ -42,7 +42,7 @@ func explainWAL(t *testing.T, c *pgx.Conn, q string) (recs, fpi, bytes int64) {
 // writes. A session's SET applies to that session only; another session
 // keeps the server's setting.
 func TestWALCompressionExplain(t *testing.T) {
-	s := testutil.Start(t, testutil.Options{Conf: map[string]string{"wal_compression": "lz4"}})
+	s := testutil.Start(t, testutil.Options{Conf: onHeap(map[string]string{"wal_compression": "lz4"})})
 	c := connect(t, s.DSN())
 	other := connect(t, s.DSN())
 	type usage struct{ recs, fpi, bytes int64 }

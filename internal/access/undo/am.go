@@ -6,7 +6,6 @@ import (
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum/varatt"
-	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -176,24 +175,7 @@ func amOutcome(oc Outcome) tableam.Outcome {
 	return out
 }
 
-// refuseSerializable: the undo AM takes none of SSI's predicate locks and
-// makes no conflict checks yet, so a SERIALIZABLE transaction on an undo
-// table would get snapshot isolation and could commit write skew. Until it
-// does, such a transaction is refused rather than given a weaker level
-// than it asked for. (A serializable transaction whose snapshot proved
-// safe runs without an SSI record and needs no checks.)
-func refuseSerializable(tx *Txn) error {
-	if tx == nil || tx.SSI == nil {
-		return nil
-	}
-	return pgerr.Errorf(pgerr.FeatureNotSupported, "SERIALIZABLE transactions are not supported yet on tables using access method \"undo\"").
-		WithHint("Use REPEATABLE READ, or a heap table.")
-}
-
 func (r *Relation) Insert(u *stats.Usage, tx *Txn, tup tableam.Tuple, _ *buffer.Strategy) (page.ItemPointer, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return page.ItemPointer{}, err
-	}
 	return r.t.Insert(u, tx, Tuple(tup))
 }
 
@@ -201,9 +183,6 @@ func (r *Relation) Insert(u *stats.Usage, tx *Txn, tup tableam.Tuple, _ *buffer.
 // has room (UpdateInPlace: no index entry at all); otherwise the row moves
 // (UpdateNewVersion: every index gets an entry for the new TID).
 func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, tup tableam.Tuple, hint tableam.UpdateHint) (tableam.UpdateResult, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return tableam.UpdateResult{}, err
-	}
 	oc, err := r.t.Update(ctx, u, tx, tid, Tuple(tup), hint.ChangedIndexes != 0, hint.KeysUpdated)
 	res := tableam.UpdateResult{Outcome: amOutcome(oc), Kind: tableam.UpdateNewVersion}
 	if oc.Result == Ok {
@@ -216,9 +195,6 @@ func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page
 }
 
 func (r *Relation) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Outcome, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return tableam.Outcome{}, err
-	}
 	oc, err := r.t.Delete(ctx, u, tx, tid, false)
 	return amOutcome(oc), err
 }
@@ -231,9 +207,6 @@ func (r *Relation) DeleteOwn(ctx context.Context, u *stats.Usage, tx *Txn, tid p
 // Lock takes a row lock. An in-place AM has no later versions at other
 // TIDs but a moved row's, which a lock of the old one does not follow.
 func (r *Relation) Lock(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy, _ bool) (tableam.Outcome, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return tableam.Outcome{}, err
-	}
 	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait, true)
 	return amOutcome(oc), err
 }
@@ -244,9 +217,6 @@ func (r *Relation) Lock(ctx context.Context, u *stats.Usage, tx *Txn, tid page.I
 // is locked, following moves, and returned with Traversed for the
 // caller's recheck — without other transactions' uncommitted changes.
 func (r *Relation) LockLatest(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, mode tableam.LockMode, wait tableam.WaitPolicy) (tableam.Outcome, page.ItemPointer, tableam.Tuple, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return tableam.Outcome{}, tid, nil, err
-	}
 	oc, err := r.t.LockRow(ctx, u, tx, tid, mode, wait, false)
 	if err != nil || oc.Result != Updated {
 		if err != nil || oc.Result != Ok {
@@ -284,17 +254,11 @@ func (r *Relation) LockLatest(ctx context.Context, u *stats.Usage, tx *Txn, tid 
 }
 
 func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return nil, tid, false, err
-	}
 	tup, err := r.t.Fetch(u, tx, tid)
 	return tableam.Tuple(tup), tid, tup != nil, err
 }
 
 func (r *Relation) FetchLatest(u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return nil, tid, false, err
-	}
 	tup, vtid, err := r.t.FetchLatest(u, tx, tid)
 	return tableam.Tuple(tup), vtid, tup != nil, err
 }
@@ -325,14 +289,12 @@ func (r *Relation) InsertedByCommand(tup tableam.Tuple, tx *Txn) bool {
 }
 
 func (r *Relation) BeginScan(u *stats.Usage, tx *Txn, opt tableam.ScanOptions) (tableam.Scan, error) {
-	if err := refuseSerializable(tx); err != nil {
-		return nil, err
-	}
 	r.t.log.AdvanceDiscard()
 	nb, err := r.t.NBlocks()
 	if err != nil {
 		return nil, err
 	}
+	r.t.ssiLockRelation(tx)
 	s := &scan{t: r.t, u: u, tx: tx, opt: opt, nblocks: nb}
 	if opt.Parallel != nil {
 		s.nblocks = 0 // blocks come from the shared claims

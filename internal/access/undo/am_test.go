@@ -377,3 +377,27 @@ func TestEvalPlanQualRetry(t *testing.T) {
 	te.commit(t, rc)
 	te.commit(t, other)
 }
+
+// TestCheckStorageAddedColumn: rows written before a column was added give
+// the checker every column of the relation, the added one as its missing
+// value (an index on it is checked against that), as the heap's checker.
+func TestCheckStorageAddedColumn(t *testing.T) {
+	te := newTestEnv(t, 64)
+	rel, f := openAM(t, te)
+	w := te.begin(t)
+	tid, err := rel.Insert(nil, w, amRow(f, 1, "before"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.commit(t, w)
+	wider := append(append([]datum.Type(nil), boatTypes...), datum.Int4)
+	missing := []datum.Datum{datum.Null(), datum.Null(), datum.Null(), datum.Int(500)}
+	f4 := NewAMOver(te.log).NewFormat(tableam.FormatSpec{Layout: datum.NewDeformer(wider), Missing: missing})
+	targets, probs, err := rel.(tableam.Checker).CheckStorage(nil, f4, te.x.OldestXmin())
+	if err != nil || len(probs) != 0 {
+		t.Fatalf("check: %v %v", probs, err)
+	}
+	if tg := targets[tid]; len(tg.Vals) != 4 || tg.Vals[3].Int() != 500 {
+		t.Fatalf("target of a row older than its last column: %+v", tg)
+	}
+}

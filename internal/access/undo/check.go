@@ -65,7 +65,10 @@ func (t *Table) checkPage(u *stats.Usage, f tableam.Format, pg page.Page, blk pa
 			continue
 		}
 		cur := append(Tuple(nil), pg.ItemBytes(off)...)
-		vals := make([]tableam.Datum, cur.Natts())
+		// Every column of the relation, as the heap's checker: those added
+		// after the row was written come back as their missing values, and
+		// an index on one of them is checked against those.
+		vals := make([]tableam.Datum, max(cur.Natts(), formatColumns(f)))
 		if err := f.Deform(tableam.Tuple(cur), vals); err != nil {
 			addf("undo table %q: row %s does not decode: %v", t.Name, tid, err)
 			continue
@@ -96,4 +99,13 @@ func (t *Table) checkPage(u *stats.Usage, f tableam.Format, pg page.Page, blk pa
 		out[tid] = tg
 	}
 	return nil
+}
+
+// formatColumns is the number of columns of the row type f decodes (0
+// for a format not the undo AM's).
+func formatColumns(f tableam.Format) int {
+	if uf, ok := f.(format); ok {
+		return uf.d.n
+	}
+	return 0
 }

@@ -241,6 +241,9 @@ func (t *Table) Delete(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 		return oc, err
 	}
 	defer t.unlock(r)
+	if err := t.ssiConflictInRow(tx, uint32(tid.Block), uint16(tid.Offset), r.cur); err != nil {
+		return Outcome{}, err
+	}
 	var d page.Delta
 	if err := t.log.write(u, tx, InfoDelete, t.headerChange(r, KindDelete, tid, FlagDeleted, &d)); err != nil {
 		return Outcome{}, err
@@ -344,6 +347,9 @@ func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 // when the new version is no longer, else in new space on the page (the
 // old bytes stay, reserved for a rollback).
 func (t *Table) updateInPlace(u *stats.Usage, tx *Txn, r *lockedRow, tid page.ItemPointer, tup Tuple) error {
+	if err := t.ssiConflictInRow(tx, uint32(tid.Block), uint16(tid.Offset), r.cur); err != nil {
+		return err
+	}
 	rec := &Record{Kind: KindInplace, Rel: t.Rel, TID: tid, Prev: r.cur.URP(), OldOff: r.it.Off, OldLen: r.it.Len}
 	copy(rec.OldHeader[:], r.cur[:HeaderSize])
 	rec.diff(r.cur, tup)
@@ -397,6 +403,9 @@ func (t *Table) updateMove(u *stats.Usage, tx *Txn, tid page.ItemPointer, seen U
 	cur := readItem(opg, tid.Offset)
 	if cur == nil || cur.URP() != seen || !(npg.IsNew() || pageRoom(npg, len(tup))) {
 		return page.ItemPointer{}, true, nil
+	}
+	if err := t.ssiConflictInRow(tx, uint32(tid.Block), uint16(tid.Offset), cur); err != nil {
+		return page.ItemPointer{}, false, err
 	}
 	var dn, do page.Delta
 	ins := t.insertChange(nb, blk, tup, &dn)

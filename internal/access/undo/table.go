@@ -139,6 +139,9 @@ func (t *Table) Insert(u *stats.Usage, tx *Txn, tup Tuple) (page.ItemPointer, er
 	if err := tooBig(len(tup)); err != nil {
 		return page.ItemPointer{}, err
 	}
+	if err := t.ssiConflictInInsert(tx); err != nil {
+		return page.ItemPointer{}, err
+	}
 	b, blk, err := t.bufferFor(u, len(tup), page.InvalidBlock)
 	if err != nil {
 		return page.ItemPointer{}, err
@@ -201,13 +204,18 @@ func (t *Table) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, err
 	if cur == nil {
 		return nil, nil
 	}
-	return t.log.versionFor(u, tx, cur)
+	v, err := t.log.versionFor(u, tx, cur, t.ssiSkipped(tx))
+	if v != nil {
+		t.ssiLockVersion(tx, v, uint32(tid.Block), uint16(tid.Offset))
+	}
+	return v, err
 }
 
 // Scan calls fn with a copy of every row version tx's snapshot sees, in
 // TID order, until fn returns false.
 func (t *Table) Scan(ctx context.Context, u *stats.Usage, tx *Txn, fn func(page.ItemPointer, Tuple) bool) error {
 	t.log.AdvanceDiscard()
+	t.ssiLockRelation(tx)
 	nb, err := t.NBlocks()
 	if err != nil {
 		return err
@@ -255,6 +263,7 @@ func (t *Table) visibleOnPage(u *stats.Usage, tx *Txn, blk page.BlockNumber, fn 
 	if pg.IsNew() {
 		return nil
 	}
+	skipped := t.ssiSkipped(tx)
 	// The share lock keeps the line pointer array as it is: read its
 	// length once, and each pointer once (this loop runs for every row a
 	// sequential scan reads).
@@ -273,7 +282,7 @@ func (t *Table) visibleOnPage(u *stats.Usage, tx *Txn, blk page.BlockNumber, fn 
 			}
 			continue
 		}
-		v, err := t.log.versionFor(u, tx, append(Tuple(nil), cur...))
+		v, err := t.log.versionFor(u, tx, append(Tuple(nil), cur...), skipped)
 		if err != nil {
 			return err
 		}

@@ -25,8 +25,9 @@ func (l *Log) sees(tx *Txn, rec *Record) bool {
 // versionFor returns the version of the row whose current bytes are cur
 // (a private copy) that tx's snapshot sees, or nil if it sees none. The
 // caller holds the data page's share (or exclusive) lock, so the chain
-// cannot be rolled back under the walk.
-func (l *Log) versionFor(u *stats.Usage, tx *Txn, cur Tuple) (Tuple, error) {
+// cannot be rolled back under the walk. skipped, if not nil, is called
+// with each change undone on the way (SSI's conflict out, ssi.go).
+func (l *Log) versionFor(u *stats.Usage, tx *Txn, cur Tuple, skipped func(*Record) error) (Tuple, error) {
 	v := cur
 	for {
 		urp := v.URP()
@@ -39,6 +40,11 @@ func (l *Log) versionFor(u *stats.Usage, tx *Txn, cur Tuple) (Tuple, error) {
 		}
 		if rec == nil || l.sees(tx, rec) {
 			break
+		}
+		if skipped != nil {
+			if err := skipped(rec); err != nil {
+				return nil, err
+			}
 		}
 		if v = rec.rebuild(v); v == nil {
 			return nil, nil

@@ -24,6 +24,10 @@ func serializationFailure(reason string, args ...any) error {
 // 40001 when the transaction was doomed or the conflict completes a
 // dangerous structure with us as the pivot.
 func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
+	return sx.conflictIn(rel, blk, off, 0)
+}
+
+func (sx *Xact) conflictIn(rel, blk uint32, off uint16, since uint64) error {
 	if sx == nil || sx.off.Load() {
 		return nil
 	}
@@ -40,7 +44,7 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 	}
 	if blk != InvalidBlock && off != 0 {
 		t := TupleTarget(rel, blk, off)
-		if err := sx.targetConflictsInLocked(t); err != nil {
+		if err := sx.targetConflictsInLocked(t, since); err != nil {
 			return err
 		}
 		// Writing the version supersedes our own SIREAD lock on it,
@@ -50,11 +54,11 @@ func (sx *Xact) ConflictIn(rel, blk uint32, off uint16) error {
 		}
 	}
 	if blk != InvalidBlock {
-		if err := sx.targetConflictsInLocked(PageTarget(rel, blk)); err != nil {
+		if err := sx.targetConflictsInLocked(PageTarget(rel, blk), 0); err != nil {
 			return err
 		}
 	}
-	return sx.targetConflictsInLocked(RelationTarget(rel))
+	return sx.targetConflictsInLocked(RelationTarget(rel), 0)
 }
 
 // TableConflictIn is called before a write of every row of a table
@@ -94,10 +98,11 @@ func (sx *Xact) TableConflictIn(rel uint32) error {
 
 // targetConflictsInLocked flags a conflict from each holder of t that
 // overlaps us (CheckTargetForConflictsIn): running, or committed after our
-// snapshot.
-func (sx *Xact) targetConflictsInLocked(t Target) error {
+// snapshot — for a tuple, unless the holder read an older version than
+// the one since numbers (versions.go).
+func (sx *Xact) targetConflictsInLocked(t Target, since uint64) error {
 	for h := range sx.m.targets[t] {
-		if h == sx || h.has(flagDoomed) {
+		if h == sx || h.has(flagDoomed) || h.readsReplaced(t, since) {
 			continue
 		}
 		if h.has(flagCommitted) && h.commitSeq <= sx.snapSeq {

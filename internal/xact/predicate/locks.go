@@ -105,6 +105,7 @@ func (sx *Xact) addLockLocked(t Target) {
 // counts (DeletePredicateLock with DecrementParentLocks).
 func (sx *Xact) removeLockLocked(t Target) {
 	delete(sx.locks, t)
+	delete(sx.seen, t)
 	if h := sx.m.targets[t]; h != nil {
 		delete(h, sx)
 		if len(h) == 0 {
@@ -139,7 +140,7 @@ func (sx *Xact) dropAllLocksLocked() {
 			}
 		}
 	}
-	sx.locks, sx.children = nil, nil
+	sx.locks, sx.children, sx.seen = nil, nil, nil
 }
 
 // PageSplit gives every holder of a lock on an index page the same lock

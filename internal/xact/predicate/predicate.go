@@ -158,6 +158,9 @@ type Xact struct {
 	unsafe map[*Xact]struct{}
 
 	locks map[Target]struct{}
+	// seen: the version number of tuple locks taken by LockTupleSeen
+	// (versions.go); a tuple lock without one covers every version.
+	seen map[Target]uint64
 	// children counts the locks held under each coarser target (the
 	// LocalPredicateLockHash), whether or not it is itself held.
 	children map[Target]int

@@ -4,8 +4,13 @@
 # telling apart the rows of different transactions and savepoints; the
 # names reserved. Expected results are PostgreSQL 15's.
 
+# The tables are heap tables whatever the default AM (the suite also runs
+# with TIDAL_TEST_TABLE_AM=undo): what xmin, xmax and ctid show below is
+# the heap's, PostgreSQL's only table format. An undo table keeps no xmin
+# once its undo is discarded (it shows FrozenXid), has no xmax, and
+# updates rows in place (same ctid); test/e2e/undo_test.go covers that.
 statement ok
-CREATE TABLE sc (a int, b text)
+CREATE TABLE sc (a int, b text) USING heap
 
 statement ok
 INSERT INTO sc VALUES (1, 'one'), (2, 'two'), (3, 'three')
@@ -191,7 +196,7 @@ SELECT ctid FROM (SELECT 5 AS ctid) s
 # WHERE ctid = constant fetches the row by its TID (a Tid Scan); a TID
 # whose version was updated away, or past the table's end, finds nothing.
 statement ok
-CREATE TABLE sc_tid (a int, b text)
+CREATE TABLE sc_tid (a int, b text) USING heap
 
 statement ok
 INSERT INTO sc_tid VALUES (1, 'x'), (2, 'y')

@@ -4,6 +4,10 @@
 # ACCESS METHOD (to the table's own AM: nothing to do, as PostgreSQL 15;
 # on an index or sequence: 42809; unknown: 42704; an index AM: 55000).
 # Expected results are PostgreSQL 15's.
+#
+# The script is about the built-in default (heap), so its servers keep it
+# when the suite runs with another default AM (TIDAL_TEST_TABLE_AM=undo):
+# server: default_table_access_method=heap
 
 # Without USING: default_table_access_method's default, heap.
 statement ok
