@@ -269,3 +269,20 @@ func (s *Stream) Distance() int { return s.distance }
 
 // MaxPinned is the stream's pin limit (tests and diagnostics).
 func (s *Stream) MaxPinned() int { return s.maxPinned }
+
+// Range streams blocks from, from+1, …, to-1 (a sequential scan's
+// callback).
+func Range(pool *buffer.Pool, u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumber, from, to page.BlockNumber, opt Options) *Stream {
+	next := from
+	return New(pool, u, rel, fork, func() (page.BlockNumber, bool) {
+		if next >= to {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}, opt)
+}
+
+// Release unpins a buffer the stream handed out (for consumers that hold
+// the stream but not the pool).
+func (s *Stream) Release(b buffer.Buffer) { s.pool.Release(b) }

@@ -209,12 +209,19 @@ func preadv(fh *os.File, bufs [][]byte, skip int, off int64) (int, error) {
 	return int(n), nil
 }
 
+// relPath names a segment relative to the data directory ("base/16385.1"),
+// as PostgreSQL's messages do.
+func (m *Manager) relPath(rel RelFileNumber, f ForkNumber, blk page.BlockNumber) string {
+	p := m.path(rel, f, int(blk/BlocksPerSegment))
+	return filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
+}
+
 func (m *Manager) shortReadErr(rel RelFileNumber, f ForkNumber, blk page.BlockNumber, got int) error {
-	return pgerr.Errorf(pgerr.DataCorrupted, "could not read block %d in file %q: read only %d of %d bytes", blk, m.path(rel, f, int(blk/BlocksPerSegment)), got, page.Size)
+	return pgerr.Errorf(pgerr.DataCorrupted, "could not read block %d in file \"%s\": read only %d of %d bytes", blk, m.relPath(rel, f, blk), got, page.Size)
 }
 
 func (m *Manager) readErr(rel RelFileNumber, f ForkNumber, blk page.BlockNumber, err error) error {
-	return pgerr.Errorf(pgerr.IOError, "could not read block %d in file %q: %s", blk, m.path(rel, f, int(blk/BlocksPerSegment)), errnoText(err))
+	return pgerr.Errorf(pgerr.IOError, "could not read block %d in file \"%s\": %s", blk, m.relPath(rel, f, blk), errnoText(err))
 }
 
 // errnoText is strerror's wording (what PostgreSQL's %m prints) for the
