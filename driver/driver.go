@@ -37,8 +37,8 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
-	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/wal"
 )
 

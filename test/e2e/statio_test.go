@@ -17,8 +17,8 @@ import (
 // ioRow is one pg_stat_io row; nil fields are NULL.
 type ioRow struct {
 	reads, writes, writebacks, extends, hits, evictions, reuses, fsyncs *int64
-	readTime, writeTime                                                *float64
-	opBytes                                                            int64
+	readTime, writeTime                                                 *float64
+	opBytes                                                             int64
 }
 
 func statIO(t *testing.T, c *pgx.Conn, backend, object, context_ string) ioRow {
