@@ -93,6 +93,12 @@ func New(pool *buffer.Pool, u *stats.Usage, rel smgr.RelFileNumber, fork smgr.Fo
 	if s.maxPinned < s.combineLimit {
 		s.maxPinned = s.combineLimit
 	}
+	if s.async && s.maxPinned < 2*s.combineLimit {
+		// Room for one full run in flight while the previous one is
+		// consumed: tidal's reads are asynchronous, where PostgreSQL 17
+		// leaves sequential overlap to the kernel's read-ahead.
+		s.maxPinned = 2 * s.combineLimit
+	}
 	if l := opt.Strategy.PinLimit(); s.maxPinned > l {
 		s.maxPinned = l
 	}
@@ -157,11 +163,21 @@ func (s *Stream) grow(sequential bool) {
 		s.distance = min(s.distance*2, s.maxPinned)
 		return
 	}
-	if s.distance > s.combineLimit {
+	limit := s.seqLimit()
+	if s.distance > limit {
 		s.distance--
 	} else {
-		s.distance = min(s.distance*2, s.combineLimit)
+		s.distance = min(s.distance*2, limit)
 	}
+}
+
+// seqLimit is regime B's distance: io_combine_limit, or two runs when
+// reads are asynchronous (one in flight, one being consumed).
+func (s *Stream) seqLimit() int {
+	if s.async {
+		return min(2*s.combineLimit, s.maxPinned)
+	}
+	return s.combineLimit
 }
 
 // Close releases every buffer the stream still holds, waiting for reads

@@ -218,12 +218,20 @@ func TestStreamDistanceRegimes(t *testing.T) {
 		}
 	}
 	var seqBlocks, random []page.BlockNumber
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 150; i++ {
 		seqBlocks = append(seqBlocks, page.BlockNumber(i))
+	}
+	for i := 0; i < 100; i++ {
 		random = append(random, page.BlockNumber(200+(i*37)%200))
 	}
-	if d := run(seqBlocks); d != 8 {
-		t.Fatalf("cold sequential: distance reached %d, want io_combine_limit 8", d)
+	if d := run(seqBlocks); d != 16 {
+		t.Fatalf("cold sequential: distance reached %d, want twice io_combine_limit 8 (one run in flight, one consumed)", d)
+	}
+	uSync := &stats.Usage{IO: stats.IOSettings{Set: true, CombineLimit: 8, Concurrency: 0}}
+	st0 := New(p, uSync, testRel, smgr.MainFork, callback(seqBlocks), Options{})
+	st0.Close()
+	if st0.MaxPinned() != 8 {
+		t.Fatalf("effective_io_concurrency = 0: pin limit %d, want io_combine_limit 8", st0.MaxPinned())
 	}
 	if d := run(seqBlocks); d != 1 {
 		t.Fatalf("all cached: distance reached %d, want 1", d)

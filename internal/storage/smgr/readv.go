@@ -141,7 +141,7 @@ func (m *Manager) readSegment(rel RelFileNumber, f ForkNumber, seg int, first pa
 	done, calls := 0, 0
 	for done < total {
 		if lat := m.IOLatency.Load(); lat > 0 {
-			time.Sleep(time.Duration(lat))
+			injectLatency(time.Duration(lat))
 		}
 		calls++
 		n, err := preadv(fh, dst, done, off+int64(done))
@@ -243,4 +243,13 @@ func errnoText(err error) string {
 		}
 	}
 	return fmt.Sprint(err)
+}
+
+// injectLatency blocks the calling thread for d, as a slow read system
+// call would. nanosleep rather than time.Sleep: Go's timers wake on a
+// millisecond tick here, which turned 200µs into well over 1ms.
+func injectLatency(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	}
 }
