@@ -1,6 +1,7 @@
 // Package stats holds tidal's instrumentation counters: per-backend buffer
 // and WAL usage (what EXPLAIN (BUFFERS, WAL) and VACUUM VERBOSE print), with
-// PostgreSQL's meanings.
+// PostgreSQL's meanings; per-engine I/O counters by backend type, object
+// and context (pg_stat_io, io.go); per-table activity (tables.go).
 package stats
 
 import "time"
