@@ -57,7 +57,7 @@ func bufferLines(b stats.BufferUsage) []string {
 		out = append(out, bufferLine(b))
 	}
 	if b.ReadTime != 0 || b.WriteTime != 0 {
-		s := "I/O Timings: shared/local"
+		s := "I/O Timings: shared"
 		if b.ReadTime != 0 {
 			s += fmt.Sprintf(" read=%0.3f", ms(b.ReadTime))
 		}

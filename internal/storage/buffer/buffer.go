@@ -152,41 +152,10 @@ func (p *Pool) ReadZero(u *stats.Usage, tag Tag) (Buffer, error) {
 
 func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, error) {
 	for {
-		pt := p.part(tag)
-		pt.mu.Lock()
-		if id, ok := pt.m[tag]; ok {
-			d := &p.descs[id]
-			d.hdr.Lock()
-			d.refcount++
-			if s == nil {
-				if d.usage < MaxUsageCount {
-					d.usage++
-				}
-			} else if d.usage == 0 {
-				d.usage = 1
-			}
-			valid := d.valid
-			d.hdr.Unlock()
-			pt.mu.Unlock()
-			if !valid {
-				// Someone is reading it in; wait for them.
-				d.io.Lock()
-				d.hdr.Lock()
-				valid = d.valid && d.tag == tag
-				d.hdr.Unlock()
-				d.io.Unlock()
-				if !valid {
-					p.unpin(id)
-					continue
-				}
-			}
-			if u != nil {
-				u.Buf.SharedHit++
-			}
-			p.count(u, s, stats.OpHit, 1, 0)
-			return Buffer(id + 1), nil
+		if b, ok := p.pinHit(u, tag, s); ok {
+			return b, nil
 		}
-		pt.mu.Unlock()
+		pt := p.part(tag)
 
 		// Miss: claim a victim frame, then install it under the new tag.
 		id, err := p.getVictim(u, s)
@@ -246,6 +215,49 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 		}
 		return Buffer(id + 1), nil
 	}
+}
+
+// pinHit pins tag if it is resident (waiting for a read of it in
+// progress) and counts a hit; ok is false if it is not, or if the read in
+// progress failed.
+func (p *Pool) pinHit(u *stats.Usage, tag Tag, s *Strategy) (Buffer, bool) {
+	pt := p.part(tag)
+	pt.mu.Lock()
+	id, ok := pt.m[tag]
+	if !ok {
+		pt.mu.Unlock()
+		return InvalidBuffer, false
+	}
+	d := &p.descs[id]
+	d.hdr.Lock()
+	d.refcount++
+	if s == nil {
+		if d.usage < MaxUsageCount {
+			d.usage++
+		}
+	} else if d.usage == 0 {
+		d.usage = 1
+	}
+	valid := d.valid
+	d.hdr.Unlock()
+	pt.mu.Unlock()
+	if !valid {
+		// Someone is reading it in; wait for them.
+		d.io.Lock()
+		d.hdr.Lock()
+		valid = d.valid && d.tag == tag
+		d.hdr.Unlock()
+		d.io.Unlock()
+		if !valid {
+			p.unpin(id)
+			return InvalidBuffer, false
+		}
+	}
+	if u != nil {
+		u.Buf.SharedHit++
+	}
+	p.count(u, s, stats.OpHit, 1, 0)
+	return Buffer(id + 1), true
 }
 
 // getVictim returns a pinned, clean frame that is not in the mapping table.

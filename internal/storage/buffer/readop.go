@@ -39,10 +39,7 @@ type ReadOp struct {
 // and returns their buffers with the operation that must read them.
 func (p *Pool) StartReadBuffers(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumber, first page.BlockNumber, max int, s *Strategy) ([]Buffer, *ReadOp, error) {
 	tag := Tag{rel, fork, first}
-	if b, ok, err := p.pinResident(u, tag, s); err != nil || ok {
-		if err != nil {
-			return nil, nil, err
-		}
+	if b, ok := p.pinHit(u, tag, s); ok {
 		return []Buffer{b}, nil, nil
 	}
 	op := &ReadOp{pool: p, s: s, first: tag, done: make(chan struct{})}
@@ -65,18 +62,6 @@ func (p *Pool) StartReadBuffers(u *stats.Usage, rel smgr.RelFileNumber, fork smg
 		op.bufs = append(op.bufs, Buffer(id+1))
 	}
 	return op.bufs, op, nil
-}
-
-// pinResident pins tag if it is in the pool, waiting for a read of it in
-// progress, and counts a hit. ok is false when it is not resident. (If it
-// is evicted between the look and the pin, the ordinary read path reads
-// it: still a valid buffer, counted as a read.)
-func (p *Pool) pinResident(u *stats.Usage, tag Tag, s *Strategy) (Buffer, bool, error) {
-	if !p.Cached(tag) {
-		return InvalidBuffer, false, nil
-	}
-	b, err := p.read(u, tag, s, false)
-	return b, err == nil, err
 }
 
 // installMiss claims a victim frame and installs tag in it, invalid, with
