@@ -128,8 +128,8 @@ run_tidal() { # name latency presql
     tsql -c "SELECT pg_stat_reset_shared('io')" >/dev/null
     s=$(time_scan tsql "$pre")
     RES[$name]+="$s "
-    log "$name trial $i: $s s"
-    if [ "$i" = 1 ]; then
+    log "$name: $s s"
+    if [ -z "${STATS[$name]:-}" ]; then
       STATS[$name]=$(tsql -c "SELECT 'reads=' || reads || ' hits=' || hits || ' reuses=' || reuses || ' evictions=' || evictions || ' read_calls=' || read_calls
         FROM pg_stat_io JOIN tidal_stat_io_calls USING (backend_type, object, context)
         WHERE backend_type = 'client backend' AND object = 'relation' AND context = 'bulkread'")
@@ -139,9 +139,14 @@ run_tidal() { # name latency presql
 }
 declare -A STATS
 
-run_tidal A "$LATENCY" ""
-run_tidal B "$LATENCY" "SET io_combine_limit = 1; SET effective_io_concurrency = 0;"
-for i in $(seq 1 "$TRIALS"); do # C and D alternate, so both see the same machine
+# The virtual disk's host may cache what the guest dropped: read every file
+# once first, so all configurations start from the same state.
+cat "$TDATA"/base/"$TNODE"* "$PGFILE"* >/dev/null
+for i in $(seq 1 "$TRIALS"); do # A and B alternate, so both see the same machine
+  TRIALS=1 run_tidal A "$LATENCY" ""
+  TRIALS=1 run_tidal B "$LATENCY" "SET io_combine_limit = 1; SET effective_io_concurrency = 0;"
+done
+for i in $(seq 1 "$TRIALS"); do # C and D alternate too
   drop_cache "$TDATA"/base/"$TNODE"*
   tidal_start
   s=$(time_scan tsql ""); RES[C]+="$s "; log "C trial $i: $s s"
