@@ -152,6 +152,20 @@ func TestStatIOColdSeqScan(t *testing.T) {
 	}
 	_, err := execErr(c, "SELECT pg_stat_reset_shared('nonsense')")
 	wantState(t, "bad reset target", err, "22023")
+
+	// Scans given up early (LIMIT, a cursor closed half-way, CREATE
+	// INDEX) leave no page pinned by their read streams.
+	dropPages(srv, big)
+	queryInt(t, c, "SELECT id FROM io_big LIMIT 1")
+	exec(t, c, "BEGIN")
+	exec(t, c, "DECLARE cur CURSOR FOR SELECT * FROM io_big")
+	exec(t, c, "FETCH 100 FROM cur")
+	exec(t, c, "CLOSE cur")
+	exec(t, c, "COMMIT")
+	exec(t, c, "CREATE INDEX ON io_big (id)")
+	if _, _, pinned := srv.Engine.Pool.Stats(); pinned != 0 {
+		t.Fatalf("%d buffers left pinned after scans given up early", pinned)
+	}
 }
 
 // TestStatIOShape: PostgreSQL 17's rows for the backend types tidal runs,
