@@ -38,6 +38,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/wal"
 )
 
@@ -130,6 +131,9 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			return nil, err
 		}
 		cfg.WALCompression = wc
+		if err := cfg.ApplyIOSettings(get); err != nil {
+			return nil, err
+		}
 		cfg.Logger = log.New(io.Discard, "", 0)
 		cfg.AccessMethods = tableams.Builtin()
 		eng, err := engine.Open(cfg)
@@ -144,7 +148,9 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	// Sessions take this DSN's settings (statement_timeout, TimeZone …)
 	// even when another sql.DB opened the engine first; settings that
 	// only apply at start (shared_buffers, fsync) are the first opener's.
-	return &conn{dir: c.dir, sess: session.New(oe.eng, c.conf)}, nil
+	sess := session.New(oe.eng, c.conf)
+	sess.SetBackendType(stats.StandaloneBackend)
+	return &conn{dir: c.dir, sess: sess}, nil
 }
 
 func release(dir string) error {

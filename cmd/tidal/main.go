@@ -147,6 +147,9 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	if cfg.WALCompression, err = wal.ParseCompression(get("wal_compression")); err != nil {
 		return err
 	}
+	if err := cfg.ApplyIOSettings(get); err != nil {
+		return err
+	}
 	ct, _ := strconv.Atoi(get("checkpoint_timeout"))
 	cfg.CheckpointTimeout = time.Duration(ct) * time.Second
 	cfg.Writer = writerConfig(get)

@@ -315,6 +315,7 @@ func (c *Catalog) scan(tx *Txn, def *TableDef, fn func(vals []types.Datum, tid p
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	d := c.sysForm(def)
 	vals := make([]types.Datum, len(def.Columns))
 	for {

@@ -51,6 +51,11 @@ type Config struct {
 	WALCompression wal.Compression
 	// OnPanic replaces the process exit after a failed fsync (tests).
 	OnPanic func(error)
+	// IOReadLatency is tidal.io_read_latency: slept before every read
+	// system call of a relation file (benchmarks of read-ahead).
+	IOReadLatency time.Duration
+	// DirectIO is io_direct = data: relation files opened with O_DIRECT.
+	DirectIO bool
 	// AccessMethods are the table access methods (internal/access/tableams'
 	// Builtin); it must hold heap. The engine owns it from Open on.
 	AccessMethods *tableam.Registry
@@ -277,9 +282,14 @@ func (e *Engine) start(fresh bool) error {
 	if err != nil {
 		return err
 	}
+	if err := e.Smgr.SetDirect(e.cfg.DirectIO); err != nil {
+		return err
+	}
+	e.Smgr.IOLatency.Store(int64(e.cfg.IOReadLatency))
 	nbuf := e.cfg.SharedBuffers / page.Size
 	e.Pool = buffer.New(e.Smgr, nbuf)
 	e.Pool.Checksums = true
+	e.Pool.IO = stats.NewIO()
 
 	ctl := &wal.Control{NextXid: uint32(xact.FirstNormalXid), NextOid: catalog.FirstNormalObjectID}
 	if !fresh {

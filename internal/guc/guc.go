@@ -111,6 +111,9 @@ func init() {
 	def(Def{Name: "parallel_leader_participation", Kind: Bool, Default: "on", Context: User})
 	def(Def{Name: "effective_io_concurrency", Kind: Int, Default: "1", Context: User, Min: 0, Max: 1000})
 	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32})
+	def(Def{Name: "maintenance_io_concurrency", Kind: Int, Default: "10", Context: User, Min: 0, Max: 1000})
+	def(Def{Name: "io_direct", Kind: String, Default: "", Context: Postmaster, Desc: "tidal: use direct I/O for relation files (PostgreSQL 17's debug_io_direct; only \"data\" is supported)."})
+	def(Def{Name: "tidal.io_read_latency", Kind: Int, Default: "0", Unit: "us", Context: Postmaster, Min: 0, Max: 1000000, Desc: "tidal: latency added to every read system call of relation files, for benchmarks of read-ahead."})
 	def(Def{Name: "autovacuum", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "default_table_access_method", Kind: String, Default: "heap", Context: User})
 	def(Def{Name: "default_toast_compression", Kind: Enum, Default: "pglz", Context: User, Enum: []string{"pglz", "lz4"}, Desc: "Sets the default compression method for compressible values."})
@@ -292,6 +295,12 @@ func (d *Def) Display(v string) string {
 			}
 		}
 		return fmt.Sprintf("%dms", n)
+	case "us":
+		if n%1000 == 0 {
+			ms := Def{Kind: Int, Unit: "ms"}
+			return ms.Display(strconv.FormatInt(n/1000, 10))
+		}
+		return fmt.Sprintf("%dus", n)
 	case "s":
 		for _, u := range []struct {
 			s string

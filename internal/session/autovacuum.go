@@ -14,6 +14,7 @@ import (
 	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/vacuum"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -39,6 +40,8 @@ func newAutovacuumWorker(eng *engine.Engine, conf map[string]string) *autovacuum
 	settings := map[string]string{"statement_timeout": "0", "lock_timeout": "0", "idle_in_transaction_session_timeout": "0"}
 	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: settings, conf: conf, autovacuum: &autovacuumState{}}
 	s.syncWALCompression()
+	s.syncIOSettings()
+	s.SetBackendType(stats.AutovacuumWorker)
 	s.sig.backend = eng.Backends.RegisterType(eng.Backends.NewPID(), catalog.BootstrapSuperuserID, "autovacuum worker", s.signal)
 	return &autovacuumWorker{s: s}
 }

@@ -370,10 +370,11 @@ func (s *Session) analyzeRel(c *exec.Ctx, rel *catalog.Relation) error {
 	if err != nil {
 		return err
 	}
-	sc, err := rel.Table.BeginScan(c.U(), c.Tx.Heap, tableam.ScanOptions{Interrupts: c.Interrupts})
+	sc, err := rel.Table.BeginScan(c.U(), c.Tx.Heap, tableam.ScanOptions{Interrupts: c.Interrupts, Maintenance: true})
 	if err != nil {
 		return err
 	}
+	defer sc.Close()
 	var n int64
 	for {
 		_, _, ok, err := sc.Next()

@@ -61,6 +61,9 @@ func (s *Session) storeSetting(k, v string) {
 	if k == "wal_compression" {
 		s.syncWALCompression()
 	}
+	if ioSettingNames[k] {
+		s.syncIOSettings()
+	}
 }
 
 // ParamsGeneration implements pgwire.ParamsVersioned: it changes whenever

@@ -199,6 +199,7 @@ func New(eng *engine.Engine, conf map[string]string) *Session {
 func newSession(eng *engine.Engine, conf map[string]string, pid int32, role uint32) *Session {
 	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf}
 	s.syncWALCompression()
+	s.syncIOSettings()
 	s.registerBackend(pid, role)
 	return s
 }

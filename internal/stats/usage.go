@@ -1,7 +1,10 @@
 // Package stats holds tidal's instrumentation counters: per-backend buffer
 // and WAL usage (what EXPLAIN (BUFFERS, WAL) and VACUUM VERBOSE print), with
-// PostgreSQL's meanings.
+// PostgreSQL's meanings; per-engine I/O counters by backend type, object
+// and context (pg_stat_io, io.go); per-table activity (tables.go).
 package stats
+
+import "time"
 
 // BufferUsage counts shared-buffer activity, as PostgreSQL's BufferUsage.
 //
@@ -16,6 +19,9 @@ type BufferUsage struct {
 	SharedRead    int64
 	SharedDirtied int64
 	SharedWritten int64
+	// ReadTime and WriteTime are the time spent reading and writing
+	// blocks when track_io_timing is on (EXPLAIN's "I/O Timings").
+	ReadTime, WriteTime time.Duration
 }
 
 // WALUsage counts WAL generation, as PostgreSQL's WalUsage.
@@ -35,6 +41,12 @@ type Usage struct {
 	// rides here because Usage is the one per-backend value every WAL
 	// insert is handed; Sub and Add leave it alone.
 	WALCompression uint8
+	// Backend is the backend type pg_stat_io charges this backend's I/O
+	// to, and IO its read-ahead settings; like WALCompression they ride
+	// here because every buffer read is handed the Usage, and Sub and Add
+	// leave them alone.
+	Backend BackendType
+	IO      IOSettings
 }
 
 // Sub returns u - o, for measuring an interval.
@@ -45,6 +57,8 @@ func (u Usage) Sub(o Usage) Usage {
 			SharedRead:    u.Buf.SharedRead - o.Buf.SharedRead,
 			SharedDirtied: u.Buf.SharedDirtied - o.Buf.SharedDirtied,
 			SharedWritten: u.Buf.SharedWritten - o.Buf.SharedWritten,
+			ReadTime:      u.Buf.ReadTime - o.Buf.ReadTime,
+			WriteTime:     u.Buf.WriteTime - o.Buf.WriteTime,
 		},
 		WAL: WALUsage{
 			Records: u.WAL.Records - o.WAL.Records,
@@ -60,6 +74,8 @@ func (u *Usage) Add(o Usage) {
 	u.Buf.SharedRead += o.Buf.SharedRead
 	u.Buf.SharedDirtied += o.Buf.SharedDirtied
 	u.Buf.SharedWritten += o.Buf.SharedWritten
+	u.Buf.ReadTime += o.Buf.ReadTime
+	u.Buf.WriteTime += o.Buf.WriteTime
 	u.WAL.Records += o.WAL.Records
 	u.WAL.FPI += o.WAL.FPI
 	u.WAL.Bytes += o.WAL.Bytes

@@ -26,6 +26,7 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/readstream"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -241,6 +242,8 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		var wg sync.WaitGroup
 		wus := make([]stats.Usage, launched)
 		for w := 0; w < launched; w++ {
+			// Parallel workers are background workers in pg_stat_io.
+			wus[w] = stats.Usage{Backend: stats.BackgroundWorker, IO: u.IO}
 			wg.Add(1)
 			go func(w int) {
 				defer wg.Done()
@@ -268,9 +271,30 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		return firstErr
 	}
 
+	sv, streaming := h.(tableam.StreamingVacuumer)
 	vacuumHeap := func() error {
 		prog.SetPhase(PhaseVacuumHeap)
 		var verr error
+		// The second pass reads the blocks with dead items through a read
+		// stream: their numbers first (4 bytes a block), then the store
+		// again for the offsets, in the same order.
+		var st *readstream.Stream
+		if streaming {
+			var blocks []page.BlockNumber
+			store.Iterate(func(blk page.BlockNumber, _ []page.OffsetNumber) bool {
+				blocks = append(blocks, blk)
+				return true
+			})
+			i := 0
+			st = sv.VacuumStream(u, func() (page.BlockNumber, bool) {
+				if i >= len(blocks) {
+					return 0, false
+				}
+				i++
+				return blocks[i-1], true
+			}, ring)
+			defer st.Close()
+		}
 		store.Iterate(func(blk page.BlockNumber, offs []page.OffsetNumber) bool {
 			if verr = interrupt.Err(ctx); verr != nil {
 				return false
@@ -278,7 +302,13 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			if verr = cost.point(ctx); verr != nil {
 				return false
 			}
-			free, err := h.ReapBlock(u, blk, ring, offs, horizon)
+			var free int
+			var err error
+			if st != nil {
+				free, err = reapStreamed(u, st, sv, blk, offs, horizon)
+			} else {
+				free, err = h.ReapBlock(u, blk, ring, offs, horizon)
+			}
 			if err != nil {
 				verr = err
 				return false
@@ -340,14 +370,16 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			}
 		}
 	}
-	for blk := page.BlockNumber(0); blk < nblocks; blk++ {
-		if err := interrupt.Err(ctx); err != nil {
-			return nil, err
-		}
-		if err := cost.point(ctx); err != nil {
-			return nil, err
-		}
-		if vmBits != nil && vmBits[blk]&tableam.VMAllVisible != 0 {
+	// nextScan names the blocks the first pass reads, skipping runs of
+	// all-visible pages; with a read stream it runs ahead of the pass, so
+	// what it records only ever moves forward (max).
+	scanFrom := page.BlockNumber(0)
+	nextScan := func() (page.BlockNumber, bool) {
+		for blk := scanFrom; blk < nblocks; blk = scanFrom {
+			scanFrom = blk + 1
+			if vmBits == nil || vmBits[blk]&tableam.VMAllVisible == 0 {
+				return blk, true
+			}
 			end := blk
 			for end < nblocks && vmBits[end]&tableam.VMAllVisible != 0 {
 				end++
@@ -356,17 +388,51 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			if end == nblocks && end-blk > 0 {
 				end--
 			}
-			if end-blk >= skipPagesThreshold {
-				skipped += int64(end - blk)
-				lastNonEmpty = int64(end) - 1
-				prog.update(func(r *ProgressRow) { r.HeapBlksScanned = int64(end) })
-				blk = end - 1
-				continue
+			if end-blk < skipPagesThreshold {
+				return blk, true
 			}
+			skipped += int64(end - blk)
+			lastNonEmpty = max(lastNonEmpty, int64(end)-1)
+			prog.update(func(r *ProgressRow) { r.HeapBlksScanned = max(r.HeapBlksScanned, int64(end)) })
+			scanFrom = end
 		}
-		res, err := h.VacuumBlock(u, blk, ring, horizon, limits)
-		if err != nil {
+		return 0, false
+	}
+	var scanStream *readstream.Stream
+	if streaming {
+		scanStream = sv.VacuumStream(u, nextScan, ring)
+		defer scanStream.Close()
+	}
+	for {
+		if err := interrupt.Err(ctx); err != nil {
 			return nil, err
+		}
+		if err := cost.point(ctx); err != nil {
+			return nil, err
+		}
+		var blk page.BlockNumber
+		var res tableam.VacuumBlockResult
+		if scanStream != nil {
+			b, got, ok, err := scanStream.Next()
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				break
+			}
+			blk = got
+			if res, err = sv.VacuumBuffer(u, b, blk, horizon, limits); err != nil {
+				return nil, err
+			}
+		} else {
+			got, ok := nextScan()
+			if !ok {
+				break
+			}
+			blk = got
+			if res, err = h.VacuumBlock(u, blk, ring, horizon, limits); err != nil {
+				return nil, err
+			}
 		}
 		rep.PagesScanned++
 		rep.TuplesRemoved += int64(res.TuplesDeleted)
@@ -383,7 +449,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 			rep.AllVisiblePages++
 		}
 		if !res.Empty {
-			lastNonEmpty = int64(blk)
+			lastNonEmpty = max(lastNonEmpty, int64(blk))
 		}
 		if len(res.DeadItems) > 0 && len(rel.Indexes) == 0 {
 			// No indexes: PostgreSQL's one-pass strategy. No index entry
@@ -406,7 +472,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 		} else {
 			h.RecordFreeSpace(u, blk, res.FreeSpace)
 		}
-		prog.update(func(r *ProgressRow) { r.HeapBlksScanned = int64(blk) + 1 })
+		prog.update(func(r *ProgressRow) { r.HeapBlksScanned = max(r.HeapBlksScanned, int64(blk)+1) })
 		if tidstore.IsFull(store, o.MaintenanceWorkMem) {
 			if err := lazyVacuum(); err != nil {
 				return nil, err
@@ -715,4 +781,20 @@ func multiAggressive(cat *catalog.Catalog, tx *catalog.Txn, rel *catalog.Relatio
 	}
 	next, _ := cat.Env().Xact.Multi().Next()
 	return uint32(next-min) > o.MultiFreezeTableAge, nil
+}
+
+// reapStreamed is the second pass over one block read by st, which must
+// be blk (the stream and the store iterate the same blocks in order).
+func reapStreamed(u *stats.Usage, st *readstream.Stream, sv tableam.StreamingVacuumer, blk page.BlockNumber, offs []page.OffsetNumber, horizon xact.XID) (int, error) {
+	b, got, ok, err := st.Next()
+	if err != nil {
+		return 0, err
+	}
+	if !ok || got != blk {
+		if ok {
+			st.Release(b)
+		}
+		return 0, fmt.Errorf("vacuum: the read stream gave block %d (ok %v) where the dead-TID store has %d", got, ok, blk)
+	}
+	return sv.ReapBuffer(u, b, blk, offs, horizon)
 }

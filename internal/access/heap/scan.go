@@ -1,11 +1,15 @@
 package heap
 
 import (
+	"fmt"
+
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/readstream"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -22,6 +26,11 @@ type Scan struct {
 	nblocks page.BlockNumber
 	blk     page.BlockNumber
 	par     *tableam.ParallelScan
+	// stream reads the pages of the current chunk (the table, for a
+	// serial scan) ahead of the scan: nil before its first page and after
+	// its last. Maintenance selects maintenance_io_concurrency.
+	stream      *readstream.Stream
+	Maintenance bool
 
 	arena []byte
 	tups  []scanTuple
@@ -67,15 +76,18 @@ func (r *Relation) BeginScan(u *stats.Usage, tx *Txn) (*Scan, error) {
 func (s *Scan) Next() (Tuple, page.ItemPointer, bool, error) {
 	for s.i >= len(s.tups) {
 		if s.blk >= s.nblocks {
+			s.Close() // the chunk's stream is used up
 			if !s.claim() {
 				return nil, page.ItemPointer{}, false, nil
 			}
 			continue
 		}
 		if err := s.Interrupts.Check(); err != nil {
+			s.Close()
 			return nil, page.ItemPointer{}, false, err
 		}
 		if err := s.loadPage(s.blk); err != nil {
+			s.Close()
 			return nil, page.ItemPointer{}, false, err
 		}
 		s.blk++
@@ -102,7 +114,14 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 	s.tups = s.tups[:0]
 	s.arena = s.arena[:0]
 	s.i = 0
-	b, err := pool.Read(s.u, r.tag(blk), s.strategy)
+	if s.stream == nil {
+		s.stream = readstream.Range(pool, s.u, r.Rel, smgr.MainFork, blk, s.nblocks,
+			readstream.Options{Strategy: s.strategy, Maintenance: s.Maintenance})
+	}
+	b, got, ok, err := s.stream.Next()
+	if err == nil && (!ok || got != blk) {
+		err = fmt.Errorf("heap scan of %d: read stream gave block %d (ok %v), want %d", r.Rel, got, ok, blk)
+	}
 	if err != nil {
 		return err
 	}
@@ -118,6 +137,15 @@ func (s *Scan) loadPage(blk page.BlockNumber) error {
 		return err
 	}
 	return nil
+}
+
+// Close releases the pages read ahead of the scan. A scan that reached
+// its end or failed is closed already; one given up early must be closed.
+func (s *Scan) Close() {
+	if s.stream != nil {
+		s.stream.Close()
+		s.stream = nil
+	}
 }
 
 // collect copies out the page's visible tuples that pass the filter,

@@ -8,6 +8,8 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/readstream"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -89,11 +91,12 @@ func (f format) System(t tableam.Tuple) tableam.SystemValues {
 type Table struct{ r *Relation }
 
 var (
-	_ tableam.Relation         = (*Table)(nil)
-	_ tableam.Vacuumer         = (*Table)(nil)
-	_ tableam.InplaceUpdater   = (*Table)(nil)
-	_ tableam.ToastChunkReader = (*Table)(nil)
-	_ tableam.Checker          = (*Table)(nil)
+	_ tableam.Relation          = (*Table)(nil)
+	_ tableam.Vacuumer          = (*Table)(nil)
+	_ tableam.StreamingVacuumer = (*Table)(nil)
+	_ tableam.InplaceUpdater    = (*Table)(nil)
+	_ tableam.ToastChunkReader  = (*Table)(nil)
+	_ tableam.Checker           = (*Table)(nil)
 )
 
 // Wrap returns r as a tableam.Relation.
@@ -201,6 +204,7 @@ func (t *Table) BeginScan(u *stats.Usage, tx *Txn, opt tableam.ScanOptions) (tab
 		// the blocks that existed when it began).
 		s.par, s.blk, s.nblocks = opt.Parallel, 0, 0
 	}
+	s.Maintenance = opt.Maintenance
 	return amScan{s}, nil
 }
 
@@ -220,6 +224,7 @@ func (a amScan) Next() (tableam.Tuple, page.ItemPointer, bool, error) {
 	return tableam.Tuple(t), tid, ok, err
 }
 func (a amScan) Filtered() int64 { return a.s.Filtered }
+func (a amScan) Close()          { a.s.Close() }
 
 // The Vacuumer: lazy VACUUM's page operations, each on its own pin.
 
@@ -246,6 +251,22 @@ func (t *Table) ReapBlock(u *stats.Usage, blk page.BlockNumber, ring *buffer.Str
 		return 0, err
 	}
 	defer pool.Release(b)
+	return t.r.VacuumHeapPage(u, b, blk, dead, horizon)
+}
+
+// VacuumStream reads the table's main fork ahead of VACUUM's passes, with
+// maintenance_io_concurrency, through the vacuum ring.
+func (t *Table) VacuumStream(u *stats.Usage, next readstream.BlockFunc, ring *buffer.Strategy) *readstream.Stream {
+	return readstream.New(t.r.env.Pool, u, t.r.Rel, smgr.MainFork, next, readstream.Options{Maintenance: true, Strategy: ring})
+}
+
+func (t *Table) VacuumBuffer(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, horizon xact.XID, limits FreezeLimits) (ScanPageResult, error) {
+	defer t.r.env.Pool.Release(b)
+	return t.r.VacuumScanPage(u, b, blk, horizon, limits)
+}
+
+func (t *Table) ReapBuffer(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, dead []page.OffsetNumber, horizon xact.XID) (int, error) {
+	defer t.r.env.Pool.Release(b)
 	return t.r.VacuumHeapPage(u, b, blk, dead, horizon)
 }
 

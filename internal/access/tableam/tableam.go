@@ -176,6 +176,9 @@ type ScanOptions struct {
 	// Parallel, if set, makes the scan one participant of a parallel scan
 	// (ParallelScanner): it reads only the chunks of blocks it claims.
 	Parallel *ParallelScan
+	// Maintenance marks a maintenance scan (ANALYZE): its read-ahead
+	// uses maintenance_io_concurrency.
+	Maintenance bool
 }
 
 // Scan is a sequential scan in physical order.
@@ -185,6 +188,10 @@ type Scan interface {
 	Next() (t Tuple, tid TID, ok bool, err error)
 	// Filtered counts the versions ScanOptions.Filter rejected so far.
 	Filtered() int64
+	// Close releases what the scan holds (the pages its read stream
+	// pinned ahead). A scan that returned its end or an error is closed
+	// already; closing twice is harmless.
+	Close()
 }
 
 // InplaceUpdater is implemented by relations that can overwrite a

@@ -4,6 +4,7 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/readstream"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -61,4 +62,15 @@ type VacuumBlockResult struct {
 	FreeSpace      int
 	Empty          bool // nothing at all on the block (a truncation candidate)
 	SetVisibleBits bool // the block was marked all-visible now
+}
+
+// StreamingVacuumer is a Vacuumer whose block passes can be fed by a read
+// stream (PostgreSQL 17's VACUUM reads both heap passes through one): the
+// driver names the blocks in order, the stream reads them ahead, and the
+// pinned buffers are handed to VacuumBuffer and ReapBuffer, which do what
+// VacuumBlock and ReapBlock do and release the pin.
+type StreamingVacuumer interface {
+	VacuumStream(u *stats.Usage, next readstream.BlockFunc, ring *buffer.Strategy) *readstream.Stream
+	VacuumBuffer(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, horizon xact.XID, limits FreezeLimits) (VacuumBlockResult, error)
+	ReapBuffer(u *stats.Usage, b buffer.Buffer, blk page.BlockNumber, dead []page.OffsetNumber, horizon xact.XID) (freeSpace int, err error)
 }

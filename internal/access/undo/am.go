@@ -9,6 +9,8 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/storage/readstream"
+	"github.com/tidal-db/tidal/internal/storage/smgr"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -325,13 +327,24 @@ type scan struct {
 	tids     []page.ItemPointer
 	pos      int
 	filtered int64
+	stream   *readstream.Stream // pages read ahead; nil before and after
 }
 
 func (s *scan) Filtered() int64 { return s.filtered }
 
+// Close releases the pages read ahead (done already at the end or on an
+// error).
+func (s *scan) Close() {
+	if s.stream != nil {
+		s.stream.Close()
+		s.stream = nil
+	}
+}
+
 func (s *scan) Next() (tableam.Tuple, page.ItemPointer, bool, error) {
 	for s.pos >= len(s.tups) {
 		if s.next >= s.nblocks {
+			s.Close() // the chunk's stream is used up
 			if s.opt.Parallel == nil {
 				return nil, page.ItemPointer{}, false, nil
 			}
@@ -344,10 +357,12 @@ func (s *scan) Next() (tableam.Tuple, page.ItemPointer, bool, error) {
 		}
 		if s.opt.Interrupts != nil {
 			if err := s.opt.Interrupts.Check(); err != nil {
+				s.Close()
 				return nil, page.ItemPointer{}, false, err
 			}
 		}
 		if err := s.readPage(s.next); err != nil {
+			s.Close()
 			return nil, page.ItemPointer{}, false, err
 		}
 		s.next++
@@ -359,7 +374,18 @@ func (s *scan) Next() (tableam.Tuple, page.ItemPointer, bool, error) {
 func (s *scan) readPage(blk page.BlockNumber) error {
 	s.tups, s.tids, s.pos = s.tups[:0], s.tids[:0], 0
 	s.slab = nil // this page's copies get a buffer of their own, when there are any
-	return s.t.visibleOnPage(s.u, s.tx, blk, func(off page.OffsetNumber, v Tuple) error {
+	pool := s.t.log.pool
+	if s.stream == nil {
+		s.stream = readstream.Range(pool, s.u, s.t.Rel, smgr.MainFork, blk, s.nblocks, readstream.Options{Maintenance: s.opt.Maintenance})
+	}
+	b, got, ok, err := s.stream.Next()
+	if err == nil && (!ok || got != blk) {
+		err = fmt.Errorf("undo scan of %d: read stream gave block %d (ok %v), want %d", s.t.Rel, got, ok, blk)
+	}
+	if err != nil {
+		return err
+	}
+	return s.t.visibleInBuffer(s.u, s.tx, b, func(off page.OffsetNumber, v Tuple) error {
 		if s.opt.Filter != nil {
 			ok, err := s.opt.Filter(tableam.Tuple(v))
 			if err != nil {

@@ -251,11 +251,17 @@ func (t *Table) Scan(ctx context.Context, u *stats.Usage, tx *Txn, fn func(page.
 // as they lie on the page when the snapshot sees them (fn must copy what
 // it keeps); rebuilt versions are fn's own.
 func (t *Table) visibleOnPage(u *stats.Usage, tx *Txn, blk page.BlockNumber, fn func(page.OffsetNumber, Tuple) error) error {
-	pool := t.log.pool
-	b, err := pool.Read(u, t.tag(blk), nil)
+	b, err := t.log.pool.Read(u, t.tag(blk), nil)
 	if err != nil {
 		return err
 	}
+	return t.visibleInBuffer(u, tx, b, fn)
+}
+
+// visibleInBuffer is visibleOnPage on a pinned buffer, whose pin it
+// releases.
+func (t *Table) visibleInBuffer(u *stats.Usage, tx *Txn, b buffer.Buffer, fn func(page.OffsetNumber, Tuple) error) error {
+	pool := t.log.pool
 	pool.Lock(b, buffer.Share)
 	defer pool.UnlockRelease(b, buffer.Share)
 	pg := pool.Page(b)

@@ -194,6 +194,12 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return f.advisoryCall(name, args)
 	case "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
 		return f.backendCall(name, args)
+	case "pg_stat_reset_shared":
+		target := types.Null()
+		if len(args) > 0 {
+			target = args[0]
+		}
+		return voidValue, statResetShared(f.c, target)
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {

@@ -475,6 +475,7 @@ func referencingRows(c *Ctx, child *catalog.Relation, k *catalog.Constraint, key
 	if err != nil {
 		return nil, err
 	}
+	defer scan.Close()
 	for {
 		t, tid, ok, err := scan.Next()
 		if err != nil || !ok {

@@ -24,7 +24,9 @@ func Explain(root Node, opt ExplainOptions, planUsage stats.Usage, planTime, exe
 	if opt.Analyze || opt.Summary {
 		if opt.Buffers && planUsage.Buf != (stats.BufferUsage{}) {
 			e.lines = append(e.lines, "Planning:")
-			e.lines = append(e.lines, "  "+bufferLine(planUsage.Buf))
+			for _, l := range bufferLines(planUsage.Buf) {
+				e.lines = append(e.lines, "  "+l)
+			}
 		}
 		if opt.Summary {
 			e.lines = append(e.lines, fmt.Sprintf("Planning Time: %.3f ms", ms(planTime)))
@@ -44,6 +46,27 @@ type explainer struct {
 	pad   string // extra indentation (subplan and CTE sections)
 	// seenCTE: CTEs whose plan was printed already.
 	seenCTE map[*cteDef]bool
+}
+
+// bufferLines are the "Buffers:" line (when a block was counted) and the
+// "I/O Timings:" line (when track_io_timing measured something), as
+// PostgreSQL 15's show_buffer_usage prints them.
+func bufferLines(b stats.BufferUsage) []string {
+	var out []string
+	if b.SharedHit != 0 || b.SharedRead != 0 || b.SharedDirtied != 0 || b.SharedWritten != 0 {
+		out = append(out, bufferLine(b))
+	}
+	if b.ReadTime != 0 || b.WriteTime != 0 {
+		s := "I/O Timings: shared"
+		if b.ReadTime != 0 {
+			s += fmt.Sprintf(" read=%0.3f", ms(b.ReadTime))
+		}
+		if b.WriteTime != 0 {
+			s += fmt.Sprintf(" write=%0.3f", ms(b.WriteTime))
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func bufferLine(b stats.BufferUsage) string {
@@ -345,7 +368,9 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 		add(s)
 	}
 	if e.opt.Analyze && e.opt.Buffers && in.Usage.Buf != (stats.BufferUsage{}) {
-		add(bufferLine(in.Usage.Buf))
+		for _, l := range bufferLines(in.Usage.Buf) {
+			add(l)
+		}
 	}
 	if e.opt.Analyze && e.opt.WAL && in.Usage.WAL != (stats.WALUsage{}) {
 		add(walLine(in.Usage.WAL))

@@ -267,6 +267,7 @@ func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	if err := scan.Open(c); err != nil {
 		return err
 	}
+	defer scan.scan.Close() // the pages read ahead, if the build stops early
 	row := make(Row, len(rel.Attrs))
 	// Decode only up to the last key column.
 	upTo := 0

@@ -111,6 +111,12 @@ func (g *Gather) Open(c *Ctx) error {
 	}
 	for _, p := range parts {
 		p.c.Tx.U = &p.usage
+		// Read-ahead settings are the leader's; pg_stat_io counts a
+		// worker's I/O as a background worker's.
+		p.usage.IO, p.usage.Backend = c.Tx.U.IO, c.Tx.U.Backend
+		if p.worker {
+			p.usage.Backend = stats.BackgroundWorker
+		}
 		p.usage.WALCompression = c.U().WALCompression
 	}
 	run.msgs = make(chan gatherMsg, 4*n)

@@ -95,6 +95,9 @@ func (s *SeqScan) Open(c *Ctx) error {
 		}
 	}
 	var err error
+	if s.scan != nil {
+		s.scan.Close() // a rescan
+	}
 	s.scan, err = s.Rel.Table.BeginScan(c.U(), c.Tx.Heap, opt)
 	return err
 }
@@ -184,7 +187,12 @@ func scanRow(def tableam.Format, natts int, sys []sysAttr, rel *catalog.Relation
 	return row, nil
 }
 
-func (s *SeqScan) Close(c *Ctx) { c.Eng.Stats.Scanned(s.Rel.OID, false, s.instr.Rows) }
+func (s *SeqScan) Close(c *Ctx) {
+	if s.scan != nil {
+		s.scan.Close()
+	}
+	c.Eng.Stats.Scanned(s.Rel.OID, false, s.instr.Rows)
+}
 
 // Result produces one row from expressions (SELECT without FROM).
 type Result struct {

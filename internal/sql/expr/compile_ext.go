@@ -332,6 +332,7 @@ var catalogCalls = map[string]struct {
 	"pg_sleep":             {[]types.Type{types.Float8}, 1, types.Void},
 	"pg_sleep_for":         {[]types.Type{types.Interval}, 1, types.Void},
 	"pg_sleep_until":       {[]types.Type{types.Timestamptz}, 1, types.Void},
+	"pg_stat_reset_shared": {[]types.Type{types.Text}, 0, types.Void},
 }
 
 // advisoryKey: (bigint) or (integer, integer); the first argument of the

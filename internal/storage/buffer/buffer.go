@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -94,6 +95,12 @@ type Pool struct {
 	Checksums bool
 
 	counters counters // who wrote what (bgwriter.go)
+	// IO is the engine's pg_stat_io counters (nil: not counted).
+	IO *stats.IO
+
+	// ioSlots bounds the reads running on I/O goroutines at once, over
+	// all read streams of the engine (see readop.go).
+	ioSlots chan struct{}
 }
 
 // New allocates a pool of n frames over m.
@@ -101,7 +108,9 @@ func New(m *smgr.Manager, n int) *Pool {
 	if n < 16 {
 		n = 16
 	}
-	p := &Pool{smgr: m, n: n, mem: make([]byte, n*page.Size), descs: make([]desc, n), seed: maphash.MakeSeed()}
+	// The frames are aligned for O_DIRECT (io_direct = data), so reads
+	// go straight into them.
+	p := &Pool{smgr: m, n: n, mem: smgr.AlignedBlocks(n), descs: make([]desc, n), seed: maphash.MakeSeed(), ioSlots: make(chan struct{}, maxAsyncIOs)}
 	for i := range p.parts {
 		p.parts[i].m = make(map[Tag]int32)
 	}
@@ -148,40 +157,10 @@ func (p *Pool) ReadZero(u *stats.Usage, tag Tag) (Buffer, error) {
 
 func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, error) {
 	for {
-		pt := p.part(tag)
-		pt.mu.Lock()
-		if id, ok := pt.m[tag]; ok {
-			d := &p.descs[id]
-			d.hdr.Lock()
-			d.refcount++
-			if s == nil {
-				if d.usage < MaxUsageCount {
-					d.usage++
-				}
-			} else if d.usage == 0 {
-				d.usage = 1
-			}
-			valid := d.valid
-			d.hdr.Unlock()
-			pt.mu.Unlock()
-			if !valid {
-				// Someone is reading it in; wait for them.
-				d.io.Lock()
-				d.hdr.Lock()
-				valid = d.valid && d.tag == tag
-				d.hdr.Unlock()
-				d.io.Unlock()
-				if !valid {
-					p.unpin(id)
-					continue
-				}
-			}
-			if u != nil {
-				u.Buf.SharedHit++
-			}
-			return Buffer(id + 1), nil
+		if b, ok := p.pinHit(u, tag, s); ok {
+			return b, nil
 		}
-		pt.mu.Unlock()
+		pt := p.part(tag)
 
 		// Miss: claim a victim frame, then install it under the new tag.
 		id, err := p.getVictim(u, s)
@@ -208,10 +187,14 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 
 		buf := p.Page(Buffer(id + 1))
 		var rerr error
+		var calls int
+		var took time.Duration
 		if zero {
 			clear(buf)
 		} else {
-			rerr = p.smgr.Read(tag.Rel, tag.Fork, tag.Block, buf)
+			start := time.Now()
+			calls, rerr = p.smgr.ReadV(tag.Rel, tag.Fork, tag.Block, [][]byte{buf})
+			took = time.Since(start)
 			if rerr == nil && p.Checksums {
 				rerr = verifyChecksum(buf, tag)
 			}
@@ -232,11 +215,54 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 		d.valid = true
 		d.hdr.Unlock()
 		d.io.Unlock()
-		if u != nil && !zero {
-			u.Buf.SharedRead++
+		if !zero {
+			p.countRead(u, s, 1, calls, took)
 		}
 		return Buffer(id + 1), nil
 	}
+}
+
+// pinHit pins tag if it is resident (waiting for a read of it in
+// progress) and counts a hit; ok is false if it is not, or if the read in
+// progress failed.
+func (p *Pool) pinHit(u *stats.Usage, tag Tag, s *Strategy) (Buffer, bool) {
+	pt := p.part(tag)
+	pt.mu.Lock()
+	id, ok := pt.m[tag]
+	if !ok {
+		pt.mu.Unlock()
+		return InvalidBuffer, false
+	}
+	d := &p.descs[id]
+	d.hdr.Lock()
+	d.refcount++
+	if s == nil {
+		if d.usage < MaxUsageCount {
+			d.usage++
+		}
+	} else if d.usage == 0 {
+		d.usage = 1
+	}
+	valid := d.valid
+	d.hdr.Unlock()
+	pt.mu.Unlock()
+	if !valid {
+		// Someone is reading it in; wait for them.
+		d.io.Lock()
+		d.hdr.Lock()
+		valid = d.valid && d.tag == tag
+		d.hdr.Unlock()
+		d.io.Unlock()
+		if !valid {
+			p.unpin(id)
+			return InvalidBuffer, false
+		}
+	}
+	if u != nil {
+		u.Buf.SharedHit++
+	}
+	p.count(u, s, stats.OpHit, 1, 0)
+	return Buffer(id + 1), true
 }
 
 // getVictim returns a pinned, clean frame that is not in the mapping table.
@@ -271,7 +297,7 @@ func (p *Pool) getVictim(u *stats.Usage, s *Strategy) (int32, error) {
 					p.unpin(id)
 					return -1, err
 				}
-			} else if err := p.flushFrame(u, id); err != nil {
+			} else if err := p.flushFrame(u, s, id); err != nil {
 				p.unpin(id)
 				return -1, err
 			} else {
@@ -299,6 +325,15 @@ func (p *Pool) getVictim(u *stats.Usage, s *Strategy) (int32, error) {
 			d.tag = Tag{}
 			d.hdr.Unlock()
 			pt.mu.Unlock()
+			if valid {
+				// A frame holding a block was recycled: from the ring it is
+				// a reuse, from the shared pool an eviction (pg_stat_io).
+				op := stats.OpEvict
+				if fromRing {
+					op = stats.OpReuse
+				}
+				p.count(u, s, op, 1, 0)
+			}
 		}
 		return id, nil
 	}
@@ -338,14 +373,19 @@ func (p *Pool) clockSweep() int32 {
 	}
 }
 
-// flushFrame writes a pinned dirty frame out.
-func (p *Pool) flushFrame(u *stats.Usage, id int32) error {
+// flushFrame writes a pinned dirty frame out, charged to the backend that
+// needed the frame, in its strategy's context.
+func (p *Pool) flushFrame(u *stats.Usage, s *Strategy, id int32) error {
 	d := &p.descs[id]
+	start := time.Now()
 	d.content.RLock()
 	err := p.writeLocked(id)
 	d.content.RUnlock()
-	if err == nil && u != nil {
-		u.Buf.SharedWritten++
+	if err == nil {
+		if u != nil {
+			u.Buf.SharedWritten++
+		}
+		p.countWrite(u, s, 1, 1, time.Since(start))
 	}
 	return err
 }
@@ -496,6 +536,7 @@ func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumb
 	}
 	p.Lock(b, Exclusive)
 	clear(p.Page(b)) // a block past the end is zeros, whatever a stale frame held
+	start := time.Now()
 	got, err := p.smgr.Extend(rel, fork)
 	if err == nil && got != blk {
 		err = fmt.Errorf("buffer: extending %v fork %d: the file grew to block %d, expected %d", rel, fork, got, blk)
@@ -508,6 +549,7 @@ func (p *Pool) Extend(u *stats.Usage, rel smgr.RelFileNumber, fork smgr.ForkNumb
 	if u != nil {
 		u.Buf.SharedWritten++
 	}
+	p.count(u, s, stats.OpExtend, 1, p.timed(u, time.Since(start)))
 	return b, blk, nil
 }
 

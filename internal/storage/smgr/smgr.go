@@ -13,12 +13,11 @@ package smgr
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
+	"syscall"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -71,11 +70,13 @@ type Manager struct {
 	mu    sync.Mutex
 	forks map[forkKey]*fork
 
-	// IOLatency, when non-zero, is slept before every read (benchmarks of
-	// read-ahead on a fast disk).
+	// IOLatency, when non-zero, is slept before every read system call
+	// (tidal.io_read_latency: benchmarks of read-ahead on a fast disk).
 	IOLatency atomic.Int64
 
-	faults faults // injected write and fsync errors (tests)
+	faults    faults // injected write and fsync errors (tests)
+	direct    bool   // O_DIRECT (io_direct = data); set before any file opens
+	readFault atomic.Pointer[ReadFaultFunc]
 }
 
 type forkKey struct {
@@ -140,6 +141,9 @@ func (m *Manager) segment(rel RelFileNumber, f ForkNumber, fk *fork, seg int, cr
 		return fk.segs[seg], nil
 	}
 	flags := os.O_RDWR
+	if m.direct && f != UndoFork {
+		flags |= syscall.O_DIRECT
+	}
 	if create {
 		flags |= os.O_CREATE
 		if f == UndoFork {
@@ -220,26 +224,8 @@ func (m *Manager) nblocksLocked(rel RelFileNumber, f ForkNumber, fk *fork) (int6
 
 // Read reads block blk into buf. Reading past the end is an error.
 func (m *Manager) Read(rel RelFileNumber, f ForkNumber, blk page.BlockNumber, buf []byte) error {
-	if lat := m.IOLatency.Load(); lat > 0 {
-		time.Sleep(time.Duration(lat))
-	}
-	fk := m.get(rel, f)
-	seg := int(blk / BlocksPerSegment)
-	fk.mu.Lock()
-	fh, err := m.segment(rel, f, fk, seg, false)
-	fk.mu.Unlock()
-	if err != nil {
-		return m.ioErr("read", rel, f, blk, err)
-	}
-	off := int64(blk%BlocksPerSegment) * page.Size
-	n, err := fh.ReadAt(buf[:page.Size], off)
-	if err == io.EOF && n < page.Size {
-		return pgerr.Errorf(pgerr.DataCorrupted, "could not read block %d in file %q: read only %d of %d bytes", blk, m.path(rel, f, seg), n, page.Size)
-	}
-	if err != nil && err != io.EOF {
-		return m.ioErr("read", rel, f, blk, err)
-	}
-	return nil
+	_, err := m.ReadV(rel, f, blk, [][]byte{buf})
+	return err
 }
 
 // Write writes buf as block blk, which must already exist or be the next
@@ -260,6 +246,11 @@ func (m *Manager) Write(rel RelFileNumber, f ForkNumber, blk page.BlockNumber, b
 		return m.ioErr("write", rel, f, blk, err)
 	}
 	off := int64(blk%BlocksPerSegment) * page.Size
+	if m.direct && f != UndoFork && !aligned(buf) {
+		b := AlignedBlocks(1)
+		copy(b, buf[:page.Size])
+		buf = b
+	}
 	if _, err := fh.WriteAt(buf[:page.Size], off); err != nil {
 		return m.ioErr("write", rel, f, blk, err)
 	}
@@ -283,6 +274,10 @@ func (m *Manager) ExtendBy(rel RelFileNumber, f ForkNumber, n int) (page.BlockNu
 		return 0, m.ioErr("extend", rel, f, page.BlockNumber(cur), err)
 	}
 	first := cur
+	zeros := zeroPage[:]
+	if m.direct && f != UndoFork {
+		zeros = AlignedBlocks(1)
+	}
 	for i := 0; i < n; i++ {
 		blk := cur + int64(i)
 		seg := int(blk / BlocksPerSegment)
@@ -290,7 +285,7 @@ func (m *Manager) ExtendBy(rel RelFileNumber, f ForkNumber, n int) (page.BlockNu
 		if err != nil {
 			return 0, m.ioErr("extend", rel, f, page.BlockNumber(blk), err)
 		}
-		if _, err := fh.WriteAt(zeroPage[:], (blk%BlocksPerSegment)*page.Size); err != nil {
+		if _, err := fh.WriteAt(zeros, (blk%BlocksPerSegment)*page.Size); err != nil {
 			fk.nblocks = -1
 			return 0, m.ioErr("extend", rel, f, page.BlockNumber(blk), err)
 		}
