@@ -294,6 +294,7 @@ func (e *Engine) start(fresh bool) error {
 	if err != nil {
 		return err
 	}
+	e.Xact.OnDeadlock(e.Stats.Deadlock)
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
 	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits), Workers: &parallel.WorkerPool{}}
 	e.AMs = e.cfg.AccessMethods

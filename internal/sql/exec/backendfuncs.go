@@ -56,6 +56,10 @@ const maxSleepStep = 10 * time.Minute
 func (f *catalogFuncs) sleep(secs float64) error {
 	end := time.Now()
 	forever := math.IsInf(secs, 1)
+	if b := f.c.Eng.Backends.Lookup(f.c.BackendPID); b != nil {
+		b.Activity.SetWait("Timeout", "PgSleep")
+		defer b.Activity.SetWait("", "")
+	}
 	if !forever && secs > 0 {
 		end = end.Add(time.Duration(math.Min(secs, float64(math.MaxInt64/2)/1e9) * 1e9))
 	}

@@ -194,6 +194,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return f.advisoryCall(name, args)
 	case "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
 		return f.backendCall(name, args)
+	case "pg_blocking_pids", "pg_stat_reset", "pg_stat_reset_single_table_counters", "pg_stat_force_next_flush", "pg_stat_clear_snapshot":
+		return f.statCall(name, args)
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {
