@@ -677,6 +677,7 @@ func (s *Session) failBlock() {
 	s.eng.Xact.Abort(s.proc)
 	s.cleanupStorage(false)
 	s.txAborted = true
+	s.reportXact(time.Time{}) // PostgreSQL: no transaction runs, only the block
 	s.atAbort()
 }
 
