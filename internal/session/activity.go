@@ -2,6 +2,7 @@ package session
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/tidal-db/tidal/internal/activity"
 	"github.com/tidal-db/tidal/internal/catalog"
@@ -67,7 +68,20 @@ func (s *Session) report(st activity.State, query string) {
 		st = activity.Disabled
 	}
 	a.SetAppName(s.Get("application_name"))
-	a.Report(st, query, time.Now())
+	a.Report(st, clipQuery(query, int(s.intSetting("track_activity_query_size"))), time.Now())
+}
+
+// clipQuery cuts query to what track_activity_query_size holds: at most
+// size-1 bytes, never inside a character (pg_mbcliplen).
+func clipQuery(query string, size int) string {
+	if size < 1 || len(query) < size {
+		return query
+	}
+	n := size - 1
+	for n > 0 && !utf8.RuneStart(query[n]) {
+		n--
+	}
+	return query[:n]
 }
 
 // reportXact publishes the start (or, with the zero time, the end) of the
