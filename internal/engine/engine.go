@@ -280,6 +280,7 @@ func (e *Engine) start(fresh bool) error {
 	nbuf := e.cfg.SharedBuffers / page.Size
 	e.Pool = buffer.New(e.Smgr, nbuf)
 	e.Pool.Checksums = true
+	e.Pool.OnChecksumFailure = func() { e.Stats.ChecksumFailure(time.Now()) }
 
 	ctl := &wal.Control{NextXid: uint32(xact.FirstNormalXid), NextOid: catalog.FirstNormalObjectID}
 	if !fresh {

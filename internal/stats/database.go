@@ -12,6 +12,8 @@ type DatabaseCounters struct {
 	TupInserted, TupUpdated, TupDeleted     int64
 	Conflicts, TempFiles, TempBytes         int64
 	Deadlocks                               int64
+	ChecksumFailures                        int64
+	ChecksumLastFailure                     time.Time // zero: none
 	SessionTime, ActiveTime, IdleInXactTime time.Duration
 	Sessions, SessionsAbandoned             int64
 	SessionsFatal, SessionsKilled           int64
@@ -46,6 +48,14 @@ func (t *Tables) TransactionEnded(committed bool, buf BufferUsage) {
 func (t *Tables) Deadlock() {
 	t.mu.Lock()
 	t.db.Deadlocks++
+	t.mu.Unlock()
+}
+
+// ChecksumFailure counts a page whose checksum did not verify.
+func (t *Tables) ChecksumFailure(at time.Time) {
+	t.mu.Lock()
+	t.db.ChecksumFailures++
+	t.db.ChecksumLastFailure = at
 	t.mu.Unlock()
 }
 

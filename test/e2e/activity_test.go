@@ -12,6 +12,7 @@ package e2e
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -250,5 +251,35 @@ func TestPgStatDatabaseCounters(t *testing.T) {
 	exec(t, w, "SELECT pg_stat_clear_snapshot()")
 	if got := query(t, w, "SELECT tup_inserted, deadlocks, stats_reset IS NOT NULL FROM pg_stat_database WHERE datname = 'postgres'"); got != "0|0|true" {
 		t.Errorf("after pg_stat_reset: %q", got)
+	}
+}
+
+// TestActivityOfOtherRoles: without the privileges of a backend's role
+// (or pg_read_all_stats) a role sees who the backend is and its
+// transaction horizon, not what it does.
+func TestActivityOfOtherRoles(t *testing.T) {
+	dsn := target(t)
+	su := connect(t, dsn)
+	exec(t, su, "DROP ROLE IF EXISTS act_viewer")
+	exec(t, su, "CREATE ROLE act_viewer LOGIN")
+	t.Cleanup(func() { _, _ = execErr(su, "DROP ROLE IF EXISTS act_viewer") })
+	viewer := connect(t, strings.Replace(dsn, "postgres@", "act_viewer@", 1))
+	row := fmt.Sprintf(`SELECT usename, datname, query, state IS NULL, query_start IS NULL, wait_event IS NULL,
+		backend_type IS NULL, backend_xmin IS NULL FROM pg_stat_activity WHERE pid = %d`, backendPID(t, su))
+	if got := query(t, viewer, row); got != "postgres|postgres|<insufficient privilege>|true|true|true|true|true" {
+		t.Fatalf("a superuser's session seen by another role: %q", got)
+	}
+	own := fmt.Sprintf("SELECT usename, state, backend_type FROM pg_stat_activity WHERE pid = %d", backendPID(t, viewer))
+	if got := query(t, viewer, own); got != "act_viewer|active|client backend" {
+		t.Fatalf("its own session: %q", got)
+	}
+	exec(t, su, "GRANT pg_read_all_stats TO act_viewer")
+	// Now in full: the superuser is idle, showing the query it ran last.
+	full := fmt.Sprintf("SELECT usename, query, state, backend_type FROM pg_stat_activity WHERE pid = %d", backendPID(t, su))
+	if got, want := query(t, viewer, full), "postgres|SELECT pg_backend_pid()|idle|client backend"; got != want {
+		t.Fatalf("seen by a member of pg_read_all_stats: %q, want %q", got, want)
+	}
+	if _, err := execErr(viewer, "SELECT pg_stat_reset()"); sqlState(err) != "42501" {
+		t.Fatalf("pg_stat_reset by a non-superuser: %v", err)
 	}
 }

@@ -152,6 +152,10 @@ func (f *catalogFuncs) terminateBackend(pid int32, timeout int64) (bool, error) 
 	if !ok || err != nil || timeout == 0 {
 		return ok, err
 	}
+	if self := f.c.Eng.Backends.Lookup(f.c.BackendPID); self != nil {
+		self.Activity.SetWait("IPC", "BackendTermination")
+		defer self.Activity.SetWait("", "")
+	}
 	t := time.NewTimer(time.Duration(timeout) * time.Millisecond)
 	defer t.Stop()
 	select {

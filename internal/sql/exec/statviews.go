@@ -119,12 +119,14 @@ func activityRow(b *interrupt.Backend, a activity.Row, p xact.ProcInfo, visible 
 	row := Row{nonZero(int64(cl.DatID)), datName, types.Int(int64(b.PID)), types.Null(),
 		nonZero(int64(cl.UserID)), userName, types.Str(cl.AppName)}
 	if !visible {
-		// PostgreSQL shows only who the backend is to those without the
-		// privileges of its role or of pg_read_all_stats.
-		for i := 0; i < 13; i++ {
+		// To those without the privileges of its role or of
+		// pg_read_all_stats, PostgreSQL shows only who the backend is and
+		// its transaction horizon.
+		for i := 0; i < 10; i++ {
 			row = append(row, types.Null())
 		}
-		return append(row, types.Str("<insufficient privilege>"), types.Str(b.BackendType()))
+		return append(row, nonZero(int64(p.Xid)), nonZero(int64(p.Xmin)), types.Null(),
+			types.Str("<insufficient privilege>"), types.Null())
 	}
 	port := types.Null()
 	if cl.Port != 0 {
@@ -302,8 +304,8 @@ func statDatabaseRows(c *Ctx) ([]Row, error) {
 			types.Int(d.TupReturned), types.Int(d.TupFetched), types.Int(d.TupInserted),
 			types.Int(d.TupUpdated), types.Int(d.TupDeleted), types.Int(d.Conflicts),
 			types.Int(d.TempFiles), types.Int(d.TempBytes), types.Int(d.Deadlocks),
-			// No data checksums: PostgreSQL shows NULL then.
-			types.Null(), types.Null(),
+			// tidal always has data checksums, so these are never NULL.
+			types.Int(d.ChecksumFailures), ts(d.ChecksumLastFailure),
 			types.Float(0), types.Float(0), ms(d.SessionTime), ms(d.ActiveTime), ms(d.IdleInXactTime),
 			types.Int(d.Sessions), types.Int(d.SessionsAbandoned), types.Int(d.SessionsFatal),
 			types.Int(d.SessionsKilled), ts(d.StatsReset)}

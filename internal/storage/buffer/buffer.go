@@ -92,6 +92,9 @@ type Pool struct {
 	FlushedWAL func() page.LSN
 	// Checksums turns on page checksums (computed on write, verified on read).
 	Checksums bool
+	// OnChecksumFailure, if set, is called for each page read whose
+	// checksum does not verify (pg_stat_database.checksum_failures).
+	OnChecksumFailure func()
 
 	counters counters // who wrote what (bgwriter.go)
 }
@@ -213,7 +216,9 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 		} else {
 			rerr = p.smgr.Read(tag.Rel, tag.Fork, tag.Block, buf)
 			if rerr == nil && p.Checksums {
-				rerr = verifyChecksum(buf, tag)
+				if rerr = verifyChecksum(buf, tag); rerr != nil && p.OnChecksumFailure != nil {
+					p.OnChecksumFailure()
+				}
 			}
 		}
 		if rerr != nil {
