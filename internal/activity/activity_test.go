@@ -71,3 +71,14 @@ func TestSnapshotIsConsistent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkReportCycle is what every statement adds: a report of the
+// running state and one of the idle state, with a drain of the times.
+func BenchmarkReportCycle(b *testing.B) {
+	s := New(time.Now())
+	for i := 0; i < b.N; i++ {
+		s.Report(Running, "SELECT abalance FROM pgbench_accounts WHERE aid = $1", time.Now())
+		s.Report(Idle, "", time.Now())
+		s.Drain(time.Now())
+	}
+}

@@ -59,8 +59,17 @@ func (s *Session) reportIdle() {
 		st = activity.IdleInTransaction
 	}
 	s.report(st, "")
-	s.flushSessionTimes()
+	if now := time.Now(); now.Sub(s.timesFlushed) >= sessionTimesInterval {
+		s.timesFlushed = now
+		s.flushSessionTimes()
+	}
 }
+
+// sessionTimesInterval is how often an idle-going session adds its time
+// counters to pg_stat_database (PostgreSQL's PGSTAT_MIN_INTERVAL): the
+// counters lag by at most this, and a busy session does not take the
+// statistics lock for them on every statement.
+const sessionTimesInterval = time.Second
 
 func (s *Session) report(st activity.State, query string) {
 	a := s.status()

@@ -145,12 +145,14 @@ type Session struct {
 
 	proc  *xact.Proc
 	usage stats.Usage
-	// statUsage is usage as last counted in pg_stat_database; endReason
-	// how the wire layer says the session ends (activity.go).
-	statUsage stats.Usage
-	endReason stats.SessionEnd
-	settings  map[string]string
-	conf      map[string]string
+	// statUsage is usage as last counted in pg_stat_database, endReason
+	// how the wire layer says the session ends, timesFlushed when its
+	// time counters were last added (activity.go).
+	statUsage    stats.Usage
+	endReason    stats.SessionEnd
+	timesFlushed time.Time
+	settings     map[string]string
+	conf         map[string]string
 
 	// transaction state
 	inBlock    bool // explicit BEGIN … COMMIT

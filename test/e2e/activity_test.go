@@ -102,14 +102,22 @@ func TestActivityAndLocksOfARowLockWait(t *testing.T) {
 }
 
 func TestActivityOfASleepingSession(t *testing.T) {
-	cs := sessions(t, 2)
-	sleeper, dba := cs[0], cs[1]
-	sp := backendPID(t, sleeper)
-	p := start(sleeper, "SELECT pg_sleep(60)")
-	eventually(t, dba, fmt.Sprintf("SELECT state, wait_event_type, wait_event, state_change >= query_start, xact_start = query_start FROM pg_stat_activity WHERE pid = %d", sp),
-		"active|Timeout|PgSleep|true|true")
-	exec(t, dba, fmt.Sprintf("SELECT pg_cancel_backend(%d)", sp))
-	wantState(t, p.sql, p.wait(t).err, "57014")
+	dsn := target(t)
+	dba := connect(t, dsn)
+	for _, mode := range []string{"simple", "extended"} {
+		t.Run(mode, func(t *testing.T) {
+			sleeper := connect(t, dsn)
+			if mode == "extended" {
+				sleeper = connectDefault(t, dsn) // Parse, Bind, Execute
+			}
+			sp := backendPID(t, sleeper)
+			p := start(sleeper, "SELECT pg_sleep(60)")
+			eventually(t, dba, fmt.Sprintf("SELECT state, wait_event_type, wait_event, query, state_change >= query_start, xact_start <= query_start FROM pg_stat_activity WHERE pid = %d", sp),
+				"active|Timeout|PgSleep|SELECT pg_sleep(60)|true|true")
+			exec(t, dba, fmt.Sprintf("SELECT pg_cancel_backend(%d)", sp))
+			wantState(t, p.sql, p.wait(t).err, "57014")
+		})
+	}
 }
 
 func TestPgLocksSIReadLocks(t *testing.T) {
