@@ -258,7 +258,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 }
 
 func (s *IndexScan) Close(c *Ctx) {
-	c.Eng.Stats.Scanned(s.Rel.OID, true, s.instr.Rows)
+	c.Eng.Stats.Scanned(s.Rel.OID, true, s.fetched)
 	c.Eng.Stats.IndexScanned(s.Index.OID, s.entries, s.fetched)
 	if s.cur != nil {
 		s.cur.Close()
