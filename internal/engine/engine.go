@@ -290,6 +290,7 @@ func (e *Engine) start(fresh bool) error {
 	e.Pool = buffer.New(e.Smgr, nbuf)
 	e.Pool.Checksums = true
 	e.Pool.IO = stats.NewIO()
+	e.Pool.OnChecksumFailure = func() { e.Stats.ChecksumFailure(time.Now()) }
 
 	ctl := &wal.Control{NextXid: uint32(xact.FirstNormalXid), NextOid: catalog.FirstNormalObjectID}
 	if !fresh {
@@ -304,6 +305,7 @@ func (e *Engine) start(fresh bool) error {
 	if err != nil {
 		return err
 	}
+	e.Xact.OnDeadlock(e.Stats.Deadlock)
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
 	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits), Workers: &parallel.WorkerPool{}}
 	e.AMs = e.cfg.AccessMethods

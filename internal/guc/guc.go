@@ -126,6 +126,8 @@ func init() {
 	def(Def{Name: "log_autovacuum_min_duration", Kind: Int, Default: "600000", Unit: "ms", Context: Sighup, Min: -1, Max: 1<<31 - 1})
 	autovacuumDefs()
 	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
+	def(Def{Name: "track_activities", Kind: Bool, Default: "on", Context: Superuser, Desc: "Collects information about executing commands."})
+	def(Def{Name: "track_activity_query_size", Kind: Int, Default: "1024", Unit: "B", Context: Postmaster, Min: 100, Max: 1048576, Desc: "Sets the size reserved for pg_stat_activity.query, in bytes."})
 	def(Def{Name: "jit", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "listen_addresses", Kind: String, Default: "127.0.0.1", Context: Postmaster})
 	def(Def{Name: "auth_loopback", Kind: Enum, Default: "trust", Context: Sighup, Enum: []string{"trust", "scram-sha-256", "reject"}, Desc: "tidal: authentication method for loopback and Unix-socket connections."})

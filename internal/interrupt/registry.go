@@ -1,6 +1,15 @@
 package interrupt
 
-import "sync"
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/activity"
+)
+
+// ClientBackend is the backend_type of a session (pg_stat_activity).
+const ClientBackend = "client backend"
 
 // Backend is one session as other sessions see it: what PostgreSQL's
 // BackendPidGetProc finds and the signal pg_cancel_backend and
@@ -13,9 +22,19 @@ type Backend struct {
 	// Type is pg_stat_activity.backend_type: "client backend" for
 	// sessions (the zero value means it), "autovacuum launcher" or
 	// "autovacuum worker" for autovacuum's goroutines.
-	Type   string
-	signal func(Reason)
-	gone   chan struct{}
+	Type string
+	// Activity is what the backend publishes for pg_stat_activity.
+	Activity *activity.Status
+	signal   func(Reason)
+	gone     chan struct{}
+}
+
+// BackendType is pg_stat_activity.backend_type.
+func (b *Backend) BackendType() string {
+	if b.Type == "" {
+		return ClientBackend
+	}
+	return b.Type
 }
 
 // Signal asks the backend to stop its statement (QueryCancel) or to end
@@ -60,7 +79,8 @@ func (r *Registry) Register(pid int32, role uint32, signal func(Reason)) *Backen
 // RegisterType is Register for a backend of another type than a client
 // session (backendType as pg_stat_activity names it).
 func (r *Registry) RegisterType(pid int32, role uint32, backendType string, signal func(Reason)) *Backend {
-	b := &Backend{PID: pid, Role: role, Type: backendType, signal: signal, gone: make(chan struct{})}
+	b := &Backend{PID: pid, Role: role, Type: backendType, Activity: activity.New(time.Now()),
+		signal: signal, gone: make(chan struct{})}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byPID == nil {
@@ -88,4 +108,16 @@ func (r *Registry) Lookup(pid int32) *Backend {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.byPID[pid]
+}
+
+// All lists the registered backends in PID order (pg_stat_activity).
+func (r *Registry) All() []*Backend {
+	r.mu.Lock()
+	out := make([]*Backend, 0, len(r.byPID))
+	for _, b := range r.byPID {
+		out = append(out, b)
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
 }

@@ -89,6 +89,7 @@ type conn struct {
 	// lastStatus, inBatch) is touched only with it held.
 	wmu        sync.Mutex
 	lastStatus byte // of the last ReadyForQuery
+	endReason  EndReason
 	inBatch    bool // an extended-protocol message came after it
 
 	// reported holds the ParameterStatus values the client has seen, so
@@ -165,6 +166,9 @@ func (c *conn) close() {
 	c.mu.Unlock()
 	c.cancel()
 	if c.sess != nil {
+		if er, ok := c.sess.(EndReasoned); ok {
+			er.SetEndReason(c.endReason)
+		}
 		c.sess.Close()
 		d := time.Since(c.start)
 		ms := d.Milliseconds()
@@ -453,6 +457,9 @@ func (c *conn) handshake() bool {
 		return false
 	}
 	c.sess = sess
+	if ca, ok := sess.(ClientAddressed); ok {
+		ca.SetClientAddr(c.clientAddr())
+	}
 	if t, ok := sess.(Terminable); ok {
 		t.OnTerminate(c.requestTerminate)
 	}
@@ -629,12 +636,14 @@ func eofUnexpected(err error) error {
 func (c *conn) loop() {
 	for {
 		if !c.setState(stateIdle) {
+			c.endReason = EndKilled
 			c.sendFatalLocked(adminShutdownError())
 			return
 		}
 		idle := c.armIdleTimeout()
 		typ, n, err := c.readHeader()
 		if idle && c.disarmIdleTimeout(err) {
+			c.endReason = EndFatal
 			c.sendFatalLocked(idleInTransactionError())
 			return
 		}
@@ -642,9 +651,13 @@ func (c *conn) loop() {
 			err = c.dispatch(typ, n)
 		}
 		if err == errTerminate {
+			if typ != 'X' {
+				c.endReason = EndFatal
+			}
 			return
 		}
 		if err != nil {
+			c.endReason = endReasonOf(err, c.terminating())
 			c.wmu.Lock()
 			c.readFailed(err)
 			c.wmu.Unlock()

@@ -185,6 +185,7 @@ func (s *Session) withStatement(ctx context.Context, f func(ctx context.Context)
 
 // Parse implements pgwire.ExtendedSession.
 func (s *Session) Parse(ctx context.Context, name, query string, paramOIDs []uint32) error {
+	s.reportActive(query)
 	s.gcPortals()
 	err := s.parse(ctx, name, query, paramOIDs)
 	if err != nil {
@@ -552,6 +553,7 @@ func (s *Session) ClosePortal(name string) error {
 // Sync implements pgwire.ExtendedSession: outside an explicit block it
 // commits the batch's implicit transaction.
 func (s *Session) Sync() error {
+	defer s.reportIdle()
 	if s.inTx && !s.inBlock {
 		s.dropPortals(nil)
 		return s.commit()
@@ -584,6 +586,7 @@ func (s *Session) Execute(ctx context.Context, name string, maxRows int, w pgwir
 	}
 	p.w = w
 	defer func() { p.w = nil }()
+	s.reportActive(p.ps.text)
 	if s.failed && (p.ps.stmt == nil || !isTransactionExit(p.ps.stmt)) {
 		s.extFail()
 		return false, abortedError()

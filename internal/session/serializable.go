@@ -64,6 +64,8 @@ func (s *Session) waitSafeSnapshot() (*xact.Snapshot, error) {
 			s.sig.mu.Unlock()
 		}()
 	}
+	s.status().SetWait("IPC", "SafeSnapshot")
+	defer s.status().SetWait("", "")
 	return s.eng.AMEnv.Pred.BeginSafe(s.proc, s.BackendPID(), func() error {
 		if r := interrupt.Reason(cause.Load()); r != interrupt.None {
 			return r.Err()

@@ -106,6 +106,7 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 			}
 		}
 	}
+	sess.publishClient(role.OID)
 	s.mu.Lock()
 	s.sessions[key] = sess
 	s.mu.Unlock()
@@ -142,10 +143,16 @@ type Session struct {
 	srv *Server
 	key pgwire.CancelKey
 
-	proc     *xact.Proc
-	usage    stats.Usage
-	settings map[string]string
-	conf     map[string]string
+	proc  *xact.Proc
+	usage stats.Usage
+	// statUsage is usage as last counted in pg_stat_database, endReason
+	// how the wire layer says the session ends, timesFlushed when its
+	// time counters were last added (activity.go).
+	statUsage    stats.Usage
+	endReason    stats.SessionEnd
+	timesFlushed time.Time
+	settings     map[string]string
+	conf         map[string]string
 
 	// transaction state
 	inBlock    bool // explicit BEGIN … COMMIT
@@ -201,6 +208,7 @@ func newSession(eng *engine.Engine, conf map[string]string, pid int32, role uint
 	s.syncWALCompression()
 	s.syncIOSettings()
 	s.registerBackend(pid, role)
+	s.startActivity(role)
 	return s
 }
 
@@ -358,6 +366,7 @@ func (s *Session) Close() {
 	s.atClose()
 	s.endTemp()
 	s.eng.Xact.ReleaseProc(s.proc)
+	s.endActivity()
 	s.unregisterBackend()
 	if s.srv != nil {
 		s.srv.mu.Lock()
@@ -371,6 +380,7 @@ func (s *Session) Close() {
 func (s *Session) begin() {
 	s.inTx = true
 	s.txStart = time.Now()
+	s.reportXact(s.txStart)
 	s.combo.Reset()
 	s.htx = tableam.Txn{Proc: s.proc, Combo: &s.combo}
 	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp}
@@ -406,12 +416,14 @@ func (s *Session) commit() error {
 	}
 	_, err := s.eng.Xact.Commit(&s.usage, s.proc, xact.CommitOptions{DropRels: drops, Sync: sync || len(drops) > 0, BeforeUnlock: invalidate})
 	if err != nil {
+		s.countXact(false)
 		s.cleanupStorage(false)
 		s.gucEnd(false)
 		s.atAbort()
 		s.endTx()
 		return err
 	}
+	s.countXact(true)
 	s.cleanupStorage(true)
 	s.gucEnd(true)
 	s.endTx()
@@ -428,6 +440,7 @@ func (s *Session) abort() {
 		s.eng.Xact.Abort(s.proc)
 		s.cleanupStorage(false)
 	}
+	s.countXact(false)
 	s.gucEnd(false)
 	s.atAbort()
 	s.endTx()
@@ -458,6 +471,7 @@ func (s *Session) dropRelationFiles(rels []uint32) {
 }
 
 func (s *Session) endTx() {
+	s.reportXact(time.Time{})
 	s.inTx = false
 	s.inBlock = false
 	s.failed = false
@@ -496,6 +510,8 @@ func (s *Session) statementSnapshot() error {
 // SimpleQuery implements pgwire.Session.
 func (s *Session) SimpleQuery(ctx context.Context, sql string, w pgwire.ResultWriter) error {
 	s.queryString = sql
+	s.reportActive(sql)
+	defer s.reportIdle()
 	s.dropUnnamedPortal()
 	handled, shape, scanned, err := s.simpleCached(ctx, sql, w)
 	if handled {
@@ -664,6 +680,7 @@ func (s *Session) failBlock() {
 	s.eng.Xact.Abort(s.proc)
 	s.cleanupStorage(false)
 	s.txAborted = true
+	s.reportXact(time.Time{}) // PostgreSQL: no transaction runs, only the block
 	s.atAbort()
 }
 

@@ -22,17 +22,24 @@ type TableCounters struct {
 	ParallelPlanned, ParallelLaunched int64
 }
 
-// Tables holds the counters of every table. Unlike PostgreSQL, changes are
-// counted when the statement runs, not when its transaction ends. They
-// live in memory, are written out at a clean shutdown and read back at the
-// next start (Save, Load), and are lost in a crash, as PostgreSQL's.
+// Tables holds the counters of every table, of every index (indexes.go)
+// and of the database (database.go), under one mutex so a reader sees them
+// published together. Unlike PostgreSQL, changes are counted when the
+// statement runs, not when its transaction ends. The table counters live
+// in memory, are written out at a clean shutdown and read back at the next
+// start (Save, Load), and are lost in a crash, as PostgreSQL's; the index
+// and database counters are not saved yet (they restart from zero).
 type Tables struct {
-	mu sync.Mutex
-	m  map[uint32]*TableCounters
+	mu  sync.Mutex
+	m   map[uint32]*TableCounters
+	idx map[uint32]*IndexCounters
+	db  DatabaseCounters
 }
 
 // NewTables makes an empty registry.
-func NewTables() *Tables { return &Tables{m: map[uint32]*TableCounters{}} }
+func NewTables() *Tables {
+	return &Tables{m: map[uint32]*TableCounters{}, idx: map[uint32]*IndexCounters{}}
+}
 
 func (t *Tables) get(oid uint32) *TableCounters {
 	c := t.m[oid]
@@ -55,6 +62,9 @@ func (t *Tables) Modified(oid uint32, ins, upd, hot, del int64) {
 	c.DeadTup += upd + del
 	c.ModSinceAnalyze += ins + upd + del
 	c.InsSinceVacuum += ins
+	t.db.TupInserted += ins
+	t.db.TupUpdated += upd
+	t.db.TupDeleted += del
 	t.mu.Unlock()
 }
 
@@ -68,6 +78,7 @@ func (t *Tables) Scanned(oid uint32, index bool, rows int64) {
 	} else {
 		c.SeqScan++
 		c.SeqTupRead += rows
+		t.db.TupReturned += rows
 	}
 	t.mu.Unlock()
 }

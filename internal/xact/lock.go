@@ -114,6 +114,7 @@ type lockWaiter struct {
 	mode  LockMode
 	level int // the owner the lock is granted to
 	done  chan error
+	since time.Time // when the wait began (pg_locks.waitstart)
 }
 
 type lockState struct {
@@ -177,11 +178,12 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 		m.mu.Unlock()
 		return pgerr.Errorf(pgerr.LockNotAvailable, "could not obtain lock on %s", describeTag(tag))
 	}
-	w := &lockWaiter{proc: p, tag: tag, mode: mode, level: level, done: make(chan error, 1)}
+	w := &lockWaiter{proc: p, tag: tag, mode: mode, level: level, done: make(chan error, 1), since: time.Now()}
 	p.waiting = w
 	if lm.deadlocked(p) {
 		p.waiting = nil
 		m.mu.Unlock()
+		m.countDeadlock()
 		return lm.deadlockError(p, tag, mode)
 	}
 	st.waiters = append(st.waiters, w)

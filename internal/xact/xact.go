@@ -100,6 +100,10 @@ type Proc struct {
 	multi procMulti
 	// yield: an autovacuum worker gives way to conflicting lock requests.
 	yield procYield
+
+	// pid and lxid name the backend in pg_locks (lockstatus.go).
+	pid  atomic.Int32
+	lxid atomic.Uint32
 }
 
 // Xid is the backend's current transaction id (InvalidXid if none).
@@ -121,7 +125,8 @@ type Manager struct {
 
 	locks *lockManager
 
-	callbacks []Callbacks // callbacks.go
+	callbacks  []Callbacks // callbacks.go
+	onDeadlock func()      // lockstatus.go
 
 	// commitMu keeps a checkpoint from choosing its redo point between a
 	// commit record's insertion and the commit log update (PostgreSQL's
@@ -458,6 +463,7 @@ func (m *Manager) finishThen(p *Proc, s Status, beforeUnlock func()) {
 	p.xid.Store(InvalidXid)
 	p.xmin.Store(0)
 	p.multi.oldest.Store(0)
+	p.lxid.Add(1)
 	m.mu.Unlock()
 	if beforeUnlock != nil {
 		beforeUnlock()

@@ -56,6 +56,10 @@ const maxSleepStep = 10 * time.Minute
 func (f *catalogFuncs) sleep(secs float64) error {
 	end := time.Now()
 	forever := math.IsInf(secs, 1)
+	if b := f.c.Eng.Backends.Lookup(f.c.BackendPID); b != nil {
+		b.Activity.SetWait("Timeout", "PgSleep")
+		defer b.Activity.SetWait("", "")
+	}
 	if !forever && secs > 0 {
 		end = end.Add(time.Duration(math.Min(secs, float64(math.MaxInt64/2)/1e9) * 1e9))
 	}
@@ -147,6 +151,10 @@ func (f *catalogFuncs) terminateBackend(pid int32, timeout int64) (bool, error) 
 	ok, err := f.signalBackend(pid, interrupt.Terminate)
 	if !ok || err != nil || timeout == 0 {
 		return ok, err
+	}
+	if self := f.c.Eng.Backends.Lookup(f.c.BackendPID); self != nil {
+		self.Activity.SetWait("IPC", "BackendTermination")
+		defer self.Activity.SetWait("", "")
 	}
 	t := time.NewTimer(time.Duration(timeout) * time.Millisecond)
 	defer t.Stop()

@@ -139,6 +139,9 @@ type IndexScan struct {
 	def     tableam.Format
 	natts   int
 	lastTID page.ItemPointer // of the row returned last (WHERE CURRENT OF)
+	// entries and fetched count index entries read and live rows fetched
+	// through them (pg_stat_all_indexes.idx_tup_read, idx_tup_fetch).
+	entries, fetched int64
 }
 
 func (s *IndexScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
@@ -173,6 +176,7 @@ func (s *IndexScan) Open(c *Ctx) error {
 	s.def = s.Rel.NewDeformerFor(c.Context, c.U())
 	s.natts = len(s.Rel.Attrs)
 	s.lastTID = page.ItemPointer{}
+	s.entries, s.fetched = 0, 0
 	ix := IndexHandle(c.Eng, s.Rel, s.Index)
 	s.ix = ix
 	ipu, ok := s.Rel.Table.(tableam.InPlaceUpdates)
@@ -217,6 +221,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		if err != nil || !ok {
 			return nil, err
 		}
+		s.entries++
 		t, vtid, found, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 		if err != nil {
 			return nil, err
@@ -224,6 +229,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		if !found {
 			continue
 		}
+		s.fetched++
 		row, err := scanRow(s.def, s.natts, s.Sys, s.Rel, s.WithTID, t, vtid)
 		if err != nil {
 			return nil, err
@@ -252,7 +258,8 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 }
 
 func (s *IndexScan) Close(c *Ctx) {
-	c.Eng.Stats.Scanned(s.Rel.OID, true, s.instr.Rows)
+	c.Eng.Stats.Scanned(s.Rel.OID, true, s.fetched)
+	c.Eng.Stats.IndexScanned(s.Index.OID, s.entries, s.fetched)
 	if s.cur != nil {
 		s.cur.Close()
 	}

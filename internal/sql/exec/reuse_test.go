@@ -19,8 +19,8 @@ func TestReusableNodeFields(t *testing.T) {
 		fields string
 	}{
 		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot upserted checks deferred done retRows retI deformer inh inhParent inhMember"},
-		{IndexScan{}, "nodeBase Rel Alias Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur ix recheck keys def natts lastTID"},
-		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID Parallel par parallelDiv reuseRow leadAttrs scan def row natts qualAttrs scratch pushed lastTID"},
+		{IndexScan{}, "nodeBase Rel Alias Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur ix recheck keys def natts lastTID entries fetched"},
+		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID Parallel par parallelDiv reuseRow leadAttrs scan def row natts qualAttrs scratch pushed lastTID read"},
 		{Project{}, "nodeBase Input Exprs Cols"},
 		{Filter{}, "nodeBase Input Qual"},
 		{Limit{}, "nodeBase Input Count Offset n off seen hasCount"},

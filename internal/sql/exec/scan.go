@@ -62,6 +62,9 @@ type SeqScan struct {
 	scratch   Row
 	pushed    bool             // the qual runs inside the heap scan
 	lastTID   page.ItemPointer // of the row returned last (WHERE CURRENT OF)
+	// read counts the rows the scan handed up this time it was opened,
+	// before any qual outside it (seq_tup_read, tup_returned).
+	read int64
 }
 
 func (s *SeqScan) Columns() []Column { return tableColumns(s.Rel, s.Sys, s.WithTID) }
@@ -72,6 +75,7 @@ func (s *SeqScan) Open(c *Ctx) error {
 	s.qualAttrs = s.natts
 	s.pushed = false
 	s.lastTID = page.ItemPointer{}
+	s.read = 0
 	opt := tableam.ScanOptions{Interrupts: c.Interrupts, Parallel: s.par}
 	if s.Qual != nil {
 		if n := expr.MaxVar(s.Qual); n < s.natts {
@@ -114,6 +118,7 @@ func (s *SeqScan) Next(c *Ctx) (Row, error) {
 		if err != nil || !ok {
 			return nil, err
 		}
+		s.read++
 		if s.pushed {
 			s.instr.Filtered = s.scan.Filtered()
 		} else if s.scratch != nil {
@@ -187,11 +192,17 @@ func scanRow(def tableam.Format, natts int, sys []sysAttr, rel *catalog.Relation
 	return row, nil
 }
 
+// Close counts the scan and the live rows it read: those it returned and
+// those its qual rejected (PostgreSQL counts every row the scan fetched).
 func (s *SeqScan) Close(c *Ctx) {
+	n := s.read
+	if s.pushed && s.scan != nil {
+		n += s.scan.Filtered()
+	}
+	c.Eng.Stats.Scanned(s.Rel.OID, false, n)
 	if s.scan != nil {
 		s.scan.Close()
 	}
-	c.Eng.Stats.Scanned(s.Rel.OID, false, s.instr.Rows)
 }
 
 // Result produces one row from expressions (SELECT without FROM).

@@ -93,6 +93,9 @@ type Pool struct {
 	FlushedWAL func() page.LSN
 	// Checksums turns on page checksums (computed on write, verified on read).
 	Checksums bool
+	// OnChecksumFailure, if set, is called for each page read whose
+	// checksum does not verify (pg_stat_database.checksum_failures).
+	OnChecksumFailure func()
 
 	counters counters // who wrote what (bgwriter.go)
 	// IO is the engine's pg_stat_io counters (nil: not counted).
@@ -196,7 +199,9 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 			calls, rerr = p.smgr.ReadV(tag.Rel, tag.Fork, tag.Block, [][]byte{buf})
 			took = time.Since(start)
 			if rerr == nil && p.Checksums {
-				rerr = verifyChecksum(buf, tag)
+				if rerr = verifyChecksum(buf, tag); rerr != nil && p.OnChecksumFailure != nil {
+					p.OnChecksumFailure()
+				}
 			}
 		}
 		if rerr != nil {

@@ -428,9 +428,14 @@ func TestChecksumFailure(t *testing.T) {
 	os.WriteFile(path, raw, 0o600)
 	pool := New(openSmgr(t, e.dir), 16)
 	pool.Checksums = true
+	failures := 0
+	pool.OnChecksumFailure = func() { failures++ }
 	_, err = pool.Read(nil, tag(1), nil)
 	if pgerr.Code(err) != pgerr.DataCorrupted {
 		t.Fatalf("corrupt page: %v", err)
+	}
+	if failures != 1 {
+		t.Fatalf("%d checksum failures reported, want 1", failures)
 	}
 	if pool.Cached(tag(1)) {
 		t.Fatal("corrupt page left in the mapping")

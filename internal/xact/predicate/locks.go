@@ -214,6 +214,7 @@ func (m *Manager) RelationMoved(oldRel, newRel uint32) {
 type LockInfo struct {
 	Target Target
 	PID    int32
+	VXid   string // the holder's virtual transaction id
 }
 
 // Locks lists the SIREAD locks held now, of running and of committed
@@ -227,7 +228,7 @@ func (m *Manager) Locks() []LockInfo {
 	var out []LockInfo
 	for t, h := range m.targets {
 		for sx := range h {
-			out = append(out, LockInfo{Target: t, PID: sx.pid})
+			out = append(out, LockInfo{Target: t, PID: sx.pid, VXid: sx.vxid})
 		}
 	}
 	return out

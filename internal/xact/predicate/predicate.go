@@ -133,6 +133,7 @@ type Xact struct {
 	id    uint64
 	proc  *xact.Proc
 	pid   int32
+	vxid  string // the backend's virtual transaction id, for pg_locks
 	snap  *xact.Snapshot
 	flags xactFlags
 	// off: the transaction no longer does anything here (a safe read-only
@@ -188,7 +189,7 @@ func (m *Manager) beginLocked(proc *xact.Proc, pid int32, readOnly bool) (*Xact,
 		return nil, snap
 	}
 	m.nextID++
-	sx := &Xact{m: m, id: m.nextID, proc: proc, pid: pid, snap: snap, snapSeq: m.lastCommitSeq}
+	sx := &Xact{m: m, id: m.nextID, proc: proc, pid: pid, vxid: proc.VirtualXid(), snap: snap, snapSeq: m.lastCommitSeq}
 	if readOnly {
 		sx.flags |= flagReadOnly | flagDeclaredRO
 		for o := range m.active {
