@@ -20,6 +20,9 @@ type TableCounters struct {
 	// workers autovacuum planned and got for the table; their difference
 	// is the shortfall the max_parallel_workers pool caused.
 	ParallelPlanned, ParallelLaunched int64
+	// TupInplaceUpd counts updates that rewrote the row where it stood
+	// (an undo table's in-place update; TupUpd counts them too).
+	TupInplaceUpd int64
 }
 
 // Tables holds the counters of every table, of every index (indexes.go)
@@ -65,6 +68,18 @@ func (t *Tables) Modified(oid uint32, ins, upd, hot, del int64) {
 	t.db.TupInserted += ins
 	t.db.TupUpdated += upd
 	t.db.TupDeleted += del
+	t.mu.Unlock()
+}
+
+// UpdatedInPlace counts n of the updates Modified counted as in place.
+// Such an update leaves no dead row version behind, except that one
+// changing an index key leaves a delete-marked index entry for VACUUM:
+// keyChanged of them still count as dead.
+func (t *Tables) UpdatedInPlace(oid uint32, n, keyChanged int64) {
+	t.mu.Lock()
+	c := t.get(oid)
+	c.TupInplaceUpd += n
+	c.DeadTup -= n - keyChanged
 	t.mu.Unlock()
 }
 

@@ -116,6 +116,7 @@ type Log struct {
 	heldBy map[*xact.Proc][]rowKey
 	// Discarded counts the bytes of undo removed (statistics).
 	Discarded atomic.Int64
+	counters  logCounters // stats.go
 
 	smu     sync.Mutex
 	xacts   map[*xact.Proc]*xactUndo
@@ -445,6 +446,7 @@ func (l *Log) write(u *stats.Usage, tx *Txn, info uint8, changes ...*dataChange)
 		l.pool.Page(b).SetLSN(lsn)
 		l.pool.MarkDirty(u, b)
 	}
+	l.counters.written.Add(int64(pos - l.insert))
 	l.insert = pos
 	return nil
 }

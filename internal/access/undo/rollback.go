@@ -110,8 +110,9 @@ func (l *Log) AdvanceDiscard() {
 	if len(l.pending) > 0 && l.pending[0].first < point {
 		point = l.pending[0].first
 	}
-	if uint64(point) > l.discard.Load() {
+	if prev := l.discard.Load(); uint64(point) > prev {
 		l.discard.Store(uint64(point))
+		l.counters.discarded.Add(int64(uint64(point) - prev))
 	}
 	l.smu.Unlock()
 	l.removeDiscardedChunks()

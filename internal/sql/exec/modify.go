@@ -38,7 +38,8 @@ type ModifyTable struct {
 
 	Count    int64
 	hot      int64
-	upserted int64 // rows ON CONFLICT DO UPDATE updated
+	inplace  inplaceCount // of the updates, those the AM made in place
+	upserted int64        // rows ON CONFLICT DO UPDATE updated
 	checks   []checkConstraint
 	// deferred are NO ACTION foreign key checks left for the end of the
 	// statement; a cascaded change shares its statement's list.
@@ -74,7 +75,7 @@ func (m *ModifyTable) Open(c *Ctx) error {
 
 // openTarget resets the execution state of the table's changes.
 func (m *ModifyTable) openTarget(c *Ctx) error {
-	m.done, m.Count, m.hot, m.retRows, m.retI, m.upserted = false, 0, 0, nil, 0, 0
+	m.done, m.Count, m.hot, m.inplace, m.retRows, m.retI, m.upserted = false, 0, 0, inplaceCount{}, nil, 0, 0
 	m.deferred = nil
 	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
 	return m.prepareConstraints(c)
@@ -113,6 +114,9 @@ func (m *ModifyTable) reportStats(c *Ctx) {
 		c.Eng.Stats.Modified(m.Rel.OID, 0, m.Count, m.hot, 0)
 	case "Delete":
 		c.Eng.Stats.Modified(m.Rel.OID, 0, 0, 0, m.Count)
+	}
+	if m.inplace.rows != 0 {
+		c.Eng.Stats.UpdatedInPlace(m.Rel.OID, m.inplace.rows, m.inplace.keyChanged)
 	}
 }
 
@@ -364,6 +368,7 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 	case tableam.UpdateHOT:
 		m.hot++
 	case tableam.UpdateInPlace:
+		m.inplace.count(hint)
 		if err := updateChangedIndexEntries(c, m.Rel, old, newRow, ntid, hint); err != nil {
 			return oc, ntid, err
 		}

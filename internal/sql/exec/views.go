@@ -44,7 +44,9 @@ var systemViews = map[string]*systemView{
 			col("n_live_tup", types.Int8), col("n_dead_tup", types.Int8), col("n_mod_since_analyze", types.Int8),
 			col("n_ins_since_vacuum", types.Int8), col("last_vacuum", types.Timestamptz), col("last_autovacuum", types.Timestamptz), col("last_analyze", types.Timestamptz),
 			col("last_autoanalyze", types.Timestamptz), col("vacuum_count", types.Int8), col("autovacuum_count", types.Int8),
-			col("analyze_count", types.Int8), col("autoanalyze_count", types.Int8)},
+			col("analyze_count", types.Int8), col("autoanalyze_count", types.Int8),
+			// tidal's: after every PostgreSQL 15 column (see inplacestats.go)
+			col("n_tup_inplace_upd", types.Int8)},
 		rows: func(c *Ctx) ([]Row, error) {
 			tables, err := c.Eng.Catalog.UserTables(c.Tx)
 			if err != nil {
@@ -69,11 +71,13 @@ var systemViews = map[string]*systemView{
 					types.Int(s.TupIns), types.Int(s.TupUpd), types.Int(s.TupDel), types.Int(s.TupHotUpd),
 					types.Int(s.LiveTup), types.Int(s.DeadTup), types.Int(s.ModSinceAnalyze),
 					types.Int(s.InsSinceVacuum), ts(s.LastVacuum), ts(s.LastAutovacuum), ts(s.LastAnalyze), ts(s.LastAutoanalyze),
-					types.Int(s.VacuumCount), types.Int(s.AutovacuumCount), types.Int(s.AnalyzeCount), types.Int(s.AutoanalyzeCount)})
+					types.Int(s.VacuumCount), types.Int(s.AutovacuumCount), types.Int(s.AnalyzeCount), types.Int(s.AutoanalyzeCount),
+					types.Int(s.TupInplaceUpd)})
 			}
 			return out, nil
 		},
 	},
+	"tidal_stat_undo": undoStatView,
 }
 
 // ViewScan produces a system view's rows.
