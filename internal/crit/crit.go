@@ -40,10 +40,13 @@ var releasesOnUnwind = []string{
 	// for the error) with the leaf locked; checkUnique releases the leaf
 	// and the page to its right on unwind, and Insert holds nothing else
 	// then (Lehman-Yao: no parent locks during the check). Insert is
-	// InsertFor without a serializable record.
+	// InsertFor without a serializable record; InsertFor and
+	// InsertMarked are insert.
 	module + "access/btree.(*op).checkUnique",
 	module + "access/btree.(*Index).Insert",
 	module + "access/btree.(*Index).InsertFor",
+	module + "access/btree.(*Index).InsertMarked",
+	module + "access/btree.(*Index).insert",
 	// Opening an index handle or a build holds nothing.
 	module + "access/btree.Open",
 	module + "access/btree.NewBuilder",

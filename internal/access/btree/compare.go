@@ -28,7 +28,7 @@ func (ix *Index) cmpKeysFast(keys []datum.Datum, t []byte, n int) (c int, ok boo
 		bitmap = t[tupleHeaderSize : tupleHeaderSize+nullBitmapSize]
 		start = dataOffset(info)
 	}
-	end := int(info & infoSizeMask)
+	end := int(info & storedSizeMask)
 	if end > len(t) {
 		end = len(t)
 	}

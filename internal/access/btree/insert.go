@@ -76,6 +76,18 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []datum.Datum, tid page
 // the leaf page written to, or the one a unique violation is found on, is
 // checked for SIREAD locks of concurrent readers first.
 func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
+	return ix.insert(u, sx, xid, keys, tid, check, false)
+}
+
+// InsertMarked is InsertFor of a delete-marked entry (mark.go): the new
+// key's entry of an in-place update that changed the key. When the entry
+// (keys, tid) exists already (the row had this key before), it is marked
+// instead of inserted twice.
+func (ix *Index) InsertMarked(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
+	return ix.insert(u, sx, xid, keys, tid, check, true)
+}
+
+func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, marked bool) error {
 	if len(keys) != ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
 	}
@@ -85,6 +97,9 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 	ob := o.bufs()
 	tup := ix.formTupleInto(ob.tupBuf, keys, tid)
 	ob.tupBuf = tup
+	if marked {
+		binary.LittleEndian.PutUint16(tup[6:], tupInfo(tup)|infoDeleteMarked)
+	}
 	if err := ix.checkTupleSize(tup); err != nil {
 		return err
 	}
@@ -115,7 +130,7 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 			continue
 		}
 		if checking {
-			if err := o.checkUnique(lb, keys, check); err != nil {
+			if err := o.checkUnique(lb, keys, tid, check); err != nil {
 				o.release(lb)
 				return err
 			}
@@ -136,6 +151,16 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 			o.release(lb)
 			return err
 		}
+		if marked {
+			off, found, err := o.findExact(lb, sk)
+			if err == nil && found {
+				err = o.setMarkAt(lb, off, true, xid)
+			}
+			if err != nil || found {
+				o.release(lb)
+				return err
+			}
+		}
 		p := o.page(lb)
 		off, err := o.binsrch(p, getOpaque(p), sk)
 		if err != nil {
@@ -148,8 +173,10 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 
 // checkUnique shows every entry with key equal to keys to check
 // (_bt_check_unique). lb (the first page that may hold such keys) stays
-// locked; pages to its right are share-locked one at a time.
-func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, check UniqueCheck) error {
+// locked; pages to its right are share-locked one at a time. An entry for
+// tid itself (a row updated in place back to a key it had) is the same
+// row, never a conflict.
+func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
@@ -185,6 +212,9 @@ func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, check UniqueCheck) er
 				return nil
 			}
 			htid := page.GetItemPointer(t)
+			if htid == tid {
+				continue
+			}
 			if check == nil {
 				return o.uniqueViolation(lb, keys)
 			}

@@ -281,4 +281,4 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 }
 
 // TupleSize is the stored size of t (IndexTupleSize).
-func TupleSize(t Tuple) int { return int(binary.LittleEndian.Uint16(t[6:]) & infoSizeMask) }
+func TupleSize(t Tuple) int { return int(binary.LittleEndian.Uint16(t[6:]) & storedSizeMask) }

@@ -15,6 +15,11 @@ import (
 // IndexTupleData t_info bits.
 const (
 	infoSizeMask = 0x1FFF // INDEX_SIZE_MASK
+	// infoDeleteMarked marks a leaf entry for VACUUM's key recheck
+	// (mark.go). It is the top bit of INDEX_SIZE_MASK, which no stored
+	// tuple needs: MaxItemSize (2704) < 4096.
+	infoDeleteMarked = 0x1000
+	storedSizeMask   = 0x0FFF
 	infoAltTID   = 0x2000 // INDEX_AM_RESERVED_BIT: nbtree's INDEX_ALT_TID_MASK (pivot tuple)
 	infoVarWidth = 0x4000 // INDEX_VAR_MASK
 	infoHasNulls = 0x8000 // INDEX_NULL_MASK
@@ -39,7 +44,7 @@ func (t Tuple) TID() page.ItemPointer { return page.GetItemPointer(t) }
 func (t Tuple) HasNulls() bool { return tupInfo(t)&infoHasNulls != 0 }
 
 func tupInfo(t []byte) uint16 { return binary.LittleEndian.Uint16(t[6:]) }
-func tupSize(t []byte) int    { return int(tupInfo(t) & infoSizeMask) }
+func tupSize(t []byte) int    { return int(tupInfo(t) & storedSizeMask) }
 func isPivot(t []byte) bool   { return tupInfo(t)&infoAltTID != 0 }
 
 func dataOffset(info uint16) int {
@@ -186,7 +191,7 @@ func (ix *Index) deform(t []byte, out []datum.Datum, n int) error {
 	if info&infoHasNulls != 0 {
 		bitmap = t[tupleHeaderSize : tupleHeaderSize+nullBitmapSize]
 	}
-	end := int(info & infoSizeMask)
+	end := int(info & storedSizeMask)
 	if end > len(t) {
 		end = len(t)
 	}

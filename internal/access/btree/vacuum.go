@@ -24,6 +24,8 @@ type BulkDeleteStats struct {
 
 	PagesDeleted int // = NewlyDeleted (kept for existing callers)
 	PagesFree    int // = Free
+	// MarksCleared counts delete marks cleared (BulkDeleteMarked).
+	MarksCleared int
 }
 
 // BulkDelete removes every leaf entry whose heap TID dead reports
@@ -71,7 +73,18 @@ func (ix *Index) NeedsCleanup(u *stats.Usage) (bool, error) {
 // BulkDeleteWith is BulkDelete reading through a buffer access strategy
 // (VACUUM's ring; nil for none).
 func (ix *Index) BulkDeleteWith(u *stats.Usage, xid uint32, dead func(tid page.ItemPointer) bool, s *buffer.Strategy) (BulkDeleteStats, error) {
-	bd := &bulkDelete{o: ix.newOp(u), ix: ix, u: u, s: s, xid: xid, dead: dead,
+	return ix.bulkDelete(u, xid, dead, nil, s)
+}
+
+// BulkDeleteMarked is BulkDeleteWith that also shows every delete-marked
+// entry dead does not remove to marked (mark.go), which removes it,
+// clears its mark or keeps it.
+func (ix *Index) BulkDeleteMarked(u *stats.Usage, xid uint32, dead func(tid page.ItemPointer) bool, marked MarkedCheck, s *buffer.Strategy) (BulkDeleteStats, error) {
+	return ix.bulkDelete(u, xid, dead, marked, s)
+}
+
+func (ix *Index) bulkDelete(u *stats.Usage, xid uint32, dead func(tid page.ItemPointer) bool, marked MarkedCheck, s *buffer.Strategy) (BulkDeleteStats, error) {
+	bd := &bulkDelete{o: ix.newOp(u), ix: ix, u: u, s: s, xid: xid, dead: dead, marked: marked,
 		canDelete: ix.env.NextXid != nil, canRecycle: ix.env.OldestXmin != nil}
 	bd.cycle = ix.startVacuum()
 	defer ix.endVacuum()
@@ -126,6 +139,7 @@ type bulkDelete struct {
 	s                     *buffer.Strategy
 	xid                   uint32
 	dead                  func(tid page.ItemPointer) bool
+	marked                MarkedCheck
 	cycle                 uint16
 	canDelete, canRecycle bool
 	horizon               uint32
@@ -266,20 +280,36 @@ func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 	st := &bd.st
 	first, max := op.firstData(), p.MaxOffset()
 	bd.offs = bd.offs[:0]
-	if bd.dead != nil {
-		for off := first; off <= max; off++ {
-			if bd.dead(page.GetItemPointer(itemAt(p, off))) {
-				bd.offs = append(bd.offs, off)
-			}
+	var d page.Delta
+	cleared := 0
+	for off := first; off <= max && (bd.dead != nil || bd.marked != nil); off++ {
+		t := Tuple(itemAt(p, off))
+		if bd.dead != nil && bd.dead(t.TID()) {
+			bd.offs = append(bd.offs, off)
+			continue
+		}
+		if bd.marked == nil || !t.DeleteMarked() {
+			continue
+		}
+		v, err := bd.marked(t.TID(), t)
+		if err != nil {
+			return err
+		}
+		switch v {
+		case MarkRemove:
+			bd.offs = append(bd.offs, off)
+		case MarkClear:
+			markItem(p, off, false, &d)
+			cleared++
 		}
 	}
 	if max >= first {
 		st.TuplesRemaining += int64(int(max-first) + 1 - len(bd.offs))
 	}
-	if len(bd.offs) == 0 {
+	st.MarksCleared += cleared
+	if len(bd.offs) == 0 && cleared == 0 {
 		return nil
 	}
-	var d page.Delta
 	p.DeleteItems(bd.offs, &d)
 	var main [2]byte
 	binary.LittleEndian.PutUint16(main[:], uint16(len(bd.offs)))

@@ -17,6 +17,10 @@ const (
 	infoMarkHalf    uint8 = 0xB0 // XLOG_BTREE_MARK_PAGE_HALFDEAD: leaf, parent
 	infoMetaCleanup uint8 = 0xE0 // XLOG_BTREE_META_CLEANUP: metapage
 	infoNewRoot     uint8 = 0xA0 // XLOG_BTREE_NEWROOT: root, left child, metapage
+	// infoMarkDeleted sets or clears the delete mark of one leaf entry
+	// (mark.go; PostgreSQL has none: 0xD0 is its XLOG_BTREE_REUSE_PAGE,
+	// which tidal never writes). Main data: offset u16, 1 = mark, 0 = clear.
+	infoMarkDeleted uint8 = 0xD0
 	// infoNewPage logs one page written by a bulk build as a full-page
 	// image (PostgreSQL uses XLOG_FPI of the XLOG resource manager).
 	infoNewPage uint8 = 0xF0
@@ -45,6 +49,8 @@ func RecordName(info uint8) string {
 		return "META_CLEANUP"
 	case infoNewRoot:
 		return "NEWROOT"
+	case infoMarkDeleted:
+		return "MARK_DELETED"
 	case infoNewPage:
 		return "NEWPAGE"
 	}
