@@ -181,9 +181,10 @@ func (r *Relation) Insert(u *stats.Usage, tx *Txn, tup tableam.Tuple, _ *buffer.
 	return r.t.Insert(u, tx, Tuple(tup))
 }
 
-// Update rewrites the row in place when no index key changed and the page
-// has room (UpdateInPlace: no index entry at all); otherwise the row moves
-// (UpdateNewVersion: every index gets an entry for the new TID).
+// Update rewrites the row in place when the page has room
+// (UpdateInPlace: only indexes whose key changed get entries); otherwise
+// the row moves (UpdateNewVersion: every index gets an entry for the new
+// TID).
 func (r *Relation) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, tup tableam.Tuple, hint tableam.UpdateHint) (tableam.UpdateResult, error) {
 	oc, err := r.t.Update(ctx, u, tx, tid, Tuple(tup), hint.ChangedIndexes != 0, hint.KeysUpdated)
 	res := tableam.UpdateResult{Outcome: amOutcome(oc), Kind: tableam.UpdateNewVersion}

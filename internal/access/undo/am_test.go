@@ -30,6 +30,16 @@ func TestAMUpdateKindsAndIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Fill the first page, so that a row that grows must move.
+	for i := 100; ; i++ {
+		ftid, err := rel.Insert(nil, w, amRow(f, i, "filler"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ftid.Block != tid.Block {
+			break
+		}
+	}
 	te.commit(t, w)
 
 	u := te.begin(t)
@@ -40,9 +50,14 @@ func TestAMUpdateKindsAndIndexes(t *testing.T) {
 	next(u)
 	var hint tableam.UpdateHint
 	hint.MarkIndexChanged(0)
-	res, err = rel.Update(bg, nil, u, tid, amRow(f, 2, "key changed"), hint)
+	res, err = rel.Update(bg, nil, u, tid, amRow(f, 1, "key cha"), hint)
+	if err != nil || res.Result != tableam.Ok || res.Kind != tableam.UpdateInPlace || res.NewTID != tid {
+		t.Fatalf("key update that fits: %+v %v", res, err)
+	}
+	next(u)
+	res, err = rel.Update(bg, nil, u, tid, amRow(f, 2, "key changed"+strings.Repeat("!", 300)), hint)
 	if err != nil || res.Result != tableam.Ok || res.Kind != tableam.UpdateNewVersion || res.NewTID == tid {
-		t.Fatalf("key update: %+v %v", res, err)
+		t.Fatalf("key update that does not fit: %+v %v", res, err)
 	}
 	next(u)
 	// The old TID now holds a moved row: its index entries lead nowhere
@@ -58,7 +73,7 @@ func TestAMUpdateKindsAndIndexes(t *testing.T) {
 		t.Fatal("new version not found", err)
 	}
 	out := make([]datum.Datum, 3)
-	if err := f.Deform(tup, out); err != nil || out[0].Int() != 2 || out[1].Str() != "key changed" {
+	if err := f.Deform(tup, out); err != nil || out[0].Int() != 2 || !strings.HasPrefix(out[1].Str(), "key changed!") {
 		t.Fatalf("new version %v %v", out, err)
 	}
 	if !rel.InsertedByCommand(tup, &tableam.Txn{Proc: u.Proc, Xid: u.Xid, Cid: u.Cid - 1, Snap: u.Snap}) {

@@ -292,13 +292,14 @@ func (t *Table) LockRow(ctx context.Context, u *stats.Usage, tx *Txn, tid page.I
 	return oc, nil
 }
 
-// Update replaces the row at tid by tup: in place (same TID) when no
-// indexed column changed and the page has room, else as a move to
-// another page. Outcome.InPlace tells the caller whether indexes need new
-// entries.
+// Update replaces the row at tid by tup: in place (same TID) when the
+// page has room, else as a move to another page. Outcome.InPlace tells
+// the caller that only the indexes whose key changed need entries (README
+// "Indexes": the old key's entry is delete-marked, the new one inserted).
 //
-// keyChanged: an indexed column changed; keysUpdated: a unique key did
-// (the update then conflicts with FOR KEY SHARE lockers).
+// keyChanged: an indexed column changed (which no longer moves the row;
+// callers still say so). keysUpdated: a unique key changed (the update
+// then conflicts with FOR KEY SHARE lockers).
 func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.ItemPointer, tup Tuple, keyChanged, keysUpdated bool) (Outcome, error) {
 	if err := tooBig(len(tup)); err != nil {
 		return Outcome{}, err
@@ -313,7 +314,7 @@ func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 			return oc, err
 		}
 		fits := len(tup) <= r.it.Len || r.pg.ExactFreeSpace() >= page.MaxAlignUp(len(tup))
-		if !keyChanged && !fits {
+		if !fits {
 			// Make room from rows deleted for everyone, if the page allows.
 			if freed, err := t.prune(u, r.buf); err != nil {
 				t.unlock(r)
@@ -323,7 +324,7 @@ func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 				fits = r.pg.ExactFreeSpace() >= page.MaxAlignUp(len(tup))
 			}
 		}
-		if !keyChanged && fits {
+		if fits {
 			err := t.updateInPlace(u, tx, r, tid, tup)
 			t.unlock(r)
 			if err != nil {

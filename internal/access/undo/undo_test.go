@@ -274,9 +274,9 @@ func TestUpdateMovesWhenThePageIsFull(t *testing.T) {
 	if got := rows(t, tb, old); len(got) != len(tids) || got[0] != "00000000000000000000000000000000" {
 		t.Fatalf("old snapshot after the move: %d rows, row 0 %q", len(got), got[0])
 	}
-	// A key change moves the row too (no delete-marking yet).
+	// A key change that fits stays in place (the caller delete-marks).
 	oc, err = tb.Update(bg, nil, u, tids[5], boatRow(1005, ""), true, false)
-	if err != nil || oc.Result != Ok || oc.InPlace {
+	if err != nil || oc.Result != Ok || !oc.InPlace || oc.NewTID != tids[5] {
 		t.Fatalf("key change: %+v %v", oc, err)
 	}
 	te.abort(t, u)
