@@ -83,8 +83,10 @@ func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 			if !ok {
 				break
 			}
-			indexed[tid] = true
 			tg, ok := targets[tid]
+			if !(ok && tg.Kind == tableam.TargetRoot && tg.Vals != nil && tup.DeleteMarked()) {
+				indexed[tid] = true // (a marked entry indexes the row only with its current key, below)
+			}
 			if !ok {
 				probs.addf("index %q: entry points to %s, which does not exist", ir.Name, tid)
 				continue
@@ -101,6 +103,15 @@ func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 				keys, err = ix.Keys(tup, keys)
 				if err != nil {
 					return nil, err
+				}
+				if tup.DeleteMarked() {
+					// An in-place update's old or new key (btree README
+					// "Delete-marking"): it may differ from the version
+					// stored now; the row must have an entry with that one.
+					if keyMatches(rel, ir, keys, tg.Vals) {
+						indexed[tid] = true
+					}
+					continue
 				}
 				for i, k := range ir.Index.Keys {
 					a, b := keys[i], tg.Vals[k-1]
@@ -120,6 +131,17 @@ func table(cat *catalog.Catalog, u *stats.Usage, rel *catalog.Relation) (Problem
 		}
 	}
 	return probs, nil
+}
+
+// keyMatches: is keys (an entry's) the key of the version vals?
+func keyMatches(rel, ir *catalog.Relation, keys, vals []types.Datum) bool {
+	for i, k := range ir.Index.Keys {
+		a, b := keys[i], vals[k-1]
+		if a.IsNull() != b.IsNull() || (!a.IsNull() && !types.Equal(rel.Attrs[k-1].Type, a, b)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Error turns problems into one XX002 error (index_corrupted), or nil.

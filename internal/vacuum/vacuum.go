@@ -227,8 +227,7 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 				if i >= len(rel.Indexes) {
 					return
 				}
-				ix := cat.IndexFor(rel, rel.Indexes[i])
-				st, err := ix.BulkDeleteWith(wu, tx.Heap.Xid, func(t page.ItemPointer) bool { return store.IsMember(t.Block, t.Offset) }, s)
+				st, err := bulkDeleteIndex(wu, cat, rel, i, tx.Heap.Xid, horizon, func(t page.ItemPointer) bool { return store.IsMember(t.Block, t.Offset) }, s)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -322,10 +321,12 @@ func Vacuum(ctx context.Context, cat *catalog.Catalog, tx *catalog.Txn, rel *cat
 	}
 
 	// One round of index + heap vacuuming, then the store starts empty.
+	marks := doIndexes && marksToPurge(rel) // one pass owed for delete-marked entries (marked.go)
 	lazyVacuum := func() error {
-		if store.NumTIDs() == 0 {
+		if store.NumTIDs() == 0 && !marks {
 			return nil
 		}
+		marks = false
 		if mem := store.MemoryUsage(); mem > rep.MaxDeadItemBytes {
 			rep.MaxDeadItemBytes, rep.MaxDeadItems = mem, store.NumTIDs()
 		}

@@ -129,3 +129,12 @@ const (
 // decision and its removal (an updater changes the table first and the
 // index after).
 type MarkedCheck func(tid page.ItemPointer, tup Tuple) (MarkVerdict, error)
+
+// HasKey reports whether leaf entry tup's key equals keys (compared with
+// the index's comparators, as a search would).
+func (ix *Index) HasKey(tup Tuple, keys []datum.Datum) (bool, error) {
+	if len(keys) != ix.nkeys {
+		return false, pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
+	}
+	return ix.keysEqual(keys, tup, make([]datum.Datum, 2*ix.nkeys))
+}

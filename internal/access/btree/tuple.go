@@ -20,9 +20,9 @@ const (
 	// tuple needs: MaxItemSize (2704) < 4096.
 	infoDeleteMarked = 0x1000
 	storedSizeMask   = 0x0FFF
-	infoAltTID   = 0x2000 // INDEX_AM_RESERVED_BIT: nbtree's INDEX_ALT_TID_MASK (pivot tuple)
-	infoVarWidth = 0x4000 // INDEX_VAR_MASK
-	infoHasNulls = 0x8000 // INDEX_NULL_MASK
+	infoAltTID       = 0x2000 // INDEX_AM_RESERVED_BIT: nbtree's INDEX_ALT_TID_MASK (pivot tuple)
+	infoVarWidth     = 0x4000 // INDEX_VAR_MASK
+	infoHasNulls     = 0x8000 // INDEX_NULL_MASK
 
 	tupleHeaderSize = 8 // sizeof(IndexTupleData)
 	nullBitmapSize  = 4 // sizeof(IndexAttributeBitMapData)

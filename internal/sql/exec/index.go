@@ -64,13 +64,25 @@ func updateChangedIndexEntries(c *Ctx, rel *catalog.Relation, old, newRow Row, t
 			return err
 		}
 	}
-	_, err := insertIndexEntriesWhere(c, rel, newRow, tid, nil, hint.IndexChanged)
+	// The new key's entry is marked too: if the update rolls back, VACUUM
+	// finds it (btree README "Delete-marking").
+	_, err := insertIndexEntriesMarked(c, rel, newRow, tid, hint.IndexChanged)
 	return err
 }
 
 // insertIndexEntriesWhere inserts row's entries into the indexes for which
 // want (by position in rel.Indexes; nil: all) is true.
 func insertIndexEntriesWhere(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool) (conflicted bool, err error) {
+	return insertEntries(c, rel, row, tid, arbiter, want, false)
+}
+
+// insertIndexEntriesMarked is insertIndexEntriesWhere of delete-marked
+// entries (an in-place update's new keys).
+func insertIndexEntriesMarked(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, want func(i int) bool) (conflicted bool, err error) {
+	return insertEntries(c, rel, row, tid, nil, want, true)
+}
+
+func insertEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool, marked bool) (conflicted bool, err error) {
 	for i, ir := range rel.Indexes {
 		if want != nil && !want(i) {
 			continue
@@ -82,7 +94,7 @@ func insertIndexEntriesWhere(c *Ctx, rel *catalog.Relation, row Row, tid page.It
 		hit := false
 		if ir.Index.Unique {
 			check = func(t page.ItemPointer) (btree.UniqueVerdict, error) {
-				st, xid, _, err := rel.Table.CheckUnique(c.U(), c.Tx.Heap, t)
+				st, xid, _, err := uniqueEntryState(c, rel, ir, key, t)
 				if err != nil {
 					return btree.UniqueVerdict{}, err
 				}
@@ -97,7 +109,11 @@ func insertIndexEntriesWhere(c *Ctx, rel *catalog.Relation, row Row, tid page.It
 			}
 		}
 		for {
-			err := ix.InsertFor(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check)
+			insert := ix.InsertFor
+			if marked {
+				insert = ix.InsertMarked
+			}
+			err := insert(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check)
 			var w *btree.WaitError
 			if errors.As(err, &w) {
 				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, w.Xid); err != nil {

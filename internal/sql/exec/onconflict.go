@@ -257,7 +257,7 @@ restart:
 		}
 		cur.Close()
 		for _, tid := range tids {
-			st, xid, live, err := m.Rel.Table.CheckUnique(c.U(), c.Tx.Heap, tid)
+			st, xid, live, err := uniqueEntryState(c, m.Rel, ir, key, tid)
 			if err != nil {
 				return page.ItemPointer{}, false, err
 			}
