@@ -46,11 +46,15 @@ func bulkDeleteIndex(u *stats.Usage, cat *catalog.Catalog, rel *catalog.Relation
 			}
 			return ix.HasKey(tup, key)
 		})
-		if err != nil {
+		switch {
+		case err != nil:
 			return btree.MarkKeep, err
+		case v == tableam.MarkedRemove:
+			return btree.MarkRemove, nil
+		case v == tableam.MarkedClear:
+			return btree.MarkClear, nil
 		}
-		return map[tableam.MarkedVerdict]btree.MarkVerdict{tableam.MarkedKeep: btree.MarkKeep,
-			tableam.MarkedRemove: btree.MarkRemove, tableam.MarkedClear: btree.MarkClear}[v], nil
+		return btree.MarkKeep, nil
 	}
 	return ix.BulkDeleteMarked(u, uint32(xid), dead, check, s)
 }
