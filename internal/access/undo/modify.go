@@ -325,7 +325,7 @@ func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 			}
 		}
 		if fits {
-			err := t.updateInPlace(u, tx, r, tid, tup)
+			err := t.updateInPlace(u, tx, r, tid, tup, mode)
 			t.unlock(r)
 			if err != nil {
 				return Outcome{}, err
@@ -347,11 +347,15 @@ func (t *Table) Update(ctx context.Context, u *stats.Usage, tx *Txn, tid page.It
 // updateInPlace rewrites the row on its locked page: over its old bytes
 // when the new version is no longer, else in new space on the page (the
 // old bytes stay, reserved for a rollback).
-func (t *Table) updateInPlace(u *stats.Usage, tx *Txn, r *lockedRow, tid page.ItemPointer, tup Tuple) error {
+//
+// mode is the row lock the update holds (heldMode): FOR UPDATE when it
+// changed a unique key, so FOR KEY SHARE lockers wait for it as for a
+// heap key update.
+func (t *Table) updateInPlace(u *stats.Usage, tx *Txn, r *lockedRow, tid page.ItemPointer, tup Tuple, mode tableam.LockMode) error {
 	if err := t.ssiConflictInRow(tx, uint32(tid.Block), uint16(tid.Offset), r.cur); err != nil {
 		return err
 	}
-	rec := &Record{Kind: KindInplace, Rel: t.Rel, TID: tid, Prev: r.cur.URP(), OldOff: r.it.Off, OldLen: r.it.Len}
+	rec := &Record{Kind: KindInplace, Mode: uint8(mode), Rel: t.Rel, TID: tid, Prev: r.cur.URP(), OldOff: r.it.Off, OldLen: r.it.Len}
 	copy(rec.OldHeader[:], r.cur[:HeaderSize])
 	rec.diff(r.cur, tup)
 	var d page.Delta

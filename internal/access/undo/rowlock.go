@@ -23,6 +23,9 @@ func (r *Record) heldMode() tableam.LockMode {
 	case KindLock:
 		return tableam.LockMode(r.Mode)
 	case KindInplace:
+		if tableam.LockMode(r.Mode) == tableam.LockExclusive {
+			return tableam.LockExclusive // a unique key changed in place
+		}
 		return tableam.LockNoKeyExclusive
 	}
 	return tableam.LockExclusive
