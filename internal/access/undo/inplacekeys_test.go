@@ -1,10 +1,12 @@
 package undo
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/datum"
+	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
 // TestKeyChangeInPlaceUniqueAndVacuum: an in-place update that changes a
@@ -125,5 +127,40 @@ func TestKeyChangeInPlaceUniqueAndVacuum(t *testing.T) {
 	te.commit(t, d)
 	if v := marked(tid, 2); v != tableam.MarkedRemove {
 		t.Fatalf("VACUUM of a deleted row's entry: %v", v)
+	}
+}
+
+// TestKeyChangeInPlaceLockStrength: an in-place update that changes a
+// unique key holds FOR UPDATE, so FOR KEY SHARE cannot be had while it
+// runs; one that changes only a non-unique indexed column holds FOR NO KEY
+// UPDATE, which FOR KEY SHARE does not conflict with.
+func TestKeyChangeInPlaceLockStrength(t *testing.T) {
+	te := newTestEnv(t, 64)
+	rel, f := openAM(t, te)
+	w := te.begin(t)
+	tid, err := rel.Insert(nil, w, amRow(f, 1, "one"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	te.commit(t, w)
+	for _, unique := range []bool{true, false} {
+		u := te.begin(t)
+		hint := tableam.UpdateHint{KeysUpdated: unique}
+		hint.MarkIndexChanged(0)
+		if res, err := rel.Update(bg, nil, u, tid, amRow(f, 2, "two"), hint); err != nil || res.Kind != tableam.UpdateInPlace {
+			t.Fatalf("update: %+v %v", res, err)
+		}
+		o := te.begin(t)
+		oc, err := rel.Lock(bg, nil, o, tid, tableam.LockKeyShare, tableam.WaitError, false)
+		if unique {
+			var pe *pgerr.Error
+			if !errors.As(err, &pe) || pe.Code != pgerr.LockNotAvailable {
+				t.Fatalf("FOR KEY SHARE NOWAIT during a unique key change: %+v %v", oc, err)
+			}
+		} else if err != nil || oc.Result != tableam.Ok {
+			t.Fatalf("FOR KEY SHARE during a non-unique key change: %+v %v", oc, err)
+		}
+		te.abort(t, o)
+		te.abort(t, u)
 	}
 }
