@@ -170,23 +170,10 @@ func (p *Pool) read(u *stats.Usage, tag Tag, s *Strategy, zero bool) (Buffer, er
 		if err != nil {
 			return InvalidBuffer, err
 		}
-		d := &p.descs[id]
-		pt.mu.Lock()
-		if _, ok := pt.m[tag]; ok {
-			// Someone loaded it meanwhile: give the frame back.
-			pt.mu.Unlock()
-			p.unpin(id)
+		if !p.claimFrame(pt, id, tag) {
 			continue
 		}
-		d.io.Lock()
-		d.hdr.Lock()
-		d.tag = tag
-		d.valid = false
-		d.dirty = false
-		d.usage = 1
-		d.hdr.Unlock()
-		pt.m[tag] = id
-		pt.mu.Unlock()
+		d := &p.descs[id]
 
 		buf := p.Page(Buffer(id + 1))
 		var rerr error
@@ -376,6 +363,29 @@ func (p *Pool) clockSweep() int32 {
 			tries = 0
 		}
 	}
+}
+
+// claimFrame maps a pinned victim frame to tag, with its I/O lock held
+// for the read that fills it. If someone else mapped tag meanwhile it
+// gives the frame back and reports false: the caller looks tag up again.
+func (p *Pool) claimFrame(pt *partition, id int32, tag Tag) bool {
+	d := &p.descs[id]
+	pt.mu.Lock()
+	if _, ok := pt.m[tag]; ok {
+		pt.mu.Unlock()
+		p.unpin(id)
+		return false
+	}
+	d.io.Lock()
+	d.hdr.Lock()
+	d.tag = tag
+	d.valid = false
+	d.dirty = false
+	d.usage = 1
+	d.hdr.Unlock()
+	pt.m[tag] = id
+	pt.mu.Unlock()
+	return true
 }
 
 // flushFrame writes a pinned dirty frame out, charged to the backend that

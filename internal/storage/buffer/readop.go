@@ -79,22 +79,9 @@ func (p *Pool) installMiss(u *stats.Usage, tag Tag, s *Strategy) (int32, bool, e
 	if err != nil {
 		return -1, false, err
 	}
-	d := &p.descs[id]
-	pt.mu.Lock()
-	if _, ok := pt.m[tag]; ok {
-		pt.mu.Unlock()
-		p.unpin(id)
+	if !p.claimFrame(pt, id, tag) {
 		return -1, false, nil
 	}
-	d.io.Lock()
-	d.hdr.Lock()
-	d.tag = tag
-	d.valid = false
-	d.dirty = false
-	d.usage = 1
-	d.hdr.Unlock()
-	pt.m[tag] = id
-	pt.mu.Unlock()
 	return id, true, nil
 }
 
