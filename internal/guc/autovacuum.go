@@ -20,7 +20,7 @@ func autovacuumDefs() {
 	def(Def{Name: "autovacuum_vacuum_threshold", Kind: Int, Default: "50", Context: Sighup, Min: 0, Max: intMax})
 	def(Def{Name: "autovacuum_vacuum_insert_threshold", Kind: Int, Default: "1000", Context: Sighup, Min: -1, Max: intMax})
 	def(Def{Name: "autovacuum_analyze_threshold", Kind: Int, Default: "50", Context: Sighup, Min: 0, Max: intMax})
-	def(Def{Name: "autovacuum_vacuum_max_threshold", Kind: Int, Default: "100000000", Context: Sighup, Min: -1, Max: intMax})
+	def(Def{Name: "autovacuum_vacuum_max_threshold", Kind: Int, Default: "100000000", Context: Sighup, Min: -1, Max: intMax, Desc: "Maximum number of tuple updates or deletes prior to vacuum."})
 	def(Def{Name: "autovacuum_vacuum_scale_factor", Kind: Real, Default: "0.2", Context: Sighup, FMin: 0, FMax: 100})
 	def(Def{Name: "autovacuum_vacuum_insert_scale_factor", Kind: Real, Default: "0.2", Context: Sighup, FMin: 0, FMax: 100})
 	def(Def{Name: "autovacuum_analyze_scale_factor", Kind: Real, Default: "0.1", Context: Sighup, FMin: 0, FMax: 100})
@@ -30,7 +30,8 @@ func autovacuumDefs() {
 	def(Def{Name: "autovacuum_vacuum_cost_limit", Kind: Int, Default: "-1", Context: Sighup, Min: -1, Max: 10000})
 	def(Def{Name: "autovacuum_max_parallel_workers", Kind: Int, Default: "0", Context: Sighup, Min: 0, Max: 1024, Desc: "Maximum number of parallel workers that a single autovacuum worker can take from the max_parallel_workers pool."})
 	for _, w := range []string{"freeze", "multixact_freeze", "vacuum", "vacuum_insert", "analyze"} {
-		def(Def{Name: "autovacuum_" + w + "_score_weight", Kind: Real, Default: "1", Context: Sighup, FMin: 0, FMax: 10})
+		def(Def{Name: "autovacuum_" + w + "_score_weight", Kind: Real, Default: "1", Context: Sighup, FMin: 0, FMax: 10,
+			Desc: "Scaling factor of the " + strings.ReplaceAll(w, "_", " ") + " score for autovacuum prioritization."})
 	}
 	def(Def{Name: "vacuum_cost_delay", Kind: Real, Default: "0", Unit: "ms", Context: User, FMin: 0, FMax: 100})
 	def(Def{Name: "vacuum_cost_limit", Kind: Int, Default: "200", Context: User, Min: 1, Max: 10000})

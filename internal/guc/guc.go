@@ -63,7 +63,7 @@ func def(d Def) { Defs[strings.ToLower(d.Name)] = &d }
 
 func init() {
 	def(Def{Name: "server_version", Kind: String, Default: "17.0", Context: Internal, Desc: "Shows the server version."})
-	def(Def{Name: "server_version_num", Kind: Int, Default: "170000", Context: Internal, Min: 0, Max: 1 << 30})
+	def(Def{Name: "server_version_num", Kind: Int, Default: "170000", Context: Internal, Min: 170000, Max: 170000})
 	def(Def{Name: "server_encoding", Kind: String, Default: "UTF8", Context: Internal})
 	def(Def{Name: "client_encoding", Kind: String, Default: "UTF8", Context: User})
 	def(Def{Name: "DateStyle", Kind: String, Default: "ISO, MDY", Context: User})
@@ -84,11 +84,13 @@ func init() {
 	def(Def{Name: "in_hot_standby", Kind: Bool, Default: "off", Context: Internal})
 	def(Def{Name: "default_transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
 	def(Def{Name: "transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
-	def(Def{Name: "shared_buffers", Kind: Int, Default: "16384", Unit: "8kB", Context: Postmaster, Min: 16, Max: 1 << 30})
-	def(Def{Name: "work_mem", Kind: Int, Default: "4096", Unit: "kB", Context: User, Min: 64, Max: 1 << 31})
-	def(Def{Name: "maintenance_work_mem", Kind: Int, Default: "65536", Unit: "kB", Context: User, Min: 64, Max: 1 << 31})
-	def(Def{Name: "autovacuum_work_mem", Kind: Int, Default: "-1", Unit: "kB", Context: Sighup, Min: -1, Max: 1 << 31})
-	def(Def{Name: "vacuum_buffer_usage_limit", Kind: Int, Default: "2048", Unit: "kB", Context: User, Min: 0, Max: 16 << 20})
+	def(Def{Name: "shared_buffers", Kind: Int, Default: "16384", Unit: "8kB", Context: Postmaster, Min: 16, Max: intMax / 2})
+	def(Def{Name: "work_mem", Kind: Int, Default: "4096", Unit: "kB", Context: User, Min: 64, Max: intMax})
+	// tidal allows maintenance_work_mem down to 64kB (PostgreSQL: 1MB) so
+	// that tests can make VACUUM run many index passes on small tables.
+	def(Def{Name: "maintenance_work_mem", Kind: Int, Default: "65536", Unit: "kB", Context: User, Min: 64, Max: intMax})
+	def(Def{Name: "autovacuum_work_mem", Kind: Int, Default: "-1", Unit: "kB", Context: Sighup, Min: -1, Max: intMax})
+	def(Def{Name: "vacuum_buffer_usage_limit", Kind: Int, Default: "2048", Unit: "kB", Context: User, Min: 0, Max: 16 << 20, Desc: "Sets the buffer pool size for VACUUM, ANALYZE, and autovacuum."})
 	def(Def{Name: "max_connections", Kind: Int, Default: "100", Context: Postmaster, Min: 1, Max: 262143})
 	def(Def{Name: "fsync", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "full_page_writes", Kind: Bool, Default: "on", Context: Sighup})
@@ -110,7 +112,7 @@ func init() {
 	def(Def{Name: "min_parallel_index_scan_size", Kind: Int, Default: "64", Unit: "8kB", Context: User, Min: 0, Max: 715827882})
 	def(Def{Name: "parallel_leader_participation", Kind: Bool, Default: "on", Context: User})
 	def(Def{Name: "effective_io_concurrency", Kind: Int, Default: "1", Context: User, Min: 0, Max: 1000})
-	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32})
+	def(Def{Name: "io_combine_limit", Kind: Int, Default: "16", Unit: "8kB", Context: User, Min: 1, Max: 32, Desc: "Limit on the size of data reads and writes."})
 	def(Def{Name: "maintenance_io_concurrency", Kind: Int, Default: "10", Context: User, Min: 0, Max: 1000})
 	def(Def{Name: "io_direct", Kind: String, Default: "", Context: Postmaster, Desc: "tidal: use direct I/O for relation files (PostgreSQL 17's debug_io_direct; only \"data\" is supported)."})
 	def(Def{Name: "tidal.io_read_latency", Kind: Int, Default: "0", Unit: "us", Context: Postmaster, Min: 0, Max: 1000000, Desc: "tidal: latency added to every read system call of relation files, for benchmarks of read-ahead."})
@@ -125,6 +127,7 @@ func init() {
 	def(Def{Name: "vacuum_multixact_freeze_table_age", Kind: Int, Default: "150000000", Context: User, Min: 0, Max: 2000000000})
 	def(Def{Name: "log_autovacuum_min_duration", Kind: Int, Default: "600000", Unit: "ms", Context: Sighup, Min: -1, Max: 1<<31 - 1})
 	autovacuumDefs()
+	plannerDefs()
 	def(Def{Name: "track_io_timing", Kind: Bool, Default: "off", Context: Superuser})
 	def(Def{Name: "track_activities", Kind: Bool, Default: "on", Context: Superuser, Desc: "Collects information about executing commands."})
 	def(Def{Name: "track_activity_query_size", Kind: Int, Default: "1024", Unit: "B", Context: Postmaster, Min: 100, Max: 1048576, Desc: "Sets the size reserved for pg_stat_activity.query, in bytes."})
@@ -135,7 +138,7 @@ func init() {
 	def(Def{Name: "port", Kind: Int, Default: "5433", Context: Postmaster, Min: 1, Max: 65535})
 	def(Def{Name: "data_directory", Kind: String, Default: "", Context: Postmaster})
 	def(Def{Name: "block_size", Kind: Int, Default: "8192", Context: Internal, Min: 8192, Max: 8192})
-	def(Def{Name: "wal_segment_size", Kind: Int, Default: "16777216", Unit: "B", Context: Internal, Min: 0, Max: 1 << 30})
+	def(Def{Name: "wal_segment_size", Kind: Int, Default: "16777216", Unit: "B", Context: Internal, Min: 1 << 20, Max: 1 << 30})
 	def(Def{Name: "row_security", Kind: Bool, Default: "on", Context: User})
 	def(Def{Name: "lc_messages", Kind: String, Default: "C", Context: Superuser})
 	def(Def{Name: "lc_monetary", Kind: String, Default: "C", Context: User})
@@ -374,12 +377,13 @@ func ReadConf(path string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// Names returns every parameter name, sorted.
+// Names returns every parameter name, sorted regardless of case as
+// PostgreSQL lists them (SHOW ALL, pg_settings).
 func Names() []string {
 	var out []string
 	for _, d := range Defs {
 		out = append(out, d.Name)
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
 	return out
 }

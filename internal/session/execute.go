@@ -338,12 +338,16 @@ func (s *Session) show(name string, w pgwire.ResultWriter) error {
 		if err := w.RowDescription(fields); err != nil {
 			return err
 		}
-		names := guc.Names()
-		for _, n := range names {
+		shown := 0
+		for _, n := range guc.Names() {
 			d, _ := guc.Lookup(n)
-			w.DataRow([][]byte{[]byte(d.Name), []byte(s.Get(n)), []byte(d.Desc)})
+			if !d.Shown() {
+				continue
+			}
+			w.DataRow([][]byte{[]byte(d.Name), []byte(s.Get(n)), []byte(d.ShortDesc())})
+			shown++
 		}
-		return w.CommandComplete(fmt.Sprintf("SHOW %d", len(names)))
+		return w.CommandComplete(fmt.Sprintf("SHOW %d", shown))
 	}
 	d, err := guc.Lookup(name)
 	if err != nil {

@@ -28,6 +28,10 @@ type SessionHooks interface {
 	// Call runs a builtin that reads or changes session state
 	// (current_setting, set_config, txid_current, pg_notify, …).
 	Call(name string, args []types.Datum) (types.Datum, error)
+	// SettingSource is where a parameter's current value comes from
+	// (pg_settings.source: "default", "configuration file", "session")
+	// and the value RESET would give it (reset_val, base units).
+	SettingSource(name string) (source, resetVal string)
 }
 
 // CursorInfo is one row of pg_cursors.

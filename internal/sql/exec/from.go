@@ -789,9 +789,10 @@ func (p *Planner) buildNode(t *jtree) (Node, error) {
 	var eqs []*types.Func
 	var conds []string
 	var rest []expr.Expr
+	hashJoinable := p.methodEnabled("enable_hashjoin")
 	for _, q := range t.quals {
 		f, ok := q.(*expr.Func)
-		if ok && !t.lateral && f.Op == "=" && len(f.Args) == 2 && hashable(f.Args[0].Type(), f.Args[1].Type()) {
+		if ok && hashJoinable && !t.lateral && f.Op == "=" && len(f.Args) == 2 && hashable(f.Args[0].Type(), f.Args[1].Type()) {
 			a, b := refsOf(f.Args[0]), refsOf(f.Args[1])
 			if a.pushable && b.pushable && a.hasVars && b.hasVars {
 				l, r := f.Args[0], f.Args[1]

@@ -291,10 +291,12 @@ func indexable(e expr.Expr) (col int, op string, val expr.Expr, ok bool) {
 // scanFor picks a sequential or index scan for a table and qual.
 func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 	rel := fi.rel
-	if ts := tidScanFor(fi, qual, withTID); ts != nil {
-		return ts
+	if p.methodEnabled("enable_tidscan") {
+		if ts := tidScanFor(fi, qual, withTID); ts != nil {
+			return ts
+		}
 	}
-	if qual != nil {
+	if qual != nil && p.indexPathsEnabled() {
 		cs := conjuncts(qual)
 		var best *IndexScan
 		bestScore := 0
