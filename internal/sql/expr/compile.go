@@ -466,9 +466,21 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 			return nil, err
 		}
 		if op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*" {
-			return c.like(l, r, strings.HasPrefix(op, "!"), strings.Contains(op, "*"))
+			return c.like(l, r, strings.HasPrefix(op, "!"), strings.Contains(op, "*"), a.Location)
 		}
 		return c.binary(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		// x [NOT] SIMILAR TO p: the parser made p similar_to_escape(p[, e])
+		// and the operator ~ or !~.
+		l, err := c.Compile(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.Compile(a.Rexpr)
+		if err != nil {
+			return nil, err
+		}
+		return c.binary(opName(a.Name), l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
 		l, err := c.Compile(a.Lexpr)
 		if err != nil {
@@ -479,7 +491,7 @@ func (c *Compiler) compileAExpr(a *pg.A_Expr) (Expr, error) {
 			return nil, err
 		}
 		op := opName(a.Name)
-		return c.like(l, r, strings.HasPrefix(op, "!"), a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE)
+		return c.like(l, r, strings.HasPrefix(op, "!"), a.Kind == pg.A_Expr_Kind_AEXPR_ILIKE, a.Location)
 	case pg.A_Expr_Kind_AEXPR_IN:
 		not := opName(a.Name) == "<>"
 		if a.Lexpr.GetRowExpr() != nil {
@@ -601,7 +613,18 @@ func (d *distinctFrom) String() string {
 	return "(" + d.l.String() + " IS DISTINCT FROM " + d.r.String() + ")"
 }
 
-func (c *Compiler) like(l, r Expr, not, icase bool) (Expr, error) {
+func (c *Compiler) like(l, r Expr, not, icase bool, loc int32) (Expr, error) {
+	if l.Type().OID == types.ByteaOID || r.Type().OID == types.ByteaOID {
+		// bytea LIKE matches bytes, not the text form: its own operators.
+		op := "~~"
+		if icase {
+			op = "~~*"
+		}
+		if not {
+			op = "!" + op
+		}
+		return c.binary(op, l, r, loc)
+	}
 	var err error
 	if l, err = Coerce(l, types.Text, types.CastAssignment); err != nil {
 		return nil, err
