@@ -326,6 +326,11 @@ func LookupFunction(name string, args []Type) (*Func, error) {
 			return f, nil
 		}
 	}
+	if lname == "format" {
+		if f := variadicFormat(args); f != nil {
+			return f, nil
+		}
+	}
 	if f := variadicJSON(lname, args); f != nil {
 		return f, nil
 	}

@@ -102,7 +102,9 @@ func init() {
 	})
 }
 
-// QuoteIdent quotes an identifier when needed, as quote_ident.
+// QuoteIdent quotes an identifier when needed, as quote_ident: unless it
+// is lower-case letters, digits and underscores, not starting with a
+// digit, and no keyword but an unreserved one.
 func QuoteIdent(s string) string {
 	safe := s != ""
 	for i := 0; i < len(s) && safe; i++ {
@@ -111,7 +113,7 @@ func QuoteIdent(s string) string {
 			safe = false
 		}
 	}
-	if safe {
+	if safe && !isQuotedKeyword(s) {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
