@@ -36,6 +36,11 @@ func (e *explainer) estimateMore(n Node) estimate {
 	case *CTEScan:
 		in := e.estimate(x.def.node)
 		return estimate{0, in.rows * 0.02, in.rows, colsWidth(x.def.cols)}
+	case *WorkTableScan:
+		return estimate{0, 2, 100, colsWidth(x.cols)}
+	case *RecursiveUnion:
+		l, r := e.estimate(x.NonRecursive), e.estimate(x.Recursive)
+		return estimate{0, l.total + 10*r.total, l.rows + 10*r.rows, colsWidth(x.Cols)}
 	case *Append:
 		var out estimate
 		for _, c := range x.Inputs {
@@ -86,6 +91,14 @@ func labelMore(n Node) string {
 		return "Hash"
 	case *SubqueryScan:
 		return "Subquery Scan on " + x.Alias
+	case *WorkTableScan:
+		s := "WorkTable Scan on " + x.Name
+		if x.Alias != "" && x.Alias != x.Name {
+			s += " " + x.Alias
+		}
+		return s
+	case *RecursiveUnion:
+		return "Recursive Union"
 	case *CTEScan:
 		s := "CTE Scan on " + x.def.name
 		if x.Alias != "" && x.Alias != x.def.name {
@@ -131,6 +144,8 @@ func childrenMore(n Node) []Node {
 		return []Node{x.Input}
 	case *SetOp:
 		return []Node{x.Left, x.Right}
+	case *RecursiveUnion:
+		return []Node{x.NonRecursive, x.Recursive}
 	case *Project:
 		return []Node{x.Input}
 	case *Filter:

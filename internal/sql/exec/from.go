@@ -25,6 +25,11 @@ type cteDef struct {
 	node Node
 	cols []Column
 	mat  *cteState
+	// work: a recursive query's self-reference while its recursive term
+	// is planned (it reads the working table); lazy: the query is read
+	// as its readers need rows (recursive.go).
+	work *workTable
+	lazy bool
 }
 
 // planState is the planner's state across the query levels of a statement.
@@ -101,9 +106,6 @@ func (p *Planner) planQuery(s *pg.SelectStmt, parent levelScope, level int) (Nod
 // pushCTEs plans the queries of a WITH clause and makes them visible to
 // what is planned until the returned function is called.
 func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func(), error) {
-	if w.Recursive {
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WITH RECURSIVE is not supported yet")
-	}
 	m := map[string]*cteDef{}
 	p.q.ctes = append(p.q.ctes, m)
 	pop := func() { p.q.ctes = p.q.ctes[:len(p.q.ctes)-1] }
@@ -117,6 +119,15 @@ func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func
 		if m[ce.Ctename] != nil {
 			pop()
 			return nil, pgerr.Errorf("42712", "WITH query name \"%s\" specified more than once", ce.Ctename)
+		}
+		if w.Recursive && referencesName(ce.Ctequery, ce.Ctename) {
+			def, err := p.planRecursiveCTE(ce, parent, level, m)
+			if err != nil {
+				pop()
+				return nil, err
+			}
+			m[ce.Ctename] = def
+			continue
 		}
 		node, cols, _, err := p.planQuery(sel, parent, level)
 		if err != nil {
@@ -289,7 +300,10 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 				if err := p.q.locks.refuseNamed(alias, "a WITH query"); err != nil {
 					return nil, err
 				}
-				cs := &CTEScan{def: d, Alias: alias}
+				var cs Node = &CTEScan{def: d, Alias: alias}
+				if d.work != nil {
+					cs = &WorkTableScan{work: d.work, Name: d.name, Alias: alias, cols: d.cols}
+				}
 				var cols []scopeCol
 				for i, c := range d.cols {
 					name := c.Name

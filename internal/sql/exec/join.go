@@ -370,6 +370,11 @@ func (s *SubqueryScan) Next(c *Ctx) (Row, error) {
 type cteState struct {
 	env  *expr.Env
 	rows []Row
+	// a lazily read query (recursive.go): producing, its node is open and
+	// rows are still coming; done, all rows are in; readers, the open
+	// CTEScans.
+	producing, done bool
+	readers         int
 }
 
 // CTEScan reads a WITH query's result, computing it on first use.
@@ -384,6 +389,9 @@ type CTEScan struct {
 func (s *CTEScan) Columns() []Column { return s.def.cols }
 func (s *CTEScan) Open(c *Ctx) error {
 	s.i = 0
+	if s.def.lazy {
+		return s.openLazy(c)
+	}
 	m := s.def.mat
 	if m.env == c.Env && c.Env != nil {
 		return nil
@@ -409,6 +417,9 @@ func (s *CTEScan) Open(c *Ctx) error {
 	return err
 }
 func (s *CTEScan) Next(c *Ctx) (Row, error) {
+	if s.def.lazy {
+		return s.nextLazy(c)
+	}
 	for s.i < len(s.def.mat.rows) {
 		if err := c.checkCancel(); err != nil {
 			return nil, err
@@ -429,7 +440,11 @@ func (s *CTEScan) Next(c *Ctx) (Row, error) {
 	}
 	return nil, nil
 }
-func (s *CTEScan) Close(c *Ctx) {}
+func (s *CTEScan) Close(c *Ctx) {
+	if s.def.lazy {
+		s.closeLazy(c)
+	}
+}
 
 // keepsUnmatchedInner reports a join that also returns the inner rows no
 // outer row matched (RIGHT and FULL joins).
