@@ -42,7 +42,7 @@ func init() {
 }
 
 // QuoteLiteral quotes s as a string literal (quote_literal): quotes
-// doubled, and with backslashes doubled in an E'' literal when there are
+// doubled, and with backslashes doubled in an E” literal when there are
 // any.
 func QuoteLiteral(s string) string {
 	var b strings.Builder
@@ -190,7 +190,7 @@ func textFormat(st *Settings, f string, ts []Type, args []Datum) (string, error)
 		}
 		kind := f[i]
 		if kind != 's' && kind != 'I' && kind != 'L' {
-			return "", formatErr("unrecognized format() type specifier \""+string(kind)+"\"").WithHint(`For a single "%%" use "%%%%".`)
+			return "", formatErr("unrecognized format() type specifier \"" + string(kind) + "\"").WithHint(`For a single "%%" use "%%%%".`)
 		}
 		n := next
 		if pos > 0 {
