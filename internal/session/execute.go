@@ -84,6 +84,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.alterSequence(c, stmt.GetAlterSeqStmt(), w)
 	case stmt.GetTruncateStmt() != nil:
 		return s.truncate(c, stmt.GetTruncateStmt(), w)
+	case stmt.GetLockStmt() != nil:
+		return s.lockTable(c, stmt.GetLockStmt(), w)
 	case stmt.GetVacuumStmt() != nil:
 		return s.vacuum(c, stmt.GetVacuumStmt(), w)
 	case stmt.GetCreateRoleStmt() != nil, stmt.GetAlterRoleStmt() != nil, stmt.GetDropRoleStmt() != nil,
