@@ -30,6 +30,8 @@ const (
 	BtreeAmOID           = 403
 	BootstrapSuperuserID = 10
 	DatabaseOID          = 5
+	// DatabaseName is the one database's name (current_database()).
+	DatabaseName = "postgres"
 	// FirstNormalObjectID is where user objects' OIDs start.
 	FirstNormalObjectID = 16384
 )

@@ -84,6 +84,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.alterSequence(c, stmt.GetAlterSeqStmt(), w)
 	case stmt.GetTruncateStmt() != nil:
 		return s.truncate(c, stmt.GetTruncateStmt(), w)
+	case stmt.GetReindexStmt() != nil:
+		return s.reindex(c, stmt.GetReindexStmt(), w)
 	case stmt.GetLockStmt() != nil:
 		return s.lockTable(c, stmt.GetLockStmt(), w)
 	case stmt.GetVacuumStmt() != nil:

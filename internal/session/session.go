@@ -700,12 +700,20 @@ func (s *Session) intSetting(name string) int64 {
 }
 
 func isNonTransactional(n *pg.Node) bool {
+	if rs := n.GetReindexStmt(); rs != nil {
+		_, ok := reindexNonTransactional(rs)
+		return ok
+	}
 	return n.GetVacuumStmt() != nil && n.GetVacuumStmt().IsVacuumcmd
 }
 
 func nonTxName(n *pg.Node) string {
 	if n.GetVacuumStmt() != nil {
 		return "VACUUM"
+	}
+	if rs := n.GetReindexStmt(); rs != nil {
+		name, _ := reindexNonTransactional(rs)
+		return name
 	}
 	return "this statement"
 }

@@ -253,6 +253,12 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return f.procCall(name, args)
 	case "pg_get_constraintdef":
 		return constraintDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
+	case "pg_relation_filenode":
+		r, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || r == nil || r.RelFileNode == 0 {
+			return types.Null(), err
+		}
+		return types.Int(int64(r.RelFileNode)), nil
 	case "pg_get_indexdef":
 		ix, err := cat.ByOID(tx, uint32(args[0].Int()))
 		if err != nil || ix == nil || ix.Index == nil {

@@ -313,6 +313,7 @@ var catalogCalls = map[string]struct {
 	"setval":                 {[]types.Type{types.Oid, types.Int8, types.Boolean}, 2, types.Int8},
 	"lastval":                {nil, 0, types.Int8},
 	"pg_get_serial_sequence": {[]types.Type{types.Text, types.Text}, 2, types.Text},
+	"pg_relation_filenode":   {[]types.Type{types.Oid}, 1, types.Oid},
 	// Advisory locks: a bigint key, or two integers (exec/advisory.go).
 	"pg_advisory_lock":                 {advisoryKey, 1, types.Void},
 	"pg_advisory_lock_shared":          {advisoryKey, 1, types.Void},
@@ -341,7 +342,7 @@ var advisoryKey = []types.Type{types.Int8, types.Int4}
 
 // regclassArg marks the functions whose first argument is a regclass: a
 // string there names a relation.
-var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true}
+var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true, "pg_relation_filenode": true}
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
 	if name == "pg_has_role" {
