@@ -79,6 +79,11 @@ type SubPlan struct {
 	cacheEnv  *Env
 	cached    types.Datum
 	cacheRows [][]types.Datum
+	// hashed is the cached rows' keys when x IN (uncorrelated SELECT)
+	// can be answered by hashing (hashedIn); hashNull: a row was NULL.
+	hashed   map[string]struct{}
+	hashNull bool
+	hashType types.Type
 }
 
 func (s *SubPlan) Type() types.Type { return s.T }
@@ -159,6 +164,13 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 					return types.Null(), err
 				}
 				s.cacheRows, s.cacheEnv = rows, env
+				s.hashed, s.hashNull = nil, false
+				if t, ok := s.hashedIn(); ok {
+					s.buildHash(t)
+				}
+			}
+			if s.hashed != nil {
+				return s.probeHash(left[0]), nil
 			}
 			for _, r := range s.cacheRows {
 				more, err := test(r)
@@ -531,3 +543,65 @@ func (f *FieldSelect) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 }
 func (f *FieldSelect) Type() types.Type { return f.T }
 func (f *FieldSelect) String() string   { return fmt.Sprintf("(%s).f%d", f.Arg.String(), f.Field+1) }
+
+// hashKeyTypes are the types whose AppendGroupKey bytes are equal exactly
+// when = says the values are equal (no collation, no -0/NaN or trailing
+// blank rules), so a hash set can answer x IN (…).
+var hashKeyTypes = map[types.OID]bool{
+	types.Int2OID: true, types.Int4OID: true, types.Int8OID: true, types.OidOID: true,
+	types.TextOID: true, types.VarcharOID: true, types.NameOID: true, types.BoolOID: true,
+	types.DateOID: true, types.TimestampOID: true, types.UUIDOID: true,
+}
+
+// hashedIn reports whether s is x IN (SELECT y …) with x = y on one
+// column of a hash-key type: then, like PostgreSQL's hashed SubPlan, the
+// subquery's rows go into a hash set once instead of being compared with
+// every outer row.
+func (s *SubPlan) hashedIn() (types.Type, bool) {
+	if s.Kind != SubAny || len(s.Left) != 1 {
+		return types.Type{}, false
+	}
+	f, ok := s.Test.(*Func)
+	if !ok || f.Op != "=" || len(f.Args) != 2 || f.Fn == nil || len(f.Fn.Args) != 2 {
+		return types.Type{}, false
+	}
+	l, lok := f.Args[0].(*Var)
+	r, rok := f.Args[1].(*Var)
+	if !lok || !rok || l.Index != 0 || r.Index != 1 {
+		return types.Type{}, false
+	}
+	t := l.T
+	if r.T.OID != t.OID || f.Fn.Args[0].OID != t.OID || f.Fn.Args[1].OID != t.OID || !hashKeyTypes[t.OID] {
+		return types.Type{}, false
+	}
+	return t, true
+}
+
+func (s *SubPlan) buildHash(t types.Type) {
+	s.hashed, s.hashType = make(map[string]struct{}, len(s.cacheRows)), t
+	for _, r := range s.cacheRows {
+		if r[0].IsNull() {
+			s.hashNull = true
+			continue
+		}
+		s.hashed[string(types.AppendGroupKey(nil, t, r[0]))] = struct{}{}
+	}
+}
+
+// probeHash is x IN (…) by the hash set, with SQL's NULL rules: NULL when
+// x is NULL (and there are rows) or when x is not found but a row was NULL.
+func (s *SubPlan) probeHash(x types.Datum) types.Datum {
+	if len(s.cacheRows) == 0 {
+		return types.Bool(false)
+	}
+	if x.IsNull() {
+		return types.Null()
+	}
+	if _, ok := s.hashed[string(types.AppendGroupKey(nil, s.hashType, x))]; ok {
+		return types.Bool(true)
+	}
+	if s.hashNull {
+		return types.Null()
+	}
+	return types.Bool(false)
+}
