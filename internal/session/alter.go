@@ -120,11 +120,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 		}
 		return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, rel.Name)
 	}
-	t, err := expr.TypeFromName(cd.TypeName)
+	t, domain, err := s.columnType(c, cd.TypeName)
 	if err != nil {
 		return err
 	}
-	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull, Domain: domain}
 	if err := columnToastOptions(cd, &a); err != nil {
 		return err
 	}

@@ -56,6 +56,8 @@ type Compiler struct {
 	// literals whose conversion depends on them (timestamptz) are then
 	// converted at once, as PostgreSQL folds them, instead of when run.
 	Settings *types.Settings
+	// Domains, when set, finds the domains a cast may name.
+	Domains DomainLookup
 }
 
 // foldSettings converts a cast of a constant that Coerce left for run
@@ -197,6 +199,16 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		t, err := castTypeFromName(tc.TypeName)
 		if err != nil {
+			if d, derr := c.lookupDomain(tc.TypeName, err); d != nil || derr != nil {
+				if derr != nil {
+					return nil, withPos(derr, tc.Location)
+				}
+				a, err := c.Compile(tc.Arg)
+				if err != nil {
+					return nil, err
+				}
+				return domainCast(a, d, tc.Location)
+			}
 			return nil, withPos(err, tc.Location)
 		}
 		var a Expr
@@ -362,9 +374,10 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 		}
 		var d types.Datum
 		var err error
-		if types.IsArray(t) && t.Typmod >= 0 {
-			// '{abc}'::varchar(2)[]: array_in without the typmod, then
-			// the length coercion of the cast (which truncates if explicit).
+		if (types.IsArray(t) || (ctx == types.CastExplicit && t.CharLen() >= 0)) && t.Typmod >= 0 {
+			// '{abc}'::varchar(2)[] and 'abc'::varchar(2): the input
+			// function without the typmod, then the length coercion of
+			// the cast (which truncates if explicit), as coerce_type.
 			d, err = types.Parse(types.Type{OID: t.OID, Typmod: -1}, c.Val.Str())
 			if err == nil {
 				d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit)

@@ -80,7 +80,7 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 	case NumericOID:
 		return parseNumeric(s, t.Typmod)
 	case RegtypeOID:
-		return parseRegtype(s)
+		return parseRegtypeWith(st, s)
 	}
 	if IsArray(t) {
 		return parseArray(st, t, s)
@@ -579,7 +579,7 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	case NumericOID:
 		return appendNumericText(dst, d.Str())
 	case RegtypeOID:
-		return appendRegtype(dst, d.Int())
+		return appendRegtypeWith(st, dst, d.Int())
 	}
 	if d.Kind() == kArr {
 		return appendArray(st, dst, t, d)
