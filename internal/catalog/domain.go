@@ -411,11 +411,6 @@ func (c *Catalog) DomainUsers(tx *Txn, oid uint32) ([]DomainUser, error) {
 		}
 		out = append(out, DomainUser{Domain: d})
 	}
-	// PostgreSQL reports the dependents it finds in pg_depend, in
-	// creation order, the latest first.
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
 	return out, nil
 }
 
@@ -452,6 +447,42 @@ func (c *Catalog) DropDomain(tx *Txn, d *Domain) error {
 	if err != nil {
 		return err
 	}
+	tx.Heap.Cid++
+	return nil
+}
+
+// RenameType renames a domain and its array type.
+func (c *Catalog) RenameType(tx *Txn, d *Domain, name string) error {
+	type upd struct {
+		tid page.ItemPointer
+		row []types.Datum
+	}
+	var ups []upd
+	err := c.scan(tx, PgType, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		switch uint32(v[tyOid].Int()) {
+		case d.OID:
+			row := append([]types.Datum(nil), v...)
+			row[tyName] = types.Str(name)
+			ups = append(ups, upd{tid, row})
+		case d.ArrayOID:
+			row := append([]types.Datum(nil), v...)
+			row[tyName] = types.Str(arrayTypeName(name))
+			ups = append(ups, upd{tid, row})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, u := range ups {
+		for len(u.row) < tyTypeCount {
+			u.row = append(u.row, types.Null())
+		}
+		if _, _, err := c.updateRow(tx, PgType, u.tid, u.row); err != nil {
+			return err
+		}
+	}
+	tx.Dirty = true
 	tx.Heap.Cid++
 	return nil
 }

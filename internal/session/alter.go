@@ -167,6 +167,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 				WithColumn(s.nspName(rel.Namespace), rel.Name, a.Name)
 		}
 	}
+	if a.Domain != 0 {
+		if def, err = s.domainColumnDefault(c, rel, a, def, missing, rewrite); err != nil {
+			return err
+		}
+	}
 	if rewrite {
 		missing = types.Null()
 	}
@@ -353,6 +358,9 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) error {
 	if isRoutineObject(rs.RenameType) {
 		return s.renameRoutine(c, rs, w)
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_DOMAIN || rs.RenameType == pg.ObjectType_OBJECT_TYPE || rs.RenameType == pg.ObjectType_OBJECT_DOMCONSTRAINT {
+		return s.renameType(c, rs, w)
 	}
 	tag := "ALTER TABLE"
 	if rs.RenameType == pg.ObjectType_OBJECT_INDEX || rs.RelationType == pg.ObjectType_OBJECT_INDEX {

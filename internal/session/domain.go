@@ -442,6 +442,11 @@ func (s *Session) domainDependents(c *exec.Ctx, d *catalog.Domain, deps *[]strin
 	if err != nil {
 		return err
 	}
+	// PostgreSQL reports the dependents it finds in pg_depend, in
+	// creation order, the latest first.
+	for i, j := 0, len(users)-1; i < j; i, j = i+1, j-1 {
+		users[i], users[j] = users[j], users[i]
+	}
 	for _, u := range users {
 		if u.Domain != nil {
 			*deps = append(*deps, "type "+u.Domain.Name)
@@ -498,4 +503,83 @@ func (t sessionTypes) TypeOID(names []string) types.OID {
 		return 0
 	}
 	return d.OID
+}
+
+// renameType is ALTER DOMAIN|TYPE … RENAME TO and ALTER DOMAIN … RENAME
+// CONSTRAINT.
+func (s *Session) renameType(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) error {
+	tag := "ALTER DOMAIN"
+	if rs.RenameType == pg.ObjectType_OBJECT_TYPE {
+		tag = "ALTER TYPE"
+	}
+	var names []*pg.Node
+	if l := rs.Object.GetList(); l != nil {
+		names = l.Items
+	} else if tn := rs.Object.GetTypeName(); tn != nil {
+		names = tn.Names
+	}
+	d, err := s.domainNamed(c, names)
+	if err != nil {
+		return err
+	}
+	if d == nil {
+		return pgerr.Errorf(pgerr.UndefinedObject, "type \"%s\" does not exist", strings.Join(stringList(names), "."))
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_DOMCONSTRAINT {
+		own, err := s.eng.Catalog.DomainConstraints(c.Tx, d.OID)
+		if err != nil {
+			return err
+		}
+		var target *catalog.Constraint
+		for _, k := range own {
+			if k.Name == rs.Newname {
+				return pgerr.Errorf(pgerr.DuplicateObject, "constraint \"%s\" for domain \"%s\" already exists", rs.Newname, d.Name)
+			}
+			if k.Name == rs.Subname {
+				target = k
+			}
+		}
+		if target == nil {
+			return pgerr.Errorf(pgerr.UndefinedObject, "constraint \"%s\" for domain \"%s\" does not exist", rs.Subname, d.Name)
+		}
+		target.Name = rs.Newname
+		if err := s.eng.Catalog.UpdateConstraint(c.Tx, target); err != nil {
+			return err
+		}
+		return w.CommandComplete(tag)
+	}
+	if taken, err := s.eng.Catalog.TypeNameTaken(c.Tx, d.Namespace, rs.Newname); err != nil {
+		return err
+	} else if taken {
+		return pgerr.Errorf(pgerr.DuplicateObject, "type \"%s\" already exists", rs.Newname)
+	}
+	if err := s.eng.Catalog.RenameType(c.Tx, d, rs.Newname); err != nil {
+		return err
+	}
+	return w.CommandComplete(tag)
+}
+
+// domainColumnDefault enforces the domain of a column ALTER TABLE ADD
+// COLUMN adds on the value existing rows get: checked once when that is
+// a constant (and some row exists), per row when the table is rewritten.
+func (s *Session) domainColumnDefault(c *exec.Ctx, rel *catalog.Relation, a catalog.Attr, def expr.Expr, missing types.Datum, rewrite bool) (expr.Expr, error) {
+	cd, err := s.eng.Catalog.DomainByOID(c.Tx, a.Domain)
+	if err != nil || cd == nil {
+		return def, err
+	}
+	d, err := exec.CompileDomain(c, cd)
+	if err != nil {
+		return def, err
+	}
+	if rewrite {
+		return &expr.DomainCheck{Arg: def, Domain: d}, nil
+	}
+	empty, err := tableIsEmpty(c, rel)
+	if err != nil || empty {
+		return def, err
+	}
+	return def, d.Check(c.Env, missing)
 }

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"strings"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/tidal-db/tidal/internal/catalog"
@@ -179,4 +181,24 @@ func domainConstraintDef(c *Ctx, k *catalog.Constraint, pretty bool) (types.Datu
 		def += " NOT VALID"
 	}
 	return types.Str(def), nil
+}
+
+// regtypeIn is regtypein: a builtin type's name, a domain's, or an OID.
+func regtypeIn(c *Ctx, s string) (types.Datum, error) {
+	d, err := types.Parse(types.Regtype, s)
+	if err == nil {
+		return d, nil
+	}
+	var names []string
+	for _, part := range strings.Split(strings.TrimSpace(s), ".") {
+		names = append(names, strings.Trim(strings.TrimSpace(part), `"`))
+	}
+	dom, derr := LookupDomain(c, names)
+	if derr != nil {
+		return types.Null(), derr
+	}
+	if dom == nil {
+		return types.Null(), err
+	}
+	return types.Int(int64(dom.OID)), nil
 }
