@@ -535,7 +535,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		if uint32(v[0].Int()) != oid || v[4].Int() <= 0 {
 			return true, nil
 		}
-		a, err := attrFromRow(v, func(oid uint32) (*Domain, error) { return c.DomainByOID(tx, oid) })
+		a, err := attrFromRow(v, func(oid uint32) (*Domain, error) { return c.userTypeAsDomain(tx, oid) })
 		if err != nil {
 			return false, err
 		}

@@ -400,7 +400,7 @@ func (c *Catalog) DomainUsers(tx *Txn, oid uint32) ([]DomainUser, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r != nil {
+		if r != nil && r.Kind != KindIndex {
 			out = append(out, DomainUser{Rel: r, Attnum: cl.num})
 		}
 	}

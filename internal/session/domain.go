@@ -30,6 +30,9 @@ func (s *Session) columnType(c *exec.Ctx, tn *pg.TypeName) (types.Type, uint32, 
 		return t, 0, derr
 	}
 	if d == nil {
+		if ut, ok, uerr := s.userType(c, tn.Names); uerr != nil || ok {
+			return ut, 0, uerr
+		}
 		return t, 0, err
 	}
 	if len(tn.Typmods) > 0 {
@@ -382,6 +385,18 @@ func (s *Session) dropTypes(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter)
 			return err
 		}
 		if d == nil {
+			if ut, ok, err := s.userType(c, tn.Names); err != nil {
+				return err
+			} else if ok && ds.RemoveType == pg.ObjectType_OBJECT_DOMAIN {
+				return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a domain", name)
+			} else if ok {
+				u, err := s.eng.Catalog.UserTypeByOID(c.Tx, ut.OID)
+				if err != nil {
+					return err
+				}
+				doms = append(doms, &catalog.Domain{OID: u.OID, Name: u.Name, Namespace: u.Namespace, ArrayOID: u.ArrayOID})
+				continue
+			}
 			if _, terr := expr.TypeFromName(tn); terr == nil {
 				if ds.RemoveType == pg.ObjectType_OBJECT_DOMAIN {
 					return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a domain", name)
@@ -427,7 +442,7 @@ func (s *Session) dropTypes(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter)
 				return err
 			}
 		}
-		if err := s.eng.Catalog.DropDomain(c.Tx, d); err != nil {
+		if err := s.eng.Catalog.DropUserType(c.Tx, &catalog.UserType{OID: d.OID, ArrayOID: d.ArrayOID}); err != nil {
 			return err
 		}
 	}
@@ -474,35 +489,6 @@ func (s *Session) domainDependents(c *exec.Ctx, d *catalog.Domain, deps *[]strin
 		})
 	}
 	return nil
-}
-
-// sessionTypes answers the type system's questions about user-defined
-// types from the catalog, in the session's current transaction.
-type sessionTypes struct{ s *Session }
-
-func (t sessionTypes) TypeName(oid types.OID) string {
-	d, err := t.s.eng.Catalog.DomainByOID(&t.s.ctx, oid)
-	if err != nil || d == nil {
-		return ""
-	}
-	if d.Namespace != catalog.PublicNamespace && d.Namespace != catalog.PgCatalogNamespace {
-		return types.QuoteIdent(t.s.eng.Catalog.NamespaceName(d.Namespace)) + "." + types.QuoteIdent(d.Name)
-	}
-	return types.QuoteIdent(d.Name)
-}
-
-func (t sessionTypes) TypeOID(names []string) types.OID {
-	schema := ""
-	if len(names) == 2 {
-		schema = names[0]
-	} else if len(names) != 1 {
-		return 0
-	}
-	d, err := t.s.eng.Catalog.LookupDomain(&t.s.ctx, schema, names[len(names)-1])
-	if err != nil || d == nil {
-		return 0
-	}
-	return d.OID
 }
 
 // renameType is ALTER DOMAIN|TYPE … RENAME TO and ALTER DOMAIN … RENAME

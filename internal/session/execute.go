@@ -120,6 +120,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.createFunction(c, stmt.GetCreateFunctionStmt(), w)
 	case stmt.GetAlterFunctionStmt() != nil:
 		return s.alterFunction(c, stmt.GetAlterFunctionStmt(), w)
+	case stmt.GetCreateEnumStmt() != nil:
+		return s.createEnum(c, stmt.GetCreateEnumStmt(), w)
+	case stmt.GetAlterEnumStmt() != nil:
+		return s.alterEnum(c, stmt.GetAlterEnumStmt(), w)
 	case stmt.GetCreateDomainStmt() != nil:
 		return s.createDomain(c, stmt.GetCreateDomainStmt(), w)
 	case stmt.GetAlterDomainStmt() != nil:

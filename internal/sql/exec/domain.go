@@ -193,12 +193,60 @@ func regtypeIn(c *Ctx, s string) (types.Datum, error) {
 	for _, part := range strings.Split(strings.TrimSpace(s), ".") {
 		names = append(names, strings.Trim(strings.TrimSpace(part), `"`))
 	}
-	dom, derr := LookupDomain(c, names)
-	if derr != nil {
-		return types.Null(), derr
-	}
-	if dom == nil {
+	if len(names) > 2 {
 		return types.Null(), err
 	}
-	return types.Int(int64(dom.OID)), nil
+	schema := ""
+	if len(names) == 2 {
+		schema = names[0]
+	}
+	u, uerr := c.Eng.Catalog.LookupUserType(c.Tx, schema, names[len(names)-1])
+	if uerr != nil {
+		return types.Null(), uerr
+	}
+	if u == nil {
+		return types.Null(), err
+	}
+	return types.Int(int64(u.OID)), nil
+}
+
+// EnumType describes enum type oid from the catalog; nil if it is none.
+func EnumType(cat *catalog.Catalog, tx *catalog.Txn, oid uint32) (*types.Enum, error) {
+	u, err := cat.UserTypeByOID(tx, oid)
+	if err != nil || u == nil || u.Kind != catalog.TypeEnum {
+		return nil, err
+	}
+	labels, err := cat.EnumLabels(tx, oid)
+	if err != nil {
+		return nil, err
+	}
+	name := types.QuoteIdent(u.Name)
+	if u.Namespace != catalog.PublicNamespace && u.Namespace != catalog.PgCatalogNamespace {
+		name = types.QuoteIdent(cat.NamespaceName(u.Namespace)) + "." + name
+	}
+	return &types.Enum{OID: oid, Name: name, Labels: labels}, nil
+}
+
+// userTypeLookup is the compiler's hook for casts to user-defined types
+// that are not domains (enums).
+func (p *Planner) userTypeLookup() expr.UserTypeLookup {
+	if p.C == nil || p.C.Eng == nil || p.C.Tx == nil {
+		return nil
+	}
+	c := p.C
+	return func(names []string) (types.Type, bool, error) {
+		schema := ""
+		switch len(names) {
+		case 1:
+		case 2:
+			schema = names[0]
+		default:
+			return types.Type{}, false, nil
+		}
+		u, err := c.Eng.Catalog.LookupUserType(c.Tx, schema, names[len(names)-1])
+		if err != nil || u == nil || u.Kind == catalog.TypeDomain {
+			return types.Type{}, false, err
+		}
+		return types.Type{OID: u.OID, Typmod: -1}, true, nil
+	}
 }

@@ -56,8 +56,10 @@ type Compiler struct {
 	// literals whose conversion depends on them (timestamptz) are then
 	// converted at once, as PostgreSQL folds them, instead of when run.
 	Settings *types.Settings
-	// Domains, when set, finds the domains a cast may name.
-	Domains DomainLookup
+	// Domains, when set, finds the domains a cast may name, UserTypes
+	// the other user-defined types.
+	Domains   DomainLookup
+	UserTypes UserTypeLookup
 }
 
 // foldSettings converts a cast of a constant that Coerce left for run
@@ -209,7 +211,21 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 				}
 				return domainCast(a, d, tc.Location)
 			}
-			return nil, withPos(err, tc.Location)
+			ut, ok, uerr := c.lookupUserType(tc.TypeName)
+			if uerr != nil {
+				return nil, withPos(uerr, tc.Location)
+			}
+			if !ok {
+				return nil, withPos(err, tc.Location)
+			}
+			t = ut
+		}
+		if types.IsUserType(t) {
+			a, err := c.Compile(tc.Arg)
+			if err != nil {
+				return nil, err
+			}
+			return c.userTypeCast(a, t, tc.Location)
 		}
 		var a Expr
 		if ae := tc.Arg.GetAArrayExpr(); ae != nil && types.IsArray(t) {
@@ -219,6 +235,9 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if types.IsUserType(a.Type()) {
+			return c.userTypeCast(a, t, tc.Location)
 		}
 		out, err := ExplicitCast(a, t, tc.Location)
 		if err != nil {
@@ -360,6 +379,9 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 	from := e.Type()
 	if from.OID == t.OID && (t.Typmod < 0 || from.Typmod == t.Typmod) {
 		return e, nil
+	}
+	if types.IsUserType(from) || types.IsUserType(t) {
+		return coerceUserType(e, t, ctx)
 	}
 	if c, ok := e.(*Const); ok && from.OID == types.UnknownOID {
 		if c.Val.IsNull() {
@@ -666,6 +688,11 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 		p.Infer(types.Type{OID: r.Type().OID, Typmod: -1})
 		lt = p.T
 	}
+	if l != nil {
+		if e, ok, err := c.userTypeOperator(op, l, r, loc); ok {
+			return e, err
+		}
+	}
 	fn, err := types.LookupOperator(op, lt, r.Type())
 	if err != nil {
 		return nil, withPos(err, loc)
@@ -722,6 +749,9 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 	}
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here"), fc.Location)
+	}
+	if e, handled, err := c.enumFunction(fc, name); handled || err != nil {
+		return e, err
 	}
 	if c.Hooks.Routine != nil {
 		if e, handled, err := c.Hooks.Routine(fc, c); handled || err != nil {

@@ -24,6 +24,9 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 	if d, err, ok := parseNewType(st, t, s); ok {
 		return d, err
 	}
+	if d, err, ok := parseUserType(st, t, s); ok {
+		return d, err
+	}
 	switch t.OID {
 	case Int4OID:
 		v, err := parseInt(s, 32, "integer")
@@ -525,6 +528,9 @@ func AppendText(dst []byte, t Type, d Datum) []byte { return AppendTextWith(nil,
 // output is in the session's TimeZone).
 func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	if out, ok := appendNewType(st, dst, t, d); ok {
+		return out
+	}
+	if out, ok := appendUserType(st, dst, t, d); ok {
 		return out
 	}
 	switch t.OID {

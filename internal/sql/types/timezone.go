@@ -32,6 +32,8 @@ type UserTypeNames interface {
 	TypeName(oid OID) string
 	// TypeOID resolves a user-defined type's name (0 if none).
 	TypeOID(names []string) OID
+	// Enum describes an enum type (nil if oid is none).
+	Enum(oid OID) *Enum
 }
 
 func (st *Settings) zone() *Zone {
