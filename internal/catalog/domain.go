@@ -247,6 +247,10 @@ func (c *Catalog) DomainByOID(tx *Txn, oid uint32) (*Domain, error) {
 	if t, ok := types.TypeByOID(d.Declared); ok {
 		t.Typmod = typmod
 		d.Base = t
+	} else if u, err := c.UserTypeByOID(tx, d.Declared); err != nil {
+		return nil, err
+	} else if u != nil && u.Kind != TypeDomain {
+		d.Base = types.Type{OID: d.Declared, Typmod: -1}
 	} else {
 		over, err := c.DomainByOID(tx, d.Declared)
 		if err != nil {

@@ -145,6 +145,9 @@ func (s *Session) domainBase(c *exec.Ctx, tn *pg.TypeName) (types.Type, *catalog
 		return t, nil, derr
 	}
 	if over == nil {
+		if ut, ok, uerr := s.userType(c, tn.Names); uerr != nil || ok {
+			return ut, nil, uerr
+		}
 		return t, nil, err
 	}
 	return over.Base, over, nil
@@ -507,6 +510,17 @@ func (s *Session) renameType(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWrit
 	d, err := s.domainNamed(c, names)
 	if err != nil {
 		return err
+	}
+	if d == nil && rs.RenameType == pg.ObjectType_OBJECT_TYPE {
+		if ut, ok, err := s.userType(c, names); err != nil {
+			return err
+		} else if ok {
+			u, err := s.eng.Catalog.UserTypeByOID(c.Tx, ut.OID)
+			if err != nil {
+				return err
+			}
+			d = &catalog.Domain{OID: u.OID, Name: u.Name, Namespace: u.Namespace, ArrayOID: u.ArrayOID}
+		}
 	}
 	if d == nil {
 		return pgerr.Errorf(pgerr.UndefinedObject, "type \"%s\" does not exist", strings.Join(stringList(names), "."))
