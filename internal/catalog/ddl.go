@@ -372,7 +372,7 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 			bv(types.IsPreferred(t)), bv(true), cv(','), ov(0),
 			ov(0), ov(0), cv(l.Align), cv(l.Storage),
 			bv(false), ov(0), iv(-1), iv(0),
-			ov(0), types.Null(),
+			ov(0), types.Null(), types.Null(),
 		}
 		if _, err := c.insert(tx, PgType, row); err != nil {
 			return err

@@ -74,7 +74,7 @@ func typeRow(oid uint32, name string, nsp, owner uint32, kind byte, t types.Type
 		bv(false), bv(true), cv(','), ov(0),
 		ov(0), ov(0), cv(l.Align), cv(l.Storage),
 		bv(false), ov(0), iv(-1), iv(0),
-		ov(0), types.Null(),
+		ov(0), types.Null(), types.Null(),
 	})
 	return row
 }

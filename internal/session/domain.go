@@ -160,8 +160,16 @@ func (s *Session) domainDefaultText(c *exec.Ctx, raw *pg.Node, base types.Type) 
 		return "", err
 	}
 	p := &exec.Planner{C: c}
-	if _, err := p.CompileDefault(raw, base); err != nil {
+	e, err := p.CompileDefault(raw, base)
+	if err != nil {
 		return "", err
+	}
+	// pg_type.typdefault is the expression as PostgreSQL prints it once
+	// analyzed ('x'::text); that form, when it reads back as SQL.
+	if n := mustParseExpr(e.String()); n != nil {
+		if _, err := p.CompileDefault(n, base); err == nil {
+			return e.String(), nil
+		}
 	}
 	return deparseExpr(raw)
 }
@@ -582,4 +590,17 @@ func (s *Session) domainColumnDefault(c *exec.Ctx, rel *catalog.Relation, a cata
 		return def, err
 	}
 	return def, d.Check(c.Env, missing)
+}
+
+// mustParseExpr parses an expression's SQL text; nil if it does not parse.
+func mustParseExpr(text string) *pg.Node {
+	tree, err := pg.Parse("SELECT " + text)
+	if err != nil || len(tree.Stmts) != 1 {
+		return nil
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return nil
+	}
+	return sel.TargetList[0].GetResTarget().Val
 }
