@@ -55,13 +55,9 @@ func (s *Session) domainNamed(c *exec.Ctx, names []*pg.Node) (*catalog.Domain, e
 func (s *Session) createDomain(c *exec.Ctx, st *pg.CreateDomainStmt, w pgwire.ResultWriter) error {
 	parts := stringList(st.Domainname)
 	name := parts[len(parts)-1]
-	nsp := uint32(catalog.PublicNamespace)
-	if len(parts) > 1 {
-		o, err := s.eng.Catalog.NamespaceOID(c.Tx, parts[len(parts)-2])
-		if err != nil {
-			return err
-		}
-		nsp = o
+	nsp, err := s.typeNamespace(c, parts)
+	if err != nil {
+		return err
 	}
 	if taken, err := s.eng.Catalog.TypeNameTaken(c.Tx, nsp, name); err != nil {
 		return err

@@ -82,13 +82,9 @@ func (s *Session) userType(c *exec.Ctx, names []*pg.Node) (types.Type, bool, err
 func (s *Session) createEnum(c *exec.Ctx, st *pg.CreateEnumStmt, w pgwire.ResultWriter) error {
 	parts := stringList(st.TypeName)
 	name := parts[len(parts)-1]
-	nsp := uint32(catalog.PublicNamespace)
-	if len(parts) > 1 {
-		o, err := s.eng.Catalog.NamespaceOID(c.Tx, parts[len(parts)-2])
-		if err != nil {
-			return err
-		}
-		nsp = o
+	nsp, err := s.typeNamespace(c, parts)
+	if err != nil {
+		return err
 	}
 	if taken, err := s.eng.Catalog.TypeNameTaken(c.Tx, nsp, name); err != nil {
 		return err
@@ -177,4 +173,14 @@ func joinNames(ns []*pg.Node) string {
 		out += p
 	}
 	return out
+}
+
+// typeNamespace is the schema a new type named parts goes in: the one
+// named, else the one new relations go in.
+func (s *Session) typeNamespace(c *exec.Ctx, parts []string) (uint32, error) {
+	rv := &pg.RangeVar{Relname: parts[len(parts)-1], Relpersistence: "p", Location: -1}
+	if len(parts) > 1 {
+		rv.Schemaname = parts[len(parts)-2]
+	}
+	return s.namespaceFor(c, rv)
 }
