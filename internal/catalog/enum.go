@@ -233,6 +233,15 @@ func (c *Catalog) RenameEnumValue(tx *Txn, typ uint32, from, to string) error {
 // DropUserType removes a user-defined type that is not a domain (an
 // enum): its pg_type rows, its labels and its dependencies.
 func (c *Catalog) DropUserType(tx *Txn, t *UserType) error {
+	relOID, _, err := c.CompositeAttrs(tx, t.OID)
+	if err != nil {
+		return err
+	}
+	if relOID != 0 {
+		if err := c.dropCompositeRelation(tx, relOID); err != nil {
+			return err
+		}
+	}
 	if err := c.DropDomain(tx, &Domain{OID: t.OID, ArrayOID: t.ArrayOID}); err != nil {
 		return err
 	}
@@ -265,4 +274,151 @@ func (c *Catalog) userTypeAsDomain(tx *Txn, oid uint32) (*Domain, error) {
 		return nil, err
 	}
 	return &Domain{Base: types.Type{OID: oid, Typmod: -1}}, nil
+}
+
+// TypeComposite is pg_type.typtype of a composite type; KindComposite its
+// pg_class relkind.
+const (
+	TypeComposite = 'c'
+	KindComposite = 'c'
+)
+
+// CreateComposite adds a composite type (CREATE TYPE … AS (…)): a
+// pg_class row of relkind 'c' with its attributes, the pg_type row
+// (typrelid) and the array type.
+func (c *Catalog) CreateComposite(tx *Txn, nsp uint32, name string, attrs []Attr) (uint32, error) {
+	relOID, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	oid, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	arr, err := c.NewOid()
+	if err != nil {
+		return 0, err
+	}
+	cls := classRow(relOID, name, nsp, KindComposite, 0, len(attrs), 0, false, nil)
+	cls[PgClass.ColumnIndex("reltype")] = ov(oid)
+	if _, err := c.insert(tx, PgClass, cls); err != nil {
+		return 0, err
+	}
+	for i, a := range attrs {
+		if err := checkColumnName(a.Name); err != nil {
+			return 0, err
+		}
+		a.Num = int16(i + 1)
+		if _, err := c.insert(tx, PgAttribute, attrRow(relOID, a)); err != nil {
+			return 0, err
+		}
+	}
+	row := typeRow(oid, name, nsp, BootstrapSuperuserID, TypeComposite, types.Text)
+	row[PgType.ColumnIndex("typcategory")] = cv('C')
+	row[PgType.ColumnIndex("typalign")] = cv('d')
+	row[PgType.ColumnIndex("typrelid")] = ov(relOID)
+	row[tyArray] = ov(arr)
+	if _, err := c.insert(tx, PgType, row); err != nil {
+		return 0, err
+	}
+	arrRow := typeRow(arr, arrayTypeName(name), nsp, BootstrapSuperuserID, TypeBase, types.Text)
+	arrRow[PgType.ColumnIndex("typcategory")] = cv('A')
+	arrRow[PgType.ColumnIndex("typalign")] = cv('d')
+	arrRow[tyElem] = ov(oid)
+	if _, err := c.insert(tx, PgType, arrRow); err != nil {
+		return 0, err
+	}
+	if err := c.addDepend(tx, PgTypeRelID, oid, PgNamespaceRelID, nsp, DepNormal); err != nil {
+		return 0, err
+	}
+	if err := c.addDepend(tx, PgTypeRelID, arr, PgTypeRelID, oid, DepInternal); err != nil {
+		return 0, err
+	}
+	tx.Heap.Cid++
+	return oid, nil
+}
+
+// CompositeAttrs returns a composite type's pg_class OID and its
+// attributes in order (nil if oid is no composite type).
+func (c *Catalog) CompositeAttrs(tx *Txn, oid uint32) (uint32, []Attr, error) {
+	var relOID uint32
+	err := c.scan(tx, PgType, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[tyOid].Int()) != oid {
+			return true, nil
+		}
+		if v[tyType].Int() == TypeComposite {
+			relOID = uint32(v[PgType.ColumnIndex("typrelid")].Int())
+		}
+		return false, nil
+	})
+	if err != nil || relOID == 0 {
+		return 0, nil, err
+	}
+	var attrs []Attr
+	err = c.scan(tx, PgAttribute, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) != relOID || v[aNum].Int() <= 0 {
+			return true, nil
+		}
+		a, err := attrFromRow(v, func(o uint32) (*Domain, error) { return c.userTypeAsDomain(tx, o) })
+		if err != nil {
+			return false, err
+		}
+		if !a.Dropped {
+			attrs = append(attrs, a)
+		}
+		return true, nil
+	})
+	sort.Slice(attrs, func(i, j int) bool { return attrs[i].Num < attrs[j].Num })
+	return relOID, attrs, err
+}
+
+// dropCompositeRelation removes a composite type's pg_class row and
+// attributes.
+func (c *Catalog) dropCompositeRelation(tx *Txn, relOID uint32) error {
+	var tids []page.ItemPointer
+	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[cOid].Int()) == relOID {
+			tids = append(tids, tid)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range tids {
+		if err := c.delete(tx, PgClass, t); err != nil {
+			return err
+		}
+	}
+	tids = tids[:0]
+	err = c.scan(tx, PgAttribute, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) == relOID {
+			tids = append(tids, tid)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range tids {
+		if err := c.delete(tx, PgAttribute, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CompositeTypeOf is the pg_type OID of composite relation relOID (0 if
+// none).
+func (c *Catalog) CompositeTypeOf(tx *Txn, relOID uint32) (uint32, error) {
+	var oid uint32
+	ri := PgType.ColumnIndex("typrelid")
+	err := c.scan(tx, PgType, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[ri].Int()) == relOID {
+			oid = uint32(v[tyOid].Int())
+			return false, nil
+		}
+		return true, nil
+	})
+	return oid, err
 }

@@ -250,6 +250,15 @@ func (s *Session) checkDomainValues(c *exec.Ctx, d *catalog.Domain, ok func(type
 				i = j
 			}
 		}
+		if u.Rel.Kind == catalog.KindComposite {
+			if err := s.refuseIfStoredInComposite(c, d, u.Rel); err != nil {
+				return err
+			}
+			continue
+		}
+		if u.Rel.Kind != catalog.KindTable {
+			continue
+		}
 		bad := false
 		err := exec.Run(c, &exec.SeqScan{Rel: u.Rel}, func(r exec.Row) error {
 			if bad {
@@ -486,6 +495,13 @@ func (s *Session) domainDependents(c *exec.Ctx, d *catalog.Domain, deps *[]strin
 				name = a.Name
 			}
 		}
+		if rel.Kind == catalog.KindComposite {
+			*deps = append(*deps, fmt.Sprintf("column %s of composite type %s", name, rel.Name))
+			*drop = append(*drop, func() error {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "dropping an attribute of composite type %s is not supported yet", rel.Name)
+			})
+			continue
+		}
 		*deps = append(*deps, fmt.Sprintf("column %s of table %s", name, rel.Name))
 		*drop = append(*drop, func() error {
 			cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
@@ -599,4 +615,29 @@ func mustParseExpr(text string) *pg.Node {
 		return nil
 	}
 	return sel.TargetList[0].GetResTarget().Val
+}
+
+// refuseIfStoredInComposite refuses a new constraint on domain d when a
+// composite type with an attribute of d is some table's column type:
+// tidal does not look inside stored composite values (PostgreSQL's
+// error).
+func (s *Session) refuseIfStoredInComposite(c *exec.Ctx, d *catalog.Domain, comp *catalog.Relation) error {
+	typ, err := s.eng.Catalog.CompositeTypeOf(c.Tx, comp.OID)
+	if err != nil || typ == 0 {
+		return err
+	}
+	users, err := s.eng.Catalog.DomainUsers(c.Tx, typ)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.Rel != nil && u.Rel.Kind == catalog.KindTable {
+			for _, a := range u.Rel.Attrs {
+				if a.Num == u.Attnum {
+					return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot alter type \"%s\" because column \"%s.%s\" uses it", d.Name, u.Rel.Name, a.Name)
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -15,12 +15,25 @@ import (
 // lives as long as the Settings it is in (a statement, a result set), so
 // it keeps what it looked up: enum values are formatted row by row.
 type sessionTypes struct {
-	s     *Session
-	enums map[types.OID]*types.Enum
+	s          *Session
+	enums      map[types.OID]*types.Enum
+	composites map[types.OID]*types.Composite
 }
 
 func newSessionTypes(s *Session) *sessionTypes {
-	return &sessionTypes{s: s, enums: map[types.OID]*types.Enum{}}
+	return &sessionTypes{s: s, enums: map[types.OID]*types.Enum{}, composites: map[types.OID]*types.Composite{}}
+}
+
+func (t *sessionTypes) Composite(oid types.OID) *types.Composite {
+	if c, ok := t.composites[oid]; ok {
+		return c
+	}
+	c, err := exec.CompositeType(t.s.eng.Catalog, &t.s.ctx, oid)
+	if err != nil {
+		c = nil
+	}
+	t.composites[oid] = c
+	return c
 }
 
 func (t *sessionTypes) TypeName(oid types.OID) string {
@@ -183,4 +196,49 @@ func (s *Session) typeNamespace(c *exec.Ctx, parts []string) (uint32, error) {
 		rv.Schemaname = parts[len(parts)-2]
 	}
 	return s.namespaceFor(c, rv)
+}
+
+// createComposite is CREATE TYPE … AS (…).
+func (s *Session) createComposite(c *exec.Ctx, st *pg.CompositeTypeStmt, w pgwire.ResultWriter) error {
+	parts := []string{st.Typevar.Relname}
+	if st.Typevar.Schemaname != "" {
+		parts = []string{st.Typevar.Schemaname, st.Typevar.Relname}
+	}
+	name := st.Typevar.Relname
+	nsp, err := s.typeNamespace(c, parts)
+	if err != nil {
+		return err
+	}
+	if taken, err := s.eng.Catalog.TypeNameTaken(c.Tx, nsp, name); err != nil {
+		return err
+	} else if taken {
+		return pgerr.Errorf(pgerr.DuplicateObject, "type \"%s\" already exists", name)
+	}
+	var attrs []catalog.Attr
+	seen := map[string]bool{}
+	for _, n := range st.Coldeflist {
+		cd := n.GetColumnDef()
+		if cd == nil {
+			continue
+		}
+		if seen[cd.Colname] {
+			return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
+		}
+		seen[cd.Colname] = true
+		t, dom, err := s.columnType(c, cd.TypeName)
+		if err != nil {
+			return err
+		}
+		if types.Category(t) == 'P' {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "column \"%s\" has pseudo-type %s", cd.Colname, t)
+		}
+		attrs = append(attrs, catalog.Attr{Name: cd.Colname, Type: t, Domain: dom})
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if _, err := s.eng.Catalog.CreateComposite(c.Tx, nsp, name, attrs); err != nil {
+		return err
+	}
+	return w.CommandComplete("CREATE TYPE")
 }

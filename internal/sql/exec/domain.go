@@ -250,3 +250,26 @@ func (p *Planner) userTypeLookup() expr.UserTypeLookup {
 		return types.Type{OID: u.OID, Typmod: -1}, true, nil
 	}
 }
+
+// CompositeType describes composite type oid from the catalog; nil if it
+// is none.
+func CompositeType(cat *catalog.Catalog, tx *catalog.Txn, oid uint32) (*types.Composite, error) {
+	_, attrs, err := cat.CompositeAttrs(tx, oid)
+	if err != nil || attrs == nil {
+		return nil, err
+	}
+	u, err := cat.UserTypeByOID(tx, oid)
+	if err != nil || u == nil {
+		return nil, err
+	}
+	name := types.QuoteIdent(u.Name)
+	if u.Namespace != catalog.PublicNamespace && u.Namespace != catalog.PgCatalogNamespace {
+		name = types.QuoteIdent(cat.NamespaceName(u.Namespace)) + "." + name
+	}
+	out := &types.Composite{OID: oid, Name: name}
+	for _, a := range attrs {
+		out.Fields = append(out.Fields, a.Name)
+		out.Types = append(out.Types, a.Type)
+	}
+	return out, nil
+}

@@ -427,7 +427,7 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 	}
 	for _, n := range ind.Indirection {
 		if fs := n.GetString_(); fs != nil {
-			if e, err = selectField(e, fs.Sval); err != nil {
+			if e, err = c.selectField(e, fs.Sval); err != nil {
 				return nil, err
 			}
 			continue
@@ -468,7 +468,15 @@ type NamedFields interface {
 	FieldTypes() []types.Type
 }
 
-func selectField(e Expr, name string) (Expr, error) {
+func (c *Compiler) selectField(e Expr, name string) (Expr, error) {
+	if comp := types.CompositeOf(c.Settings, e.Type()); comp != nil {
+		for i, n := range comp.Fields {
+			if n == name {
+				return &FieldSelect{Arg: e, Field: i, T: comp.Types[i]}, nil
+			}
+		}
+		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" not found in data type %s", name, comp.Name)
+	}
 	nf, ok := e.(NamedFields)
 	if !ok {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")

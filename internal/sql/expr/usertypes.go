@@ -81,15 +81,26 @@ func (c *Compiler) userTypeOperator(op string, l, r Expr, loc int32) (Expr, bool
 	if !types.IsUserType(lt) && !types.IsUserType(rt) {
 		return nil, false, nil
 	}
+	// A literal compared with a composite is an anonymous record in
+	// PostgreSQL (record = record), whose input it refuses.
+	for _, side := range [][2]Expr{{l, r}, {r, l}} {
+		if k, ok := side[0].(*Const); ok && k.T.OID == types.UnknownOID && !k.Val.IsNull() && types.CompositeOf(c.Settings, side[1].Type()) != nil {
+			pos := loc
+			if k.Loc >= 0 {
+				pos = k.Loc
+			}
+			return nil, true, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "input of anonymous composite types is not implemented"), pos)
+		}
+	}
 	var err error
-	if lt.OID == types.UnknownOID {
+	if lt.OID == types.UnknownOID || (lt.OID == types.RecordOID && types.IsUserType(rt)) {
 		if l, err = c.userTypeCast(l, rt, loc); err != nil {
 			return nil, true, err
 		}
 	} else if p, ok := l.(*Param); ok && p.T.OID == types.UnknownOID {
 		p.Infer(rt)
 	}
-	if rt.OID == types.UnknownOID {
+	if rt.OID == types.UnknownOID || (rt.OID == types.RecordOID && types.IsUserType(lt)) {
 		if r, err = c.userTypeCast(r, lt, loc); err != nil {
 			return nil, true, err
 		}
@@ -97,6 +108,9 @@ func (c *Compiler) userTypeOperator(op string, l, r Expr, loc int32) (Expr, bool
 		p.Infer(lt)
 	}
 	lt, rt = l.Type(), r.Type()
+	if lt.OID == rt.OID && enumComparisons[op] && types.CompositeOf(c.Settings, lt) != nil {
+		return &CompositeCompare{Op: op, L: l, R: r}, true, nil
+	}
 	if lt.OID != rt.OID || !enumComparisons[op] || c.enumOf(lt) == nil {
 		return nil, true, withPos(pgerr.Errorf(pgerr.UndefinedFunction, "operator does not exist: %s %s %s", c.typeName(lt), op, c.typeName(rt)).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts."), loc)
@@ -227,3 +241,43 @@ func coerceUserType(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 	}
 	return &Cast{Arg: e, To: t, Ctx: ctx}, nil
 }
+
+// CompositeCompare compares two values of a composite type field by
+// field (record_eq, record_lt, …: a NULL field equals a NULL field and
+// sorts after any other value).
+type CompositeCompare struct {
+	Op   string
+	L, R Expr
+}
+
+func (x *CompositeCompare) Eval(env *Env, row []types.Datum) (types.Datum, error) {
+	a, err := x.L.Eval(env, row)
+	if err != nil || a.IsNull() {
+		return types.Null(), err
+	}
+	b, err := x.R.Eval(env, row)
+	if err != nil || b.IsNull() {
+		return types.Null(), err
+	}
+	c := types.Compare(x.L.Type(), a, b)
+	var r bool
+	switch x.Op {
+	case "=":
+		r = c == 0
+	case "<>":
+		r = c != 0
+	case "<":
+		r = c < 0
+	case "<=":
+		r = c <= 0
+	case ">":
+		r = c > 0
+	default:
+		r = c >= 0
+	}
+	return types.Bool(r), nil
+}
+func (x *CompositeCompare) Type() types.Type          { return types.Boolean }
+func (x *CompositeCompare) String() string            { return "(" + x.L.String() + " " + x.Op + " " + x.R.String() + ")" }
+func (x *CompositeCompare) ArgExprs() []Expr          { return []Expr{x.L, x.R} }
+func (x *CompositeCompare) WithArgs(args []Expr) Expr { return &CompositeCompare{Op: x.Op, L: args[0], R: args[1]} }

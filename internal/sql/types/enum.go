@@ -11,9 +11,10 @@ import (
 // learns of them only through a session's Settings.UserTypes. Their
 // values must still order, compare and hash without it (sorts, B-tree
 // comparators and hash tables see only the type OID), so an enum value
-// carries its own order: the datum is 12 bytes, the label's sort order
-// (pg_enum.enumsortorder, a float8 here) encoded so that bytewise order
-// is numeric order, then the label's pg_enum OID. Sort orders of a type
+// carries its own order: the datum is 13 bytes, a marker 0xff (no
+// record datum starts so: composite values are record datums), the
+// label's sort order (pg_enum.enumsortorder, a float8 here) encoded so
+// that bytewise order is numeric order, then the label's pg_enum OID. Sort orders of a type
 // are distinct and never change once assigned (ADD VALUE … BEFORE takes
 // a value between its neighbours'), so bytewise comparison is enum
 // order, and equality is identity. The text form needs the catalog: the
@@ -43,26 +44,30 @@ type EnumLabel struct {
 
 // EnumDatum is the value of label l.
 func EnumDatum(l EnumLabel) Datum {
-	var b [12]byte
+	var b [13]byte
 	bits := math.Float64bits(l.Order)
 	if bits&(1<<63) != 0 {
 		bits = ^bits
 	} else {
 		bits |= 1 << 63
 	}
-	binary.BigEndian.PutUint64(b[:8], bits)
-	binary.BigEndian.PutUint32(b[8:], uint32(l.OID))
+	b[0] = enumMarker
+	binary.BigEndian.PutUint64(b[1:9], bits)
+	binary.BigEndian.PutUint32(b[9:], uint32(l.OID))
 	return Str(string(b[:]))
 }
 
 // EnumLabelOID is the pg_enum OID of an enum value (0 if d is not one).
 func EnumLabelOID(d Datum) OID {
-	s := d.Str()
-	if len(s) != 12 {
+	if !isEnumDatum(d) {
 		return 0
 	}
-	return OID(binary.BigEndian.Uint32([]byte(s[8:])))
+	return OID(binary.BigEndian.Uint32([]byte(d.Str()[9:])))
 }
+
+const enumMarker = 0xff
+
+func isEnumDatum(d Datum) bool { s := d.Str(); return len(s) == 13 && s[0] == enumMarker }
 
 // Parse is enum_in.
 func (e *Enum) Parse(s string) (Datum, error) {
@@ -111,6 +116,10 @@ func parseUserType(st *Settings, t Type, s string) (Datum, error, bool) {
 		d, err := e.Parse(s)
 		return d, err, true
 	}
+	if c := compositeOf(st, t); c != nil {
+		d, err := c.parse(st, s)
+		return d, err, true
+	}
 	return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "input of type %d is not supported here", t.OID), true
 }
 
@@ -118,6 +127,9 @@ func parseUserType(st *Settings, t Type, s string) (Datum, error, bool) {
 func appendUserType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 	if !IsUserType(t) {
 		return dst, false
+	}
+	if !isEnumDatum(d) {
+		return appendRecordText(st, dst, d), true // a composite value
 	}
 	if e := enumOf(st, t); e != nil {
 		if l, ok := e.Label(d); ok {
@@ -133,6 +145,12 @@ func appendUserType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 // assignment context, from one explicitly, from unknown implicitly.
 func castUserType(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, error, bool) {
 	switch {
+	case IsUserType(to) && from.OID == RecordOID:
+		if c := compositeOf(st, to); c != nil {
+			v, err := c.fromRecord(st, d, ctx)
+			return v, err, true
+		}
+		return Datum{}, cannotCast(from, to), true
 	case IsUserType(to) && (from.OID == UnknownOID || (IsString(from) && ctx == CastExplicit)):
 		v, err, _ := parseUserType(st, to, TrimBlankPadding(d.Str()))
 		return v, err, true
@@ -153,7 +171,7 @@ func UserTypeCast(from, to Type, ctx CastContext) bool {
 	case from.OID == to.OID:
 		return true
 	case IsUserType(to):
-		return from.OID == UnknownOID || (IsString(from) && ctx == CastExplicit)
+		return from.OID == UnknownOID || from.OID == RecordOID || (IsString(from) && ctx == CastExplicit)
 	case IsUserType(from):
 		return IsString(to) && ctx >= CastAssignment
 	}

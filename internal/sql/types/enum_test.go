@@ -76,3 +76,53 @@ func (f fakeTypes) Enum(oid OID) *Enum {
 	}
 	return nil
 }
+
+func (f fakeTypes) Composite(OID) *Composite { return nil }
+
+// A composite value is a record datum with the composite's field types:
+// record_in's rules, and output without the catalog.
+func TestCompositeIO(t *testing.T) {
+	c := &Composite{OID: 30010, Name: "fullname", Fields: []string{"first", "last"}, Types: []Type{Text, Text}}
+	st := &Settings{UserTypes: compositeTypes{c}}
+	typ := Type{OID: 30010, Typmod: -1}
+	for in, want := range map[string]string{
+		`(Joe,Blow)`:         `(Joe,Blow)`,
+		` (Joe,"von Blow") `: `(Joe,"von Blow")`,
+		`(Joe,"a""b\\c")`:    `(Joe,"a""b\\c")`,
+		`(Joe,)`:             `(Joe,)`,
+	} {
+		d, err := ParseWith(st, typ, in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := FormatText(typ, d); got != want {
+			t.Errorf("%s: output %s, want %s", in, got, want)
+		}
+	}
+	for in, detail := range map[string]string{
+		`(Joe)`:        "Too few columns.",
+		`(Joe,Blow,x)`: "Too many columns.",
+		`[]`:           "Missing left parenthesis.",
+		`(Joe,Blow) /`: "Junk after right parenthesis.",
+		`(Joe,"Blow`:   "Unexpected end of input.",
+	} {
+		_, err := ParseWith(st, typ, in)
+		pe, ok := err.(*pgerr.Error)
+		if !ok || pe.Code != pgerr.InvalidTextRepresentation || pe.Detail != detail {
+			t.Errorf("%s: error %v, want 22P02 with %q", in, err, detail)
+		}
+	}
+	a, _ := ParseWith(st, typ, "(a,b)")
+	b, _ := ParseWith(st, typ, "(a,c)")
+	if Compare(typ, a, b) >= 0 || !Equal(typ, a, a) || Hash(typ, a) != Hash(typ, RecordValue([]Type{Text, Text}, []Datum{Str("a"), Str("b")})) {
+		t.Error("composite order, equality or hash")
+	}
+}
+
+type compositeTypes struct{ c *Composite }
+
+func (f compositeTypes) TypeName(OID) string      { return f.c.Name }
+func (f compositeTypes) TypeOID([]string) OID     { return f.c.OID }
+func (f compositeTypes) Enum(OID) *Enum           { return nil }
+func (f compositeTypes) Composite(OID) *Composite { return f.c }

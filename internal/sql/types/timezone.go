@@ -34,6 +34,8 @@ type UserTypeNames interface {
 	TypeOID(names []string) OID
 	// Enum describes an enum type (nil if oid is none).
 	Enum(oid OID) *Enum
+	// Composite describes a composite type (nil if oid is none).
+	Composite(oid OID) *Composite
 }
 
 func (st *Settings) zone() *Zone {
