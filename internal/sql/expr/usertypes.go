@@ -277,7 +277,11 @@ func (x *CompositeCompare) Eval(env *Env, row []types.Datum) (types.Datum, error
 	}
 	return types.Bool(r), nil
 }
-func (x *CompositeCompare) Type() types.Type          { return types.Boolean }
-func (x *CompositeCompare) String() string            { return "(" + x.L.String() + " " + x.Op + " " + x.R.String() + ")" }
-func (x *CompositeCompare) ArgExprs() []Expr          { return []Expr{x.L, x.R} }
-func (x *CompositeCompare) WithArgs(args []Expr) Expr { return &CompositeCompare{Op: x.Op, L: args[0], R: args[1]} }
+func (x *CompositeCompare) Type() types.Type { return types.Boolean }
+func (x *CompositeCompare) String() string {
+	return "(" + x.L.String() + " " + x.Op + " " + x.R.String() + ")"
+}
+func (x *CompositeCompare) ArgExprs() []Expr { return []Expr{x.L, x.R} }
+func (x *CompositeCompare) WithArgs(args []Expr) Expr {
+	return &CompositeCompare{Op: x.Op, L: args[0], R: args[1]}
+}
