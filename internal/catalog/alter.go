@@ -42,7 +42,7 @@ var (
 )
 
 // attrFromRow builds a column description from its pg_attribute row.
-func attrFromRow(v []types.Datum) (Attr, error) {
+func attrFromRow(v []types.Datum, domainOf func(uint32) (*Domain, error)) (Attr, error) {
 	a := Attr{Name: v[aName].Str(), Num: int16(v[aNum].Int()), NotNull: v[aNotNull].Bool(), HasDefault: v[aHasDef].Bool(), Identity: byte(v[aIdentity].Int()),
 		InhCount: int16(v[aInhCount].Int()), InheritedOnly: !v[aIsLocal].Bool()}
 	if v[aIsDropped].Bool() {
@@ -55,10 +55,18 @@ func attrFromRow(v []types.Datum) (Attr, error) {
 		return a, nil
 	}
 	t, ok := types.TypeByOID(uint32(v[aTypid].Int()))
-	if !ok {
-		return Attr{}, fmt.Errorf("catalog: column %s has unknown type %d", a.Name, v[aTypid].Int())
+	if ok {
+		t.Typmod = int32(v[aTypmod].Int())
+	} else {
+		d, err := domainOf(uint32(v[aTypid].Int()))
+		if err != nil {
+			return Attr{}, err
+		}
+		if d == nil {
+			return Attr{}, fmt.Errorf("catalog: column %s has unknown type %d", a.Name, v[aTypid].Int())
+		}
+		t, a.Domain = d.Base, d.OID
 	}
-	t.Typmod = int32(v[aTypmod].Int())
 	a.Type = t
 	if s := byte(v[aStorage].Int()); s != t.Layout().Storage {
 		a.Storage = s

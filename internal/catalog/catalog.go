@@ -58,6 +58,9 @@ type Attr struct {
 	// because a parent has it (dropping it from the last parent drops it).
 	InhCount      int16
 	InheritedOnly bool
+	// Domain is the column's domain (pg_attribute.atttypid) when its type
+	// is one; Type is then the domain's base type, with its typmod.
+	Domain uint32
 }
 
 // IndexInfo describes an index relation.
@@ -532,7 +535,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		if uint32(v[0].Int()) != oid || v[4].Int() <= 0 {
 			return true, nil
 		}
-		a, err := attrFromRow(v)
+		a, err := attrFromRow(v, func(oid uint32) (*Domain, error) { return c.userTypeAsDomain(tx, oid) })
 		if err != nil {
 			return false, err
 		}

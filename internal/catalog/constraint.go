@@ -56,6 +56,7 @@ type Constraint struct {
 	Type      byte
 	Validated bool
 	RelID     uint32  // the constrained table
+	TypID     uint32  // a domain's constraint: the domain (contypid); RelID is 0
 	IndexID   uint32  // p/u: its index; f: the referenced table's unique index
 	FRelID    uint32  // f: the referenced table
 	FUpdType  byte    // f: ON UPDATE action
@@ -113,7 +114,7 @@ func (k *Constraint) row() []types.Datum {
 	return []types.Datum{
 		ov(k.OID), types.Str(k.Name), ov(k.Namespace), cv(k.Type),
 		bv(false), bv(false), bv(k.Validated), ov(k.RelID),
-		ov(0), ov(k.IndexID), ov(0), ov(k.FRelID),
+		ov(k.TypID), ov(k.IndexID), ov(0), ov(k.FRelID),
 		charOrSpace(k.FUpdType), charOrSpace(k.FDelType), charOrSpace(k.FMatch), bv(!k.InheritedOnly),
 		iv(int64(k.InhCount)), bv(k.NoInherit), formatInt2s(k.Keys), formatInt2s(k.FKeys),
 		bin,
@@ -123,7 +124,7 @@ func (k *Constraint) row() []types.Datum {
 func constraintFromRow(v []types.Datum, tid page.ItemPointer) *Constraint {
 	k := &Constraint{
 		OID: uint32(v[0].Int()), Name: v[1].Str(), Namespace: uint32(v[2].Int()), Type: byte(v[3].Int()),
-		Validated: v[6].Bool(), RelID: uint32(v[7].Int()), IndexID: uint32(v[9].Int()), FRelID: uint32(v[11].Int()),
+		Validated: v[6].Bool(), RelID: uint32(v[7].Int()), TypID: uint32(v[8].Int()), IndexID: uint32(v[9].Int()), FRelID: uint32(v[11].Int()),
 		FUpdType: byte(v[12].Int()), FDelType: byte(v[13].Int()), FMatch: byte(v[14].Int()),
 		Keys: parseInt2s(v[18]), FKeys: parseInt2s(v[19]), tid: tid,
 		InheritedOnly: !v[15].Bool(), InhCount: int(v[16].Int()), NoInherit: v[17].Bool(),

@@ -72,9 +72,13 @@ func classRow(oid uint32, name string, nsp uint32, kind byte, relfilenode uint32
 func attrRow(rel uint32, a Attr) []types.Datum {
 	l := a.Type.Layout()
 	align := l.Align
+	typid, typmod := a.Type.OID, a.Type.Typmod
+	if a.Domain != 0 {
+		typid, typmod = a.Domain, -1 // the typmod is the domain's (pg_type.typtypmod)
+	}
 	return []types.Datum{
-		ov(rel), types.Str(a.Name), ov(a.Type.OID), iv(int64(l.Len)),
-		iv(int64(a.Num)), iv(-1), iv(int64(a.Type.Typmod)), iv(0),
+		ov(rel), types.Str(a.Name), ov(typid), iv(int64(l.Len)),
+		iv(int64(a.Num)), iv(-1), iv(int64(typmod)), iv(0),
 		bv(l.ByVal), cv(align), cv(a.storage()), cv(a.Compression),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
 		cv(0), bv(false), bv(!a.InheritedOnly), iv(int64(a.InhCount)),
@@ -368,7 +372,7 @@ func (c *Catalog) Bootstrap(tx *Txn) error {
 			bv(types.IsPreferred(t)), bv(true), cv(','), ov(0),
 			ov(0), ov(0), cv(l.Align), cv(l.Storage),
 			bv(false), ov(0), iv(-1), iv(0),
-			ov(0),
+			ov(0), types.Null(), types.Null(),
 		}
 		if _, err := c.insert(tx, PgType, row); err != nil {
 			return err

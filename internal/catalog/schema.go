@@ -100,7 +100,7 @@ var (
 		col("typispreferred", tBool), col("typisdefined", tBool), col("typdelim", tChar), col("typrelid", tOid),
 		col("typelem", tOid), col("typarray", tOid), col("typalign", tChar), col("typstorage", tChar),
 		col("typnotnull", tBool), col("typbasetype", tOid), col("typtypmod", tInt4), col("typndims", tInt4),
-		col("typcollation", tOid),
+		col("typcollation", tOid), col("typdefault", tText), col("typacl", tTextArr),
 	}}
 	PgIndex = &TableDef{PgIndexRelID, "pg_index", []Column{
 		col("indexrelid", tOid), col("indrelid", tOid), col("indnatts", tInt2), col("indnkeyatts", tInt2),
@@ -115,7 +115,7 @@ var (
 )
 
 // SystemTables lists the catalog tables, bootstrapped in this order.
-var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits}
+var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum}
 
 // ColumnIndex returns the position of a column in a catalog table.
 func (d *TableDef) ColumnIndex(name string) int {

@@ -69,6 +69,11 @@ var (
 	physPseudoInt4  = phys{layInt4, encInt32, KindInt} // "any", void
 	physUUID        = phys{Layout{16, 'c', false, 'p'}, encFixedBytes, KindStr}
 	physUnknownType = phys{layVarlena, encUnsupported, KindInt}
+	// physUserType is every user-defined type's (an OID from
+	// FirstNormalObjectId on that is no array here): the SQL layer gives
+	// its values as bytes (an enum value: its sort order and label OID,
+	// sql/types/enum.go), stored as a varlena.
+	physUserType = phys{layVarlena, encVarlena, KindStr}
 	// pseudo-types: pg_type's layouts; no value of them is stored
 	physCstring     = phys{Layout{-2, 'c', false, 'p'}, encUnsupported, KindInt}
 	physPseudoArray = phys{Layout{-1, 'd', false, 'x'}, encUnsupported, KindInt}
@@ -78,7 +83,10 @@ var (
 
 // Registered reports whether this package has t's physical description
 // (every type the SQL layer knows must have one: a test there checks).
-func Registered(t Type) bool { return physOf(t.OID) != &physUnknownType }
+func Registered(t Type) bool {
+	p := physOf(t.OID)
+	return p != &physUnknownType && p != &physUserType
+}
 
 // physOf returns the physical description of a type (physUnknownType for
 // an OID not registered here).
@@ -146,8 +154,15 @@ func physOf(oid OID) *phys {
 	if p := arrayPhys[oid]; p != nil {
 		return p
 	}
+	if oid >= firstUserOID {
+		return &physUserType
+	}
 	return &physUnknownType
 }
+
+// firstUserOID is PostgreSQL's FirstNormalObjectId: every builtin type's
+// OID is below it.
+const firstUserOID OID = 16384
 
 // arrayTypes lists every array type with its element type and its
 // alignment (pg_type.typalign of the array type).

@@ -31,3 +31,10 @@ func (e *Error) WithDataType(schema, typ string) *Error {
 	e.SchemaName, e.DataTypeName = schema, typ
 	return e
 }
+
+// WithDomainConstraint sets the schema, data type and constraint fields
+// (errdomainconstraint).
+func (e *Error) WithDomainConstraint(schema, typ, constraint string) *Error {
+	e.SchemaName, e.DataTypeName, e.ConstraintName = schema, typ, constraint
+	return e
+}

@@ -120,11 +120,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 		}
 		return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, rel.Name)
 	}
-	t, err := expr.TypeFromName(cd.TypeName)
+	t, domain, err := s.columnType(c, cd.TypeName)
 	if err != nil {
 		return err
 	}
-	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+	a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull, Domain: domain}
 	if err := columnToastOptions(cd, &a); err != nil {
 		return err
 	}
@@ -165,6 +165,11 @@ func (s *Session) addColumn(c *exec.Ctx, rel *catalog.Relation, cd *pg.ColumnDef
 		if !empty {
 			return pgerr.Errorf(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", a.Name, rel.Name).
 				WithColumn(s.nspName(rel.Namespace), rel.Name, a.Name)
+		}
+	}
+	if a.Domain != 0 {
+		if def, err = s.domainColumnDefault(c, rel, a, def, missing, rewrite); err != nil {
+			return err
 		}
 	}
 	if rewrite {
@@ -353,6 +358,9 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) error {
 	if isRoutineObject(rs.RenameType) {
 		return s.renameRoutine(c, rs, w)
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_DOMAIN || rs.RenameType == pg.ObjectType_OBJECT_TYPE || rs.RenameType == pg.ObjectType_OBJECT_DOMCONSTRAINT {
+		return s.renameType(c, rs, w)
 	}
 	tag := "ALTER TABLE"
 	if rs.RenameType == pg.ObjectType_OBJECT_INDEX || rs.RelationType == pg.ObjectType_OBJECT_INDEX {

@@ -119,8 +119,9 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 			}
 			seen[cd.Colname] = true
 			t, serial := serialType(cd.TypeName)
+			var domain uint32
 			if !serial {
-				if t, err = expr.TypeFromName(cd.TypeName); err != nil {
+				if t, domain, err = s.columnType(c, cd.TypeName); err != nil {
 					return err
 				}
 			}
@@ -133,7 +134,7 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 					return err
 				}
 			}
-			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull}
+			a := catalog.Attr{Name: cd.Colname, Type: t, NotNull: cd.IsNotNull, Domain: domain}
 			if err := columnToastOptions(cd, &a); err != nil {
 				return err
 			}
@@ -445,6 +446,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 	var tag, what string
 	if isRoutineObject(ds.RemoveType) {
 		return s.dropRoutines(c, ds, w)
+	}
+	if ds.RemoveType == pg.ObjectType_OBJECT_DOMAIN || ds.RemoveType == pg.ObjectType_OBJECT_TYPE {
+		return s.dropTypes(c, ds, w)
 	}
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:

@@ -120,6 +120,16 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.createFunction(c, stmt.GetCreateFunctionStmt(), w)
 	case stmt.GetAlterFunctionStmt() != nil:
 		return s.alterFunction(c, stmt.GetAlterFunctionStmt(), w)
+	case stmt.GetCompositeTypeStmt() != nil:
+		return s.createComposite(c, stmt.GetCompositeTypeStmt(), w)
+	case stmt.GetCreateEnumStmt() != nil:
+		return s.createEnum(c, stmt.GetCreateEnumStmt(), w)
+	case stmt.GetAlterEnumStmt() != nil:
+		return s.alterEnum(c, stmt.GetAlterEnumStmt(), w)
+	case stmt.GetCreateDomainStmt() != nil:
+		return s.createDomain(c, stmt.GetCreateDomainStmt(), w)
+	case stmt.GetAlterDomainStmt() != nil:
+		return s.alterDomain(c, stmt.GetAlterDomainStmt(), w)
 	case stmt.GetAlterOwnerStmt() != nil && isRoutineObject(stmt.GetAlterOwnerStmt().ObjectType):
 		return s.alterRoutineOwner(c, stmt.GetAlterOwnerStmt(), w)
 	}

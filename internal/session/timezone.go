@@ -16,7 +16,7 @@ func (s *Session) typeSettings() *types.Settings {
 	if err != nil {
 		z = nil // a zone from tidal.conf that does not resolve: UTC
 	}
-	return &types.Settings{Zone: z, Interrupts: &s.sig.state}
+	return &types.Settings{Zone: z, Interrupts: &s.sig.state, UserTypes: newSessionTypes(s)}
 }
 
 // canonicalTimeZone checks a TimeZone value and returns it as SHOW

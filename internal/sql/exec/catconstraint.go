@@ -18,6 +18,9 @@ func constraintDef(c *Ctx, oid uint32, pretty bool) (types.Datum, error) {
 	if err != nil || k == nil {
 		return types.Null(), err
 	}
+	if k.TypID != 0 {
+		return domainConstraintDef(c, k, pretty)
+	}
 	rel, err := cat.ByOID(tx, k.RelID)
 	if err != nil || rel == nil {
 		return types.Null(), err

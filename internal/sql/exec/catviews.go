@@ -228,6 +228,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return types.Str(types.QuoteIdent(r.Name)), nil
 	case "regrolein":
 		return f.regroleIn(args[0].Str())
+	case "regtypein":
+		return regtypeIn(f.c, args[0].Str())
 	case "regclassin", "regnamespacein":
 		s := args[0].Str()
 		if n, err := strconv.ParseUint(s, 10, 32); err == nil {

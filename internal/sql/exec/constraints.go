@@ -130,6 +130,9 @@ func CompileCheck(c *Ctx, rel *catalog.Relation, text string) (expr.Expr, error)
 }
 
 func (m *ModifyTable) prepareConstraints(c *Ctx) error {
+	if err := m.prepareDomains(c); err != nil {
+		return err
+	}
 	m.checks = m.checks[:0]
 	for _, k := range m.Rel.Constraints {
 		if k.Type != catalog.ConCheck {

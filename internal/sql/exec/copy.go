@@ -33,7 +33,11 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 	}
 	p := &Planner{C: c}
 	for i, a := range rel.Attrs {
-		if ci.listed[i] || a.Default == "" {
+		def, err := domainDefault(c, a)
+		if err != nil {
+			return nil, err
+		}
+		if ci.listed[i] || def == "" {
 			continue
 		}
 		e, err := p.defaultExpr(a)

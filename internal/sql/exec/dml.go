@@ -12,6 +12,11 @@ import (
 
 // defaultExpr compiles a column's default (NULL if none).
 func (p *Planner) defaultExpr(a catalog.Attr) (expr.Expr, error) {
+	def, err := domainDefault(p.C, a)
+	if err != nil {
+		return nil, err
+	}
+	a.Default = def
 	if a.Default == "" {
 		return &expr.Const{Val: types.Null(), T: a.Type}, nil
 	}

@@ -41,6 +41,7 @@ type ModifyTable struct {
 	inplace  inplaceCount // of the updates, those the AM made in place
 	upserted int64        // rows ON CONFLICT DO UPDATE updated
 	checks   []checkConstraint
+	domains  []*expr.Domain // per column: its domain, compiled (nil: none)
 	// deferred are NO ACTION foreign key checks left for the end of the
 	// statement; a cascaded change shares its statement's list.
 	deferred *[]deferredRefCheck
@@ -221,6 +222,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 }
 
 func (m *ModifyTable) checkNotNull(c *Ctx, row Row) error {
+	if err := m.checkDomains(c, row); err != nil {
+		return err
+	}
 	for i, a := range m.Rel.Attrs {
 		if a.NotNull && row[i].IsNull() {
 			return pgerr.Errorf(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", a.Name, m.Rel.Name).

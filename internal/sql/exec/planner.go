@@ -50,7 +50,7 @@ func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
 	if s == nil && hooks.FixedParams {
 		s = routineParamScope{p}
 	}
-	return &expr.Compiler{Scope: s, Hooks: hooks, Settings: st}
+	return &expr.Compiler{Scope: s, Hooks: hooks, Settings: st, Domains: p.domainLookup(), UserTypes: p.userTypeLookup()}
 }
 
 func rangeVarName(rv *pg.RangeVar) (string, string) { return rv.Schemaname, rv.Relname }

@@ -21,10 +21,19 @@ func DeclType(c *Ctx, tn *pg.TypeName) (types.Type, error) {
 		return pctType(c, tn)
 	}
 	t, err := expr.DeclTypeFromName(tn)
-	if err != nil {
-		return t, err
+	if err != nil && pgerr.Code(err) == pgerr.UndefinedObject && len(tn.ArrayBounds) == 0 {
+		// An enum: its values are what the routine gets and returns.
+		var names []string
+		for _, n := range tn.Names {
+			names = append(names, n.GetString_().GetSval())
+		}
+		if lookup := (&Planner{C: c}).userTypeLookup(); lookup != nil {
+			if ut, ok, uerr := lookup(names); uerr != nil || ok {
+				return ut, uerr
+			}
+		}
 	}
-	return t, nil
+	return t, err
 }
 
 func pctType(c *Ctx, tn *pg.TypeName) (types.Type, error) {

@@ -56,6 +56,10 @@ type Compiler struct {
 	// literals whose conversion depends on them (timestamptz) are then
 	// converted at once, as PostgreSQL folds them, instead of when run.
 	Settings *types.Settings
+	// Domains, when set, finds the domains a cast may name, UserTypes
+	// the other user-defined types.
+	Domains   DomainLookup
+	UserTypes UserTypeLookup
 }
 
 // foldSettings converts a cast of a constant that Coerce left for run
@@ -197,7 +201,31 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		t, err := castTypeFromName(tc.TypeName)
 		if err != nil {
-			return nil, withPos(err, tc.Location)
+			if d, derr := c.lookupDomain(tc.TypeName, err); d != nil || derr != nil {
+				if derr != nil {
+					return nil, withPos(derr, tc.Location)
+				}
+				a, err := c.Compile(tc.Arg)
+				if err != nil {
+					return nil, err
+				}
+				return domainCast(a, d, tc.Location)
+			}
+			ut, ok, uerr := c.lookupUserType(tc.TypeName)
+			if uerr != nil {
+				return nil, withPos(uerr, tc.Location)
+			}
+			if !ok {
+				return nil, withPos(err, tc.Location)
+			}
+			t = ut
+		}
+		if types.IsUserType(t) {
+			a, err := c.Compile(tc.Arg)
+			if err != nil {
+				return nil, err
+			}
+			return c.userTypeCast(a, t, tc.Location)
 		}
 		var a Expr
 		if ae := tc.Arg.GetAArrayExpr(); ae != nil && types.IsArray(t) {
@@ -207,6 +235,9 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if types.IsUserType(a.Type()) {
+			return c.userTypeCast(a, t, tc.Location)
 		}
 		out, err := ExplicitCast(a, t, tc.Location)
 		if err != nil {
@@ -349,6 +380,9 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 	if from.OID == t.OID && (t.Typmod < 0 || from.Typmod == t.Typmod) {
 		return e, nil
 	}
+	if types.IsUserType(from) || types.IsUserType(t) {
+		return coerceUserType(e, t, ctx)
+	}
 	if c, ok := e.(*Const); ok && from.OID == types.UnknownOID {
 		if c.Val.IsNull() {
 			return &Const{Val: c.Val, T: t}, nil
@@ -362,9 +396,10 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 		}
 		var d types.Datum
 		var err error
-		if types.IsArray(t) && t.Typmod >= 0 {
-			// '{abc}'::varchar(2)[]: array_in without the typmod, then
-			// the length coercion of the cast (which truncates if explicit).
+		if (types.IsArray(t) || (ctx == types.CastExplicit && t.CharLen() >= 0)) && t.Typmod >= 0 {
+			// '{abc}'::varchar(2)[] and 'abc'::varchar(2): the input
+			// function without the typmod, then the length coercion of
+			// the cast (which truncates if explicit), as coerce_type.
 			d, err = types.Parse(types.Type{OID: t.OID, Typmod: -1}, c.Val.Str())
 			if err == nil {
 				d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit)
@@ -653,6 +688,11 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 		p.Infer(types.Type{OID: r.Type().OID, Typmod: -1})
 		lt = p.T
 	}
+	if l != nil {
+		if e, ok, err := c.userTypeOperator(op, l, r, loc); ok {
+			return e, err
+		}
+	}
 	fn, err := types.LookupOperator(op, lt, r.Type())
 	if err != nil {
 		return nil, withPos(err, loc)
@@ -709,6 +749,9 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 	}
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here"), fc.Location)
+	}
+	if e, handled, err := c.enumFunction(fc, name); handled || err != nil {
+		return e, err
 	}
 	if c.Hooks.Routine != nil {
 		if e, handled, err := c.Hooks.Routine(fc, c); handled || err != nil {

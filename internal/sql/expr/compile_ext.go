@@ -288,6 +288,7 @@ var catalogCalls = map[string]struct {
 	"pg_get_constraintdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
 	"regclassout":             {[]types.Type{types.Oid}, 1, types.Text},
 	"regclassin":              {[]types.Type{types.Text}, 1, types.Oid},
+	"regtypein":               {[]types.Type{types.Text}, 1, types.Regtype},
 	"regnamespaceout":         {[]types.Type{types.Oid}, 1, types.Text},
 	"regnamespacein":          {[]types.Type{types.Text}, 1, types.Oid},
 	"regrolein":               {[]types.Type{types.Text}, 1, types.Oid},
@@ -385,12 +386,15 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 	}
 	t := e.Type()
 	if types.IsString(t) || t.OID == types.UnknownOID {
-		if kind != "regclass" && kind != "regnamespace" && kind != "regrole" && kind != "regproc" && kind != "regprocedure" {
+		if kind != "regclass" && kind != "regnamespace" && kind != "regrole" && kind != "regproc" && kind != "regprocedure" && kind != "regtype" {
 			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "casts to %s are not supported yet", kind)
 		}
 		a, err := Coerce(e, types.Text, types.CastImplicit)
 		if err != nil {
 			return nil, true, err
+		}
+		if kind == "regtype" {
+			return &CatalogCall{Name: "regtypein", Args: []Expr{a}, T: types.Regtype}, true, nil
 		}
 		return &CatalogCall{Name: kind + "in", Args: []Expr{a}, T: types.Oid}, true, nil
 	}
@@ -423,7 +427,7 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 	}
 	for _, n := range ind.Indirection {
 		if fs := n.GetString_(); fs != nil {
-			if e, err = selectField(e, fs.Sval); err != nil {
+			if e, err = c.selectField(e, fs.Sval); err != nil {
 				return nil, err
 			}
 			continue
@@ -464,7 +468,15 @@ type NamedFields interface {
 	FieldTypes() []types.Type
 }
 
-func selectField(e Expr, name string) (Expr, error) {
+func (c *Compiler) selectField(e Expr, name string) (Expr, error) {
+	if comp := types.CompositeOf(c.Settings, e.Type()); comp != nil {
+		for i, n := range comp.Fields {
+			if n == name {
+				return &FieldSelect{Arg: e, Field: i, T: comp.Types[i]}, nil
+			}
+		}
+		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" not found in data type %s", name, comp.Name)
+	}
 	nf, ok := e.(NamedFields)
 	if !ok {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")

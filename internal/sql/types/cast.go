@@ -287,6 +287,11 @@ func CastWith(st *Settings, d Datum, from, to Type, ctx CastContext) (Datum, err
 	if d.Kind() == kNull {
 		return d, nil
 	}
+	if from.OID != to.OID {
+		if v, err, ok := castUserType(st, d, from, to, ctx); ok {
+			return v, err
+		}
+	}
 	cc, ok := castContext(from.OID, to.OID)
 	if !ok || cc > ctx {
 		return Datum{}, cannotCast(from, to)

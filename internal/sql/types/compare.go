@@ -35,6 +35,9 @@ func Compare(t Type, a, b Datum) int {
 	if c, ok := compareNewType(t, a, b); ok {
 		return c
 	}
+	if IsUserType(t) && !isEnumDatum(a) {
+		return compareRecords(a, b) // a composite value
+	}
 	if a.Kind() == kArr {
 		return compareArrays(t, a, b)
 	}
@@ -70,6 +73,9 @@ func Equal(t Type, a, b Datum) bool {
 	}
 	if c, ok := compareNewType(t, a, b); ok {
 		return c == 0
+	}
+	if IsUserType(t) && !isEnumDatum(a) {
+		return compareRecords(a, b) == 0
 	}
 	if a.Kind() == kArr {
 		return compareArrays(t, a, b) == 0
@@ -144,6 +150,9 @@ func Hash(t Type, d Datum) uint64 {
 	}
 	if h, ok := hashNewType(t, d); ok {
 		return h
+	}
+	if IsUserType(t) && !isEnumDatum(d) {
+		return hashRecord(d)
 	}
 	if d.Kind() == kStr || d.Kind() == kVec || d.Kind() == kArr {
 		return HashString(d.Str())

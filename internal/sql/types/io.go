@@ -24,6 +24,9 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 	if d, err, ok := parseNewType(st, t, s); ok {
 		return d, err
 	}
+	if d, err, ok := parseUserType(st, t, s); ok {
+		return d, err
+	}
 	switch t.OID {
 	case Int4OID:
 		v, err := parseInt(s, 32, "integer")
@@ -80,7 +83,7 @@ func ParseWith(st *Settings, t Type, s string) (Datum, error) {
 	case NumericOID:
 		return parseNumeric(s, t.Typmod)
 	case RegtypeOID:
-		return parseRegtype(s)
+		return parseRegtypeWith(st, s)
 	}
 	if IsArray(t) {
 		return parseArray(st, t, s)
@@ -527,6 +530,9 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	if out, ok := appendNewType(st, dst, t, d); ok {
 		return out
 	}
+	if out, ok := appendUserType(st, dst, t, d); ok {
+		return out
+	}
 	switch t.OID {
 	case RecordOID:
 		return appendRecordText(st, dst, d)
@@ -579,7 +585,7 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	case NumericOID:
 		return appendNumericText(dst, d.Str())
 	case RegtypeOID:
-		return appendRegtype(dst, d.Int())
+		return appendRegtypeWith(st, dst, d.Int())
 	}
 	if d.Kind() == kArr {
 		return appendArray(st, dst, t, d)

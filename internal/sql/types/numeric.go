@@ -627,6 +627,9 @@ func AppendGroupKey(dst []byte, t Type, d Datum) []byte {
 	if out, ok := groupKeyNewType(dst, t, d); ok {
 		return out
 	}
+	if IsUserType(t) {
+		return append(dst, d.Str()...) // an enum value's bytes are its identity
+	}
 	if t.OID != NumericOID {
 		return AppendText(dst, t, d)
 	}

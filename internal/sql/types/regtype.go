@@ -38,6 +38,45 @@ func parseRegtype(s string) (Datum, error) {
 	return Int(int64(t.OID)), nil
 }
 
+// parseRegtypeWith is parseRegtype that also knows the session's
+// user-defined types.
+func parseRegtypeWith(st *Settings, s string) (Datum, error) {
+	d, err := parseRegtype(s)
+	if err == nil || st == nil || st.UserTypes == nil {
+		return d, err
+	}
+	var names []string
+	for _, part := range strings.Split(strings.TrimFunc(s, isSpaceRune), ".") {
+		names = append(names, strings.Trim(strings.TrimFunc(part, isSpaceRune), `"`))
+	}
+	if oid := st.UserTypes.TypeOID(names); oid != 0 {
+		return Int(int64(oid)), nil
+	}
+	return d, err
+}
+
+// appendRegtypeWith is appendRegtype that also knows the session's
+// user-defined types.
+func appendRegtypeWith(st *Settings, dst []byte, oid int64) []byte {
+	if _, ok := TypeByOID(OID(oid)); !ok && oid != 0 && st != nil && st.UserTypes != nil {
+		if n := st.UserTypes.TypeName(OID(oid)); n != "" {
+			return append(dst, n...)
+		}
+	}
+	return appendRegtype(dst, oid)
+}
+
+// FormatTypeWith is FormatType that also knows the session's
+// user-defined types.
+func FormatTypeWith(st *Settings, oid OID, typmod int32) string {
+	if _, ok := TypeByOID(oid); !ok && oid != 0 && st != nil && st.UserTypes != nil {
+		if n := st.UserTypes.TypeName(oid); n != "" {
+			return n
+		}
+	}
+	return FormatType(oid, typmod)
+}
+
 // appendRegtype is regtypeout: the type's format_type name, or the number
 // when the OID is no known type ("-" for 0).
 func appendRegtype(dst []byte, oid int64) []byte {

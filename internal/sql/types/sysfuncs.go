@@ -48,6 +48,15 @@ func init() {
 			tm = int32(a[1].Int())
 		}
 		return Str(FormatType(OID(a[0].Int()), tm)), nil
+	}, FnWith: func(st *Settings, a []Datum) (Datum, error) {
+		if a[0].IsNull() {
+			return Datum{}, nil
+		}
+		tm := int32(-1)
+		if !a[1].IsNull() {
+			tm = int32(a[1].Int())
+		}
+		return Str(FormatTypeWith(st, OID(a[0].Int()), tm)), nil
 	}})
 	fn("pg_get_userbyid", []Type{Oid}, Name, func(a []Datum) (Datum, error) {
 		if a[0].Int() == 10 {

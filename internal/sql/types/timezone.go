@@ -20,6 +20,22 @@ type Settings struct {
 	// Interrupts is the session's pending interrupt, which functions that
 	// can run long on big arguments check (repeat, lpad, replace …).
 	Interrupts *interrupt.State
+	// UserTypes names the session's user-defined types (domains), which
+	// regtype and format_type print; nil: only the builtins.
+	UserTypes UserTypeNames
+}
+
+// UserTypeNames is what the type system asks the catalog about types it
+// does not know itself.
+type UserTypeNames interface {
+	// TypeName is format_type of a user-defined type ("" if none).
+	TypeName(oid OID) string
+	// TypeOID resolves a user-defined type's name (0 if none).
+	TypeOID(names []string) OID
+	// Enum describes an enum type (nil if oid is none).
+	Enum(oid OID) *Enum
+	// Composite describes a composite type (nil if oid is none).
+	Composite(oid OID) *Composite
 }
 
 func (st *Settings) zone() *Zone {
