@@ -13,6 +13,9 @@ import (
 // the rows being aggregated. Every part of the call syntax is either
 // honoured here or refused: an ignored clause would give a wrong answer.
 func planAggCall(comp *expr.Compiler, name string, fc *pg.FuncCall) (*AggCall, error) {
+	if err := windowCallInAggregate(fc); err != nil {
+		return nil, err
+	}
 	call := &AggCall{Name: name, Distinct: fc.AggDistinct}
 	argT := types.Type{}
 	if !fc.AggStar {

@@ -526,6 +526,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		return nil, nil, err
 	}
 	comp := p.compiler(sc)
+	noWindowIn(comp, "WHERE")
 	var qual expr.Expr
 	if s.WhereClause != nil {
 		if qual, err = comp.Compile(s.WhereClause); err != nil {
@@ -562,6 +563,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			input = &Result{}
 		}
 		aggNode = &Agg{Input: input}
+		noWindowIn(comp, "GROUP BY")
 		for _, g := range s.GroupClause {
 			ge, err := p.groupExpr(comp, g, s.TargetList)
 			if err != nil {
@@ -585,6 +587,16 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			}
 			aggNode.Aggs = append(aggNode.Aggs, call)
 			return &expr.Var{Index: len(aggNode.GroupBy) + len(aggNode.Aggs) - 1, T: call.T, Name: call.String()}, true, nil
+		}
+	}
+	var win *windowPlanner
+	if hasWindowCalls(append(append([]*pg.Node{}, s.TargetList...), s.SortClause...)...) {
+		if win, err = newWindowPlanner(p, tcomp, s); err != nil {
+			return nil, nil, err
+		}
+		tcomp.Hooks.Window = win.call
+		if input == nil {
+			input = &Result{}
 		}
 	}
 	var exprs []expr.Expr
@@ -646,7 +658,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		}
 		node = aggNode
 		if s.HavingClause != nil {
-			h, err := tcomp.Compile(s.HavingClause)
+			h, err := compileWithoutWindows(tcomp, "HAVING", s.HavingClause)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -720,6 +732,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			return nil, nil, err
 		}
 		sortKeys = append(sortKeys, k)
+	}
+	if win != nil {
+		node = win.build(node, sortKeyExprs(exprs, sortKeys), groupKeys(aggNode))
 	}
 	if exprs != nil {
 		pcols := append([]Column{}, cols...)
