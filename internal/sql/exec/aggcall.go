@@ -19,6 +19,9 @@ func planAggCall(comp *expr.Compiler, name string, fc *pg.FuncCall) (*AggCall, e
 	call := &AggCall{Name: name, Distinct: fc.AggDistinct}
 	argT := types.Type{}
 	if !fc.AggStar {
+		if len(fc.Args) == 0 && name == "count" {
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "count(*) must be used to call a parameterless aggregate function")
+		}
 		if len(fc.Args) != 1 && !(name == "string_agg" && len(fc.Args) == 2) {
 			return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
 		}

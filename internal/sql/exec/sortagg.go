@@ -69,7 +69,7 @@ func (s *Sort) Open(c *Ctx) error {
 	return nil
 }
 
-// sortOrder returns the order of rows sorted stably by keys (each key
+// sortOrder returns the order of rows sorted by keys (each key
 // evaluated once per row), checking for interrupts as it goes.
 func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
 	vals := make([][]types.Datum, len(rows))
@@ -91,7 +91,9 @@ func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	err := interrupt.SortFunc(idx, func(a, b int) int { return compareKeys(keys, vals[a], vals[b]) }, c.Interrupts.Check)
+	// PostgreSQL's algorithm, so that rows tying on the keys come out in
+	// PostgreSQL's order (a stable sort would keep their input order).
+	err := interrupt.QsortFunc(idx, func(a, b int) int { return compareKeys(keys, vals[a], vals[b]) }, c.Interrupts.Check)
 	return idx, err
 }
 

@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 
+	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -193,10 +194,8 @@ func (ro *rangeOffset) negative(off types.Datum) bool {
 		return math.IsNaN(off.Float()) || off.Float() < 0
 	}
 	if t.OID == types.NumericOID {
-		if nan, err := types.Parse(types.Numeric, "NaN"); err == nil && types.Compare(types.Numeric, off, nan) == 0 {
-			return true
-		}
-		return types.Compare(types.Numeric, off, ro.zero) < 0
+		sp, neg, _, _, _ := datum.NumericHeader(off.Str())
+		return sp == datum.NumericNaN || neg
 	}
 	return types.Compare(types.Interval, off, ro.zero) < 0
 }
@@ -210,6 +209,11 @@ func (ro *rangeOffset) inRange(c *Ctx, val, base, off types.Datum, sub, less boo
 		return intInRange(val.Int(), base.Int(), off.Int(), sub, less), nil
 	case types.IsFloat(ro.keyT):
 		return floatInRange(val.Float(), base.Float(), off.Float(), sub, less), nil
+	}
+	if ro.keyT.OID == types.NumericOID {
+		if r, decided := numericInRangeSpecial(val, base, off, sub, less); decided {
+			return r, nil
+		}
 	}
 	sumE := ro.plus
 	if sub {
@@ -252,9 +256,6 @@ func intInRange(val, base, off int64, sub, less bool) bool {
 // values, and an infinite offset from an infinite base of the "wrong"
 // sign (whose sum would be NaN) admits every value.
 func floatInRange(val, base, off float64, sub, less bool) bool {
-	if math.IsInf(off, 0) && math.IsInf(base, 0) && ((sub && base > 0) || (!sub && base < 0)) {
-		return true
-	}
 	if math.IsNaN(val) {
 		if math.IsNaN(base) {
 			return true
@@ -264,6 +265,9 @@ func floatInRange(val, base, off float64, sub, less bool) bool {
 	if math.IsNaN(base) {
 		return less
 	}
+	if math.IsInf(off, 0) && math.IsInf(base, 0) && ((sub && base > 0) || (!sub && base < 0)) {
+		return true
+	}
 	sum := base + off
 	if sub {
 		sum = base - off
@@ -272,4 +276,25 @@ func floatInRange(val, base, off float64, sub, less bool) bool {
 		return val <= sum
 	}
 	return val >= sum
+}
+
+// numericInRangeSpecial decides in_range_numeric_numeric's cases that
+// involve NaN or an infinite offset (the offset is known non-negative).
+func numericInRangeSpecial(val, base, off types.Datum, sub, less bool) (result, decided bool) {
+	vs, _, _, _, _ := datum.NumericHeader(val.Str())
+	bs, _, _, _, _ := datum.NumericHeader(base.Str())
+	os, _, _, _, _ := datum.NumericHeader(off.Str())
+	switch {
+	case vs == datum.NumericNaN:
+		return bs == datum.NumericNaN || !less, true
+	case bs == datum.NumericNaN:
+		return less, true
+	case os != datum.NumericPInf:
+		return false, false
+	case (sub && bs == datum.NumericPInf) || (!sub && bs == datum.NumericNInf):
+		return true, true // base ∓ inf would be NaN: every value is in range
+	case sub:
+		return !less || vs == datum.NumericNInf, true
+	}
+	return less || vs == datum.NumericPInf, true
 }

@@ -259,6 +259,9 @@ func rangeOffsetFor(keyT types.Type, off expr.Expr) (expr.Expr, *rangeOffset, er
 		keyT.OID == types.TimeOID, keyT.OID == types.IntervalOID:
 		offT = types.Interval
 	default:
+		if types.IsString(keyT) {
+			keyT = types.Text // the operator class's input type, as PostgreSQL names it
+		}
 		return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s", keyT)
 	}
 	notSupported := pgerr.Errorf(pgerr.FeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported for column type %s and offset type %s", keyT, off.Type()).
