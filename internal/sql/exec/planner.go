@@ -564,18 +564,14 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		}
 		aggNode = &Agg{Input: input}
 		noWindowIn(comp, "GROUP BY")
-		for _, g := range s.GroupClause {
-			ge, err := p.groupExpr(comp, g, s.TargetList)
-			if err != nil {
-				return nil, nil, err
-			}
-			aggNode.GroupBy = append(aggNode.GroupBy, ge)
+		if aggNode.GroupBy, aggNode.Sets, err = p.planGroupClause(comp, s); err != nil {
+			return nil, nil, err
 		}
 		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy, p: p}
 	}
 	tcomp := p.compiler(targetScope)
 	if agg {
-		tcomp.Hooks.Node = groupedExprHook(comp, aggNode.GroupBy)
+		tcomp.Hooks.Node = groupingFuncHook(comp, aggNode, groupedExprHook(comp, aggNode.GroupBy))
 		tcomp.Hooks.Func = func(fc *pg.FuncCall) (expr.Expr, bool, error) {
 			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
 			if !aggNames[name] && !fc.AggStar {
@@ -711,7 +707,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ORDER BY on an expression without FROM is not supported")
 			}
 			for i := range cols {
-				if exprs[i].String() == e.String() {
+				if sameOutputExpr(exprs[i], e) {
 					ke = &expr.Var{Index: i, T: cols[i].Type, Name: e.String()}
 					break
 				}

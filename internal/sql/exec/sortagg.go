@@ -210,6 +210,9 @@ type AggCall struct {
 	// matters for string_agg and array_agg.
 	OrderBy []SortKey
 	T       types.Type // result type
+	// GroupingRefs, for GROUPING(...) (Name "grouping"), are the GROUP BY
+	// expressions it asks about (groupingsets.go).
+	GroupingRefs []int
 }
 
 func (a *AggCall) String() string {
@@ -574,8 +577,11 @@ type Agg struct {
 	nodeBase
 	Input   Node
 	GroupBy []expr.Expr
-	Aggs    []*AggCall
-	Cols    []Column
+	// Sets, for GROUPING SETS / ROLLUP / CUBE, are the grouping sets as
+	// indexes into GroupBy (groupingsets.go); nil for a plain GROUP BY.
+	Sets [][]int
+	Aggs []*AggCall
+	Cols []Column
 	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
 	distinct bool
 	// split says whether this is one half of a parallel aggregation
@@ -592,6 +598,7 @@ type aggGroup struct {
 	key    string
 	keys   []types.Datum
 	states []aggState
+	set    int // the grouping set (an index into Agg.Sets)
 }
 
 func (a *Agg) Columns() []Column { return a.Cols }
@@ -625,6 +632,10 @@ func (a *Agg) Open(c *Ctx) error {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
 		for i, ag := range a.Aggs {
+			if ag.Name == "grouping" {
+				row = append(row, a.groupingValue(ag, g))
+				continue
+			}
 			v, err := ag.final(c, &g.states[i])
 			if err != nil {
 				return err
@@ -639,6 +650,9 @@ func (a *Agg) Open(c *Ctx) error {
 // accumulate reads the input to its end and returns the groups in the
 // order their first rows came.
 func (a *Agg) accumulate(c *Ctx) ([]*aggGroup, error) {
+	if a.Sets != nil {
+		return a.accumulateSets(c)
+	}
 	groups := map[string]*aggGroup{}
 	var order []*aggGroup
 	var kb strings.Builder

@@ -333,6 +333,11 @@ func (w *windowPlanner) call(fc *pg.FuncCall) (expr.Expr, error) {
 	case !isAgg && fc.AggFilter != nil:
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "FILTER is not implemented for non-aggregate window functions")
 	}
+	for _, a := range append([]*pg.Node{fc.AggFilter}, fc.Args...) {
+		if a != nil && hasWindowCalls(a) {
+			return nil, pgerr.Errorf(pgerr.WindowingError, "window function calls cannot be nested")
+		}
+	}
 	pw, err := w.window(fc.Over)
 	if err != nil {
 		return nil, err
@@ -614,4 +619,16 @@ func groupKeys(a *Agg) []expr.Expr {
 		return nil
 	}
 	return a.GroupBy
+}
+
+// sameOutputExpr: ORDER BY expression e is select-list expression x. A
+// window call's reference (its result column not yet placed, Index < 0)
+// is the same only as itself: calls over different windows print alike.
+func sameOutputExpr(x, e expr.Expr) bool {
+	vx, okx := x.(*expr.Var)
+	ve, oke := e.(*expr.Var)
+	if (okx && vx.Index < 0) || (oke && ve.Index < 0) {
+		return x == e
+	}
+	return x.String() == e.String()
 }
