@@ -213,6 +213,17 @@ func orderSets(sets [][]int) [][]int {
 func groupingFuncHook(input *expr.Compiler, a *Agg, next func(*pg.Node) (expr.Expr, bool, error)) func(*pg.Node) (expr.Expr, bool, error) {
 	return func(n *pg.Node) (expr.Expr, bool, error) {
 		gf := n.GetGroupingFunc()
+		if gf == nil && a.Sets != nil && n.GetAConst() != nil {
+			// a constant grouped by (GROUP BY 1 naming a literal) is the
+			// group's key: NULL in the sets that leave it out
+			if e, err := input.Compile(n); err == nil {
+				for i, g := range a.GroupBy {
+					if g.String() == e.String() {
+						return &expr.Var{Index: i, T: g.Type(), Name: g.String()}, true, nil
+					}
+				}
+			}
+		}
 		if gf == nil {
 			if next == nil {
 				return nil, false, nil
@@ -330,4 +341,43 @@ func (a *Agg) accumulateSets(c *Ctx) ([]*aggGroup, error) {
 		out = append(out, order[si]...)
 	}
 	return out, nil
+}
+
+// setsLabel names the node as PostgreSQL's hashed grouping sets plan
+// does: HashAggregate, MixedAggregate when an empty set is computed
+// alongside, Aggregate when there are only empty sets.
+func (a *Agg) setsLabel() string {
+	empty, other := 0, 0
+	for _, s := range a.Sets {
+		if len(s) == 0 {
+			empty++
+		} else {
+			other++
+		}
+	}
+	switch {
+	case other == 0:
+		return "Aggregate"
+	case empty > 0:
+		return "MixedAggregate"
+	}
+	return "HashAggregate"
+}
+
+// setsKeyLines are EXPLAIN's "Hash Key:" line per set, then a
+// "Group Key: ()" per empty set.
+func (a *Agg) setsKeyLines() []string {
+	var hash, group []string
+	for _, s := range a.Sets {
+		if len(s) == 0 {
+			group = append(group, "Group Key: ()")
+			continue
+		}
+		ks := make([]string, len(s))
+		for i, g := range s {
+			ks[i] = a.GroupBy[g].String()
+		}
+		hash = append(hash, "Hash Key: "+strings.Join(ks, ", "))
+	}
+	return append(hash, group...)
 }
