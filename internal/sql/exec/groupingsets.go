@@ -19,9 +19,17 @@ import (
 // aggregates every input row once per set; a grouping expression outside
 // a row's set reads as NULL, and GROUPING(...) says which ones those are.
 
-// planGroupClause compiles GROUP BY: its distinct expressions and, when
-// it uses grouping sets, the sets (indexes into the expressions).
-func (p *Planner) planGroupClause(comp *expr.Compiler, s *pg.SelectStmt) ([]expr.Expr, [][]int, error) {
+// planGroupClause compiles GROUP BY into a's GroupBy: its distinct
+// expressions and, when it uses grouping sets, the sets (indexes into
+// the expressions).
+func (p *Planner) planGroupClause(comp *expr.Compiler, s *pg.SelectStmt, a *Agg) error {
+	var err error
+	a.GroupBy, a.Sets, err = p.groupingSets(comp, s)
+	a.sortSets = !p.methodEnabled("enable_hashagg")
+	return err
+}
+
+func (p *Planner) groupingSets(comp *expr.Compiler, s *pg.SelectStmt) ([]expr.Expr, [][]int, error) {
 	var exprs []expr.Expr
 	hasSets := false
 	for _, g := range s.GroupClause {
@@ -288,6 +296,9 @@ func (a *Agg) groupingValue(call *AggCall, g *aggGroup) types.Datum {
 // the order their first rows came; an empty set has its one row even
 // when there is no input.
 func (a *Agg) accumulateSets(c *Ctx) ([]*aggGroup, error) {
+	if a.sortedSets() {
+		return a.accumulateRollups(c)
+	}
 	groups := make([]map[string]*aggGroup, len(a.Sets))
 	order := make([][]*aggGroup, len(a.Sets))
 	for i := range groups {
@@ -358,6 +369,8 @@ func (a *Agg) setsLabel() string {
 	switch {
 	case other == 0:
 		return "Aggregate"
+	case a.sortedSets():
+		return "GroupAggregate"
 	case empty > 0:
 		return "MixedAggregate"
 	}
@@ -367,6 +380,9 @@ func (a *Agg) setsLabel() string {
 // setsKeyLines are EXPLAIN's "Hash Key:" line per set, then a
 // "Group Key: ()" per empty set.
 func (a *Agg) setsKeyLines() []string {
+	if a.sortedSets() {
+		return a.rollupKeyLines()
+	}
 	var hash, group []string
 	for _, s := range a.Sets {
 		if len(s) == 0 {
@@ -380,4 +396,196 @@ func (a *Agg) setsKeyLines() []string {
 		hash = append(hash, "Hash Key: "+strings.Join(ks, ", "))
 	}
 	return append(hash, group...)
+}
+
+// sortedSets: the sets are computed as PostgreSQL's GroupAggregate does
+// (which then decides the order of the groups): when hashing is off, or
+// an aggregate needs sorted input (PostgreSQL cannot hash those).
+func (a *Agg) sortedSets() bool {
+	if a.sortSets {
+		return true
+	}
+	for _, ag := range a.Aggs {
+		if ag.Distinct || len(ag.OrderBy) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rollup is a chain of grouping sets, each containing the next, computed
+// from one sort of the input: keys is the sort order, in which every set
+// of the chain is a prefix (prefix[i] long).
+type rollup struct {
+	sets   []int // indexes into Agg.Sets, largest first
+	keys   []int // GroupBy indexes in sort order
+	prefix []int
+}
+
+// rollups covers the sets with chains, greedily: the sets largest first,
+// each added to the first chain whose smallest set contains it.
+func (a *Agg) rollups() []*rollup {
+	order := make([]int, len(a.Sets))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return len(a.Sets[order[i]]) > len(a.Sets[order[j]]) })
+	contains := func(big, small []int) bool {
+		in := map[int]bool{}
+		for _, x := range big {
+			in[x] = true
+		}
+		for _, x := range small {
+			if !in[x] {
+				return false
+			}
+		}
+		return true
+	}
+	var chains []*rollup
+	for _, si := range order {
+		placed := false
+		for _, ch := range chains {
+			if contains(a.Sets[ch.sets[len(ch.sets)-1]], a.Sets[si]) {
+				ch.sets = append(ch.sets, si)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			chains = append(chains, &rollup{sets: []int{si}})
+		}
+	}
+	for _, ch := range chains {
+		seen := map[int]bool{}
+		ch.prefix = make([]int, len(ch.sets))
+		for k := len(ch.sets) - 1; k >= 0; k-- {
+			set := append([]int{}, a.Sets[ch.sets[k]]...)
+			sort.Ints(set)
+			for _, g := range set {
+				if !seen[g] {
+					seen[g] = true
+					ch.keys = append(ch.keys, g)
+				}
+			}
+			ch.prefix[k] = len(ch.keys)
+		}
+	}
+	return chains
+}
+
+// accumulateRollups computes the sets rollup by rollup: the input sorted
+// by the rollup's keys, a set's group ends where its prefix of the keys
+// changes. Groups come out as PostgreSQL's GroupAggregate emits them.
+func (a *Agg) accumulateRollups(c *Ctx) ([]*aggGroup, error) {
+	var rows []Row
+	for {
+		r, err := Next(c, a.Input)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			break
+		}
+		rows = append(rows, append(Row(nil), r...)) // the scan may reuse r
+	}
+	var out []*aggGroup
+	for _, ch := range a.rollups() {
+		keys := make([]SortKey, len(ch.keys))
+		for i, g := range ch.keys {
+			keys[i] = SortKey{Expr: a.GroupBy[g]}
+		}
+		idx, err := c.sortOrder(rows, keys)
+		if err != nil {
+			return nil, err
+		}
+		cur := make([]*aggGroup, len(ch.sets))
+		var prev []types.Datum
+		for _, ri := range idx {
+			r := rows[ri]
+			all, err := evalExprs(c, a.GroupBy, r)
+			if err != nil {
+				return nil, err
+			}
+			for k, si := range ch.sets {
+				if cur[k] != nil && !samePrefix(a.GroupBy, ch.keys[:ch.prefix[k]], prev, all) {
+					out = append(out, cur[k])
+					cur[k] = nil
+				}
+				if cur[k] == nil {
+					cur[k] = a.newSetGroup(si, all)
+				}
+				for i, ag := range a.Aggs {
+					if err := ag.step(c, &cur[k].states[i], r); err != nil {
+						return nil, err
+					}
+				}
+			}
+			prev = all
+		}
+		for k, si := range ch.sets {
+			if cur[k] == nil && len(a.Sets[si]) == 0 {
+				cur[k] = a.newSetGroup(si, nil)
+			}
+			if cur[k] != nil {
+				out = append(out, cur[k])
+			}
+		}
+	}
+	return out, nil
+}
+
+func samePrefix(group []expr.Expr, keys []int, a, b []types.Datum) bool {
+	for _, g := range keys {
+		x, y := a[g], b[g]
+		if x.IsNull() || y.IsNull() {
+			if x.IsNull() != y.IsNull() {
+				return false
+			}
+			continue
+		}
+		if types.Compare(group[g].Type(), x, y) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// newSetGroup starts a group of set si whose keys come from the row's
+// grouping values all (nil: no row).
+func (a *Agg) newSetGroup(si int, all []types.Datum) *aggGroup {
+	keys := make([]types.Datum, len(a.GroupBy))
+	if all != nil {
+		for _, i := range a.Sets[si] {
+			keys[i] = all[i]
+		}
+	}
+	return &aggGroup{keys: keys, states: make([]aggState, len(a.Aggs)), set: si}
+}
+
+// rollupKeyLines: "Group Key:" per set of the first rollup; each later
+// rollup under its own "Sort Key:", as PostgreSQL's GroupAggregate.
+func (a *Agg) rollupKeyLines() []string {
+	names := func(ids []int) string {
+		if len(ids) == 0 {
+			return "()"
+		}
+		ks := make([]string, len(ids))
+		for i, g := range ids {
+			ks[i] = a.GroupBy[g].String()
+		}
+		return strings.Join(ks, ", ")
+	}
+	var out []string
+	for ci, ch := range a.rollups() {
+		ind := ""
+		if ci > 0 {
+			out = append(out, "Sort Key: "+names(ch.keys))
+			ind = "  "
+		}
+		for k := range ch.sets {
+			out = append(out, ind+"Group Key: "+names(ch.keys[:ch.prefix[k]]))
+		}
+	}
+	return out
 }

@@ -564,7 +564,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		}
 		aggNode = &Agg{Input: input}
 		noWindowIn(comp, "GROUP BY")
-		if aggNode.GroupBy, aggNode.Sets, err = p.planGroupClause(comp, s); err != nil {
+		if err = p.planGroupClause(comp, s, aggNode); err != nil {
 			return nil, nil, err
 		}
 		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy, p: p}

@@ -580,6 +580,9 @@ type Agg struct {
 	// Sets, for GROUPING SETS / ROLLUP / CUBE, are the grouping sets as
 	// indexes into GroupBy (groupingsets.go); nil for a plain GROUP BY.
 	Sets [][]int
+	// sortSets: compute the sets by sorting (enable_hashagg is off);
+	// aggregates that sort their input (DISTINCT, ORDER BY) do too.
+	sortSets bool
 	Aggs []*AggCall
 	Cols []Column
 	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
