@@ -583,8 +583,8 @@ type Agg struct {
 	// sortSets: compute the sets by sorting (enable_hashagg is off);
 	// aggregates that sort their input (DISTINCT, ORDER BY) do too.
 	sortSets bool
-	Aggs []*AggCall
-	Cols []Column
+	Aggs     []*AggCall
+	Cols     []Column
 	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
 	distinct bool
 	// split says whether this is one half of a parallel aggregation
