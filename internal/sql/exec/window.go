@@ -415,6 +415,15 @@ func (w *WindowAgg) evalAggregate(c *Ctx, a *AggCall, p *winPartition) ([]types.
 			out[i] = out[i-1]
 			continue
 		}
+		if !exclusion && aggTail >= 0 && head > aggHead && head <= aggTail && tail >= aggTail && a.invertible() {
+			// the frame's start moved on: take its first rows back out
+			for j := aggHead; j < head; j++ {
+				if err := a.retract(c, &st, p.rows[j]); err != nil {
+					return nil, err
+				}
+			}
+			aggHead = head
+		}
 		if exclusion || aggTail < 0 || head != aggHead || tail < aggTail {
 			st, aggHead, aggTail = aggState{}, head, head
 		}
@@ -479,4 +488,41 @@ func (w *WindowAgg) exprs() []expr.Expr {
 		}
 	}
 	return out
+}
+
+// invertible: a row can be taken back out of the aggregate's state
+// exactly (PostgreSQL's inverse transition functions), for count and for
+// sums of int2 and int4, whose state is an integer.
+func (a *AggCall) invertible() bool {
+	switch a.Name {
+	case "count":
+		return !a.Distinct
+	case "sum":
+		return !a.Distinct && a.Arg != nil && a.T.OID == types.Int8OID && types.IsInteger(a.Arg.Type())
+	}
+	return false
+}
+
+// retract undoes accumulate for one row of an invertible aggregate.
+func (a *AggCall) retract(c *Ctx, st *aggState, row Row) error {
+	if a.Filter != nil {
+		ok, err := a.Filter.Eval(c.Env, row)
+		if err != nil || ok.IsNull() || !ok.Bool() {
+			return err
+		}
+	}
+	if a.Arg == nil {
+		st.count--
+		return nil
+	}
+	d, err := a.Arg.Eval(c.Env, row)
+	if err != nil || d.IsNull() {
+		return err
+	}
+	st.count--
+	if a.Name == "sum" {
+		st.sumI -= d.Int()
+		st.sumF -= float64(d.Int())
+	}
+	return nil
 }

@@ -258,3 +258,14 @@ SELECT nth_value(empno, 0) OVER (ORDER BY empno) FROM emp
 
 error 42P10
 SELECT sum(salary) OVER (ORDER BY salary ROWS empno PRECEDING) FROM emp
+
+query
+SELECT x, sum(x) OVER w, count(x) OVER w, count(*) FILTER (WHERE x % 2 = 0) OVER w, sum(x) OVER (ORDER BY i ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) FROM (VALUES (1, 4), (2, NULL), (3, 6), (4, 1), (5, 8), (6, NULL), (7, 3)) v(i, x) WINDOW w AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) ORDER BY i
+----
+4|4|1|1|18
+NULL|4|1|1|18
+6|10|2|2|12
+1|7|2|1|11
+8|15|3|2|3
+NULL|9|2|1|3
+3|11|2|1|NULL
