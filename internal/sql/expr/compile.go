@@ -276,6 +276,15 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "this SQL value function is not supported yet"), sv.Location)
 	}
+	if gf := n.GetGroupingFunc(); gf != nil {
+		// The planner compiles GROUPING where the query groups; here its
+		// arguments cannot be this query level's grouping expressions.
+		loc := gf.Location
+		if len(gf.Args) > 0 && gf.Args[0].GetColumnRef() != nil {
+			loc = gf.Args[0].GetColumnRef().Location
+		}
+		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level"), loc)
+	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "expression type %s is not supported yet", nodeName(n))
 }
 
