@@ -209,6 +209,10 @@ func (ro *rangeOffset) inRange(c *Ctx, val, base, off types.Datum, sub, less boo
 		return intInRange(val.Int(), base.Int(), off.Int(), sub, less), nil
 	case types.IsFloat(ro.keyT):
 		return floatInRange(val.Float(), base.Float(), off.Float(), sub, less), nil
+	case ro.keyT.OID == types.TimeOID:
+		// in_range_time_interval: only the offset's time part counts, and
+		// the bound does not wrap around midnight as time + interval does
+		return intInRange(val.Int(), base.Int(), types.IntervalOf(off).Micros, sub, less), nil
 	}
 	if ro.keyT.OID == types.NumericOID {
 		if r, decided := numericInRangeSpecial(val, base, off, sub, less); decided {

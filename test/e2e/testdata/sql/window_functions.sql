@@ -269,3 +269,12 @@ NULL|4|1|1|18
 8|15|3|2|3
 NULL|9|2|1|3
 3|11|2|1|NULL
+
+query
+SELECT t, count(*) OVER (ORDER BY t RANGE BETWEEN '2 hours'::interval PRECEDING AND '2 hours'::interval FOLLOWING) FROM (VALUES ('00:30'::time), ('01:00'), ('12:00'), ('23:00'), ('23:30')) v(t) ORDER BY t
+----
+00:30:00|2
+01:00:00|2
+12:00:00|1
+23:00:00|2
+23:30:00|2
