@@ -13,9 +13,15 @@ import (
 // the rows being aggregated. Every part of the call syntax is either
 // honoured here or refused: an ignored clause would give a wrong answer.
 func planAggCall(comp *expr.Compiler, name string, fc *pg.FuncCall) (*AggCall, error) {
+	if err := windowCallInAggregate(fc); err != nil {
+		return nil, err
+	}
 	call := &AggCall{Name: name, Distinct: fc.AggDistinct}
 	argT := types.Type{}
 	if !fc.AggStar {
+		if len(fc.Args) == 0 && name == "count" {
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "count(*) must be used to call a parameterless aggregate function")
+		}
 		if len(fc.Args) != 1 && !(name == "string_agg" && len(fc.Args) == 2) {
 			return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
 		}

@@ -23,6 +23,8 @@ func figureColname(n *pg.Node) (string, int) {
 	case n.GetFuncCall() != nil:
 		fc := n.GetFuncCall()
 		return fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval(), 2
+	case n.GetGroupingFunc() != nil:
+		return "grouping", 2
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
 		if name, strength := figureColname(tc.Arg); strength > 1 {

@@ -47,6 +47,7 @@ func (p *Planner) returningAs(rel *catalog.Relation, refname string, list []*pg.
 		sc.cols = append(sc.cols, tableScopeCol(refname, a, a.Name, i))
 	}
 	comp := p.compiler(sc)
+	noWindowIn(comp, "RETURNING")
 	var exprs []expr.Expr
 	var cols []Column
 	for _, n := range list {

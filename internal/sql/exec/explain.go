@@ -222,6 +222,9 @@ func (e *explainer) label(n Node) string {
 	case *Limit:
 		return "Limit"
 	case *Agg:
+		if x.Sets != nil {
+			return x.setsLabel()
+		}
 		l := "Aggregate"
 		if x.distinct || len(x.GroupBy) > 0 {
 			l = "HashAggregate"
@@ -347,7 +350,11 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 			add(fmt.Sprintf("Sort Method: quicksort  Memory: %dkB", (x.bytes+1023)/1024+25))
 		}
 	case *Agg:
-		if len(x.GroupBy) > 0 {
+		if x.Sets != nil {
+			for _, l := range x.setsKeyLines() {
+				add(l)
+			}
+		} else if len(x.GroupBy) > 0 {
 			var ks []string
 			for _, g := range x.GroupBy {
 				ks = append(ks, g.String())

@@ -12,6 +12,8 @@ import (
 
 func (e *explainer) estimateMore(n Node) estimate {
 	switch x := n.(type) {
+	case *WindowAgg:
+		return x.estimate(e.estimate(x.Input))
 	case *Gather:
 		return e.estimateGather(x)
 	case *LockRows:
@@ -71,6 +73,8 @@ func (e *explainer) estimateMore(n Node) estimate {
 
 func labelMore(n Node) string {
 	switch x := n.(type) {
+	case *WindowAgg:
+		return "WindowAgg"
 	case *Gather:
 		return "Gather"
 	case *LockRows:
@@ -126,6 +130,8 @@ func labelMore(n Node) string {
 
 func childrenMore(n Node) []Node {
 	switch x := n.(type) {
+	case *WindowAgg:
+		return []Node{x.Input}
 	case *Gather:
 		return []Node{x.Input}
 	case *LockRows:
@@ -208,6 +214,8 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 // nodeExprs are the expressions a node evaluates itself.
 func nodeExprs(n Node) []expr.Expr {
 	switch x := n.(type) {
+	case *WindowAgg:
+		return x.exprs()
 	case *SeqScan:
 		return []expr.Expr{x.Qual}
 	case *IndexScan:

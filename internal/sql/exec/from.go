@@ -592,7 +592,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			}
 		}
 		if je.Quals != nil {
-			q, err := p.compiler(js).Compile(je.Quals)
+			comp := p.compiler(js)
+			noWindowIn(comp, "JOIN conditions")
+			q, err := comp.Compile(je.Quals)
 			if err != nil {
 				return nil, err
 			}

@@ -67,7 +67,9 @@ func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.No
 	}
 	var qual expr.Expr
 	if where != nil {
-		if qual, err = p.compiler(sc).Compile(where); err != nil {
+		comp := p.compiler(sc)
+		noWindowIn(comp, "WHERE")
+		if qual, err = comp.Compile(where); err != nil {
 			return nil, err
 		}
 		if qual, err = coerceBoolArg("WHERE", qual); err != nil {
@@ -305,6 +307,7 @@ func (p *Planner) returningIn(sc *scope, list []*pg.Node) ([]expr.Expr, []Column
 		return nil, nil, nil
 	}
 	comp := p.compiler(sc)
+	noWindowIn(comp, "RETURNING")
 	var exprs []expr.Expr
 	var cols []Column
 	for _, n := range list {

@@ -56,7 +56,7 @@ func withWrites(w *pg.WithClause) bool {
 // enough for workers (min_parallel_table_scan_size) and PostgreSQL's cost
 // model makes the parallel plan cheaper; otherwise it leaves agg alone.
 func (p *Planner) parallelizeAgg(a *Agg) {
-	if a.distinct || a.split != aggSimple {
+	if a.distinct || a.split != aggSimple || a.Sets != nil {
 		return
 	}
 	scan, ok := a.Input.(*SeqScan)

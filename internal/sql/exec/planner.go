@@ -526,6 +526,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		return nil, nil, err
 	}
 	comp := p.compiler(sc)
+	noWindowIn(comp, "WHERE")
 	var qual expr.Expr
 	if s.WhereClause != nil {
 		if qual, err = comp.Compile(s.WhereClause); err != nil {
@@ -562,18 +563,15 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			input = &Result{}
 		}
 		aggNode = &Agg{Input: input}
-		for _, g := range s.GroupClause {
-			ge, err := p.groupExpr(comp, g, s.TargetList)
-			if err != nil {
-				return nil, nil, err
-			}
-			aggNode.GroupBy = append(aggNode.GroupBy, ge)
+		noWindowIn(comp, "GROUP BY")
+		if err = p.planGroupClause(comp, s, aggNode); err != nil {
+			return nil, nil, err
 		}
 		targetScope = &aggScope{input: sc, groups: aggNode.GroupBy, p: p}
 	}
 	tcomp := p.compiler(targetScope)
 	if agg {
-		tcomp.Hooks.Node = groupedExprHook(comp, aggNode.GroupBy)
+		tcomp.Hooks.Node = groupingFuncHook(comp, aggNode, groupedExprHook(comp, aggNode.GroupBy))
 		tcomp.Hooks.Func = func(fc *pg.FuncCall) (expr.Expr, bool, error) {
 			name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval
 			if !aggNames[name] && !fc.AggStar {
@@ -585,6 +583,16 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			}
 			aggNode.Aggs = append(aggNode.Aggs, call)
 			return &expr.Var{Index: len(aggNode.GroupBy) + len(aggNode.Aggs) - 1, T: call.T, Name: call.String()}, true, nil
+		}
+	}
+	var win *windowPlanner
+	if hasWindowCalls(append(append([]*pg.Node{}, s.TargetList...), s.SortClause...)...) {
+		if win, err = newWindowPlanner(p, tcomp, s); err != nil {
+			return nil, nil, err
+		}
+		tcomp.Hooks.Window = win.call
+		if input == nil {
+			input = &Result{}
 		}
 	}
 	var exprs []expr.Expr
@@ -646,7 +654,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 		}
 		node = aggNode
 		if s.HavingClause != nil {
-			h, err := tcomp.Compile(s.HavingClause)
+			h, err := compileWithoutWindows(tcomp, "HAVING", s.HavingClause)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -699,7 +707,7 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ORDER BY on an expression without FROM is not supported")
 			}
 			for i := range cols {
-				if exprs[i].String() == e.String() {
+				if sameOutputExpr(exprs[i], e) {
 					ke = &expr.Var{Index: i, T: cols[i].Type, Name: e.String()}
 					break
 				}
@@ -720,6 +728,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 			return nil, nil, err
 		}
 		sortKeys = append(sortKeys, k)
+	}
+	if win != nil {
+		node = win.build(node, sortKeyExprs(exprs, sortKeys), groupKeys(aggNode))
 	}
 	if exprs != nil {
 		pcols := append([]Column{}, cols...)

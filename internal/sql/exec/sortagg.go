@@ -69,7 +69,7 @@ func (s *Sort) Open(c *Ctx) error {
 	return nil
 }
 
-// sortOrder returns the order of rows sorted stably by keys (each key
+// sortOrder returns the order of rows sorted by keys (each key
 // evaluated once per row), checking for interrupts as it goes.
 func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
 	vals := make([][]types.Datum, len(rows))
@@ -91,7 +91,9 @@ func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	err := interrupt.SortFunc(idx, func(a, b int) int { return compareKeys(keys, vals[a], vals[b]) }, c.Interrupts.Check)
+	// PostgreSQL's algorithm, so that rows tying on the keys come out in
+	// PostgreSQL's order (a stable sort would keep their input order).
+	err := interrupt.QsortFunc(idx, func(a, b int) int { return compareKeys(keys, vals[a], vals[b]) }, c.Interrupts.Check)
 	return idx, err
 }
 
@@ -208,6 +210,9 @@ type AggCall struct {
 	// matters for string_agg and array_agg.
 	OrderBy []SortKey
 	T       types.Type // result type
+	// GroupingRefs, for GROUPING(...) (Name "grouping"), are the GROUP BY
+	// expressions it asks about (groupingsets.go).
+	GroupingRefs []int
 }
 
 func (a *AggCall) String() string {
@@ -572,8 +577,14 @@ type Agg struct {
 	nodeBase
 	Input   Node
 	GroupBy []expr.Expr
-	Aggs    []*AggCall
-	Cols    []Column
+	// Sets, for GROUPING SETS / ROLLUP / CUBE, are the grouping sets as
+	// indexes into GroupBy (groupingsets.go); nil for a plain GROUP BY.
+	Sets [][]int
+	// sortSets: compute the sets by sorting (enable_hashagg is off);
+	// aggregates that sort their input (DISTINCT, ORDER BY) do too.
+	sortSets bool
+	Aggs     []*AggCall
+	Cols     []Column
 	// distinct: this Agg implements SELECT DISTINCT (EXPLAIN says Unique/HashAggregate).
 	distinct bool
 	// split says whether this is one half of a parallel aggregation
@@ -590,6 +601,7 @@ type aggGroup struct {
 	key    string
 	keys   []types.Datum
 	states []aggState
+	set    int // the grouping set (an index into Agg.Sets)
 }
 
 func (a *Agg) Columns() []Column { return a.Cols }
@@ -623,6 +635,10 @@ func (a *Agg) Open(c *Ctx) error {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
 		for i, ag := range a.Aggs {
+			if ag.Name == "grouping" {
+				row = append(row, a.groupingValue(ag, g))
+				continue
+			}
 			v, err := ag.final(c, &g.states[i])
 			if err != nil {
 				return err
@@ -637,6 +653,9 @@ func (a *Agg) Open(c *Ctx) error {
 // accumulate reads the input to its end and returns the groups in the
 // order their first rows came.
 func (a *Agg) accumulate(c *Ctx) ([]*aggGroup, error) {
+	if a.Sets != nil {
+		return a.accumulateSets(c)
+	}
 	groups := map[string]*aggGroup{}
 	var order []*aggGroup
 	var kb strings.Builder

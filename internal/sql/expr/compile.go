@@ -46,6 +46,13 @@ type Hooks struct {
 	// FixedParams: ParamTypes are all the parameters there are ($n
 	// beyond them is 42P02), as in a function body.
 	FixedParams bool
+	// Window, when set, compiles a window function call (one with OVER):
+	// the planner evaluates it in a WindowAgg and returns a reference to
+	// its result. Unset, such a call is refused with NoWindow's error.
+	Window func(fc *pg.FuncCall) (Expr, error)
+	// NoWindow, when set, is the error for a window call where none may
+	// be (PostgreSQL names the clause: "... not allowed in WHERE").
+	NoWindow func() error
 }
 
 // Compiler turns parse nodes into expressions.
@@ -299,6 +306,15 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 			return &Const{Val: types.Str("public"), T: types.Name}, nil
 		}
 		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "this SQL value function is not supported yet"), sv.Location)
+	}
+	if gf := n.GetGroupingFunc(); gf != nil {
+		// The planner compiles GROUPING where the query groups; here its
+		// arguments cannot be this query level's grouping expressions.
+		loc := gf.Location
+		if len(gf.Args) > 0 && gf.Args[0].GetColumnRef() != nil {
+			loc = gf.Args[0].GetColumnRef().Location
+		}
+		return nil, withPos(pgerr.Errorf(pgerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level"), loc)
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "expression type %s is not supported yet", nodeName(n))
 }
@@ -719,6 +735,20 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 }
 
 func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
+	if fc.Over != nil {
+		if c.Hooks.Window != nil {
+			e, err := c.Hooks.Window(fc)
+			return e, withPos(err, fc.Location)
+		}
+		var err error = pgerr.Errorf(pgerr.WindowingError, "window functions are not allowed here")
+		if c.Hooks.NoWindow != nil {
+			err = c.Hooks.NoWindow()
+		}
+		return nil, withPos(err, fc.Location)
+	}
+	if name := fc.Funcname[len(fc.Funcname)-1].GetString_().Sval; IsWindowFunction(name) && len(fc.Funcname) == 1 && !fc.AggWithinGroup {
+		return nil, withPos(pgerr.Errorf(pgerr.WrongObjectType, "window function %s requires an OVER clause", name), fc.Location)
+	}
 	if err := refuseUnsupportedCallSyntax(fc); err != nil {
 		return nil, withPos(err, fc.Location)
 	}
@@ -932,13 +962,22 @@ func unify(a, b types.Type) types.Type {
 	return a
 }
 
+// IsWindowFunction: name is one of PostgreSQL's built-in window functions
+// (those that are no aggregates and need OVER).
+func IsWindowFunction(name string) bool {
+	switch name {
+	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
+		"lag", "lead", "first_value", "last_value", "nth_value":
+		return true
+	}
+	return false
+}
+
 // refuseUnsupportedCallSyntax rejects function-call syntax that is not
-// implemented (window functions, ordered-set aggregates, VARIADIC), so it
+// implemented (ordered-set aggregates, VARIADIC), so it
 // fails with 0A000 instead of being silently ignored.
 func refuseUnsupportedCallSyntax(fc *pg.FuncCall) error {
 	switch {
-	case fc.Over != nil:
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "window functions are not supported")
 	case fc.AggWithinGroup:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ordered-set aggregates (WITHIN GROUP) are not supported")
 	}

@@ -9,15 +9,6 @@ statement ok
 INSERT INTO agu VALUES (1, 1, 'a'), (1, 2, 'b'), (2, 3, 'c')
 
 error 0A000
-SELECT count(*) OVER () FROM agu
-
-error 0A000
-SELECT g, sum(x) OVER (PARTITION BY g ORDER BY x) FROM agu
-
-error 0A000
-SELECT row_number() OVER (ORDER BY x) FROM agu
-
-error 0A000
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM agu
 
 error 0A000
@@ -25,15 +16,6 @@ SELECT count(*) WITHIN GROUP (ORDER BY x) FROM agu
 
 error 0A000
 SELECT concat(VARIADIC ARRAY['a', 'b'])
-
-error 0A000
-SELECT g, sum(x) FROM agu GROUP BY ROLLUP (g)
-
-error 0A000
-SELECT g, sum(x) FROM agu GROUP BY CUBE (g)
-
-error 0A000
-SELECT g, sum(x) FROM agu GROUP BY GROUPING SETS ((g), ())
 
 error 0A000
 SELECT * FROM agu TABLESAMPLE SYSTEM (50)
