@@ -26,6 +26,9 @@ const (
 	KindIndex    = 'i'
 	KindSequence = 'S'
 	KindView     = 'v'
+	// KindMatView is a materialized view's relkind in pg_class; its
+	// Relation has Kind KindTable (it is stored like one) and MatView.
+	KindMatView = 'm'
 )
 
 // Attr is a column of a relation.
@@ -94,6 +97,12 @@ type Relation struct {
 	Parents     []uint32
 	HasSubclass bool
 	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
+	// ViewQuery is a view's or materialized view's stored query
+	// (pg_rewrite.ev_action); MatView marks a materialized view and
+	// Populated its relispopulated.
+	ViewQuery string
+	MatView   bool
+	Populated bool
 	tid         page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
@@ -502,6 +511,7 @@ var (
 	cRelnatts       = PgClass.ColumnIndex("relnatts")
 	cRelpersist     = PgClass.ColumnIndex("relpersistence")
 	cRelhassubclass = PgClass.ColumnIndex("relhassubclass")
+	cRelispopulated = PgClass.ColumnIndex("relispopulated")
 )
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
@@ -520,10 +530,18 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
 		}
 		amOID = uint32(v[cRelam].Int())
+		if r.Kind == KindMatView {
+			r.Kind, r.MatView, r.Populated = KindTable, true, v[cRelispopulated].Bool()
+		}
 		return false, nil
 	})
 	if err != nil || r == nil {
 		return nil, err
+	}
+	if r.Kind == KindView || r.MatView {
+		if r.ViewQuery, err = c.viewQuery(tx, oid); err != nil {
+			return nil, err
+		}
 	}
 	if r.AM, err = c.tableAM(r, amOID); err != nil {
 		return nil, err

@@ -453,6 +453,10 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		kind, tag, what = catalog.KindIndex, "DROP INDEX", "index"
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		kind, tag, what = catalog.KindSequence, "DROP SEQUENCE", "sequence"
+	case pg.ObjectType_OBJECT_VIEW:
+		kind, tag, what = catalog.KindView, "DROP VIEW", "view"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		kind, tag, what = catalog.KindMatView, "DROP MATERIALIZED VIEW", "materialized view"
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
@@ -477,9 +481,8 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 			}
 			return pgerr.Errorf(pgerr.UndefinedTable, "%s \"%s\" does not exist", what, qualName(schema, name))
 		}
-		if rel.Kind != kind {
-			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a%s %s", name, map[bool]string{true: "n", false: ""}[what == "index"], what).
-				WithHint("Use DROP %s to remove %s.", map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX", catalog.KindSequence: "SEQUENCE"}[rel.Kind], map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index", catalog.KindSequence: "a sequence"}[rel.Kind])
+		if relKind(rel) != kind {
+			return wrongDropKind(rel, name, what)
 		}
 		if rel.Namespace == catalog.PgCatalogNamespace {
 			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", name)
@@ -500,6 +503,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 			lockOID = rel.Index.RelID
 		}
 		if err := s.lockRel(c, lockOID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		if err := s.dropDependentViews(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
 			return err
 		}
 		if err := s.dropDependencies(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {

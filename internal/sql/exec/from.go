@@ -5,6 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -337,6 +338,12 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		}
 		rel, err := p.OpenRelation(rv, lockRelMode(mark))
 		if err != nil {
+			return nil, err
+		}
+		if rel.Kind == catalog.KindView {
+			return p.expandView(rel, rv, sc, mark)
+		}
+		if err := p.checkPopulated(rel); err != nil {
 			return nil, err
 		}
 		if rv.Alias == nil {

@@ -41,6 +41,9 @@ type ModifyTable struct {
 	inplace  inplaceCount // of the updates, those the AM made in place
 	upserted int64        // rows ON CONFLICT DO UPDATE updated
 	checks   []checkConstraint
+	// viewChecks are the WITH CHECK OPTION conditions of the views the
+	// statement went through (viewupdate.go).
+	viewChecks []viewCheck
 	// deferred are NO ACTION foreign key checks left for the end of the
 	// statement; a cascaded change shares its statement's list.
 	deferred *[]deferredRefCheck

@@ -38,6 +38,11 @@ type Planner struct {
 	// (parallel_plan.go).
 	NoParallel bool
 	topSelect  *pg.SelectStmt
+	// Uses, when non-nil, collects every relation the plan reads (a
+	// view's dependencies, userviews.go).
+	Uses map[uint32]bool
+	// FillMatView lets the plan write a materialized view (REFRESH).
+	FillMatView bool
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -83,6 +88,9 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	if rel.IsTemp() {
 		p.C.Tx.AccessedTemp = true
 	}
+	if p.Uses != nil {
+		p.Uses[rel.OID] = true
+	}
 	if (lockMode == lockAccessShare || lockMode == lockRowExclusive) && p.C.Tx.IsOtherTemp(rel) {
 		// Their pages are the other session's business (PostgreSQL keeps
 		// them in its local buffers).
@@ -100,6 +108,9 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	}
 	if rel.Kind == catalog.KindToast && lockMode == lockRowExclusive {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change TOAST relation \"%s\"", name)
+	}
+	if rel.Kind == catalog.KindView && lockMode != lockRowExclusive {
+		return rel, nil // read through its query (userviews.go)
 	}
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindToast {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)

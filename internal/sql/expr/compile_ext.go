@@ -286,6 +286,8 @@ var catalogCalls = map[string]struct {
 }{
 	"pg_get_indexdef":         {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
 	"pg_get_constraintdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_ruledef":          {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_viewdef":          {[]types.Type{types.Oid, types.Boolean}, 1, types.Text}, // a view's OID or name (regclass)
 	"regclassout":             {[]types.Type{types.Oid}, 1, types.Text},
 	"regclassin":              {[]types.Type{types.Text}, 1, types.Oid},
 	"regnamespaceout":         {[]types.Type{types.Oid}, 1, types.Text},
@@ -342,7 +344,7 @@ var advisoryKey = []types.Type{types.Int8, types.Int4}
 
 // regclassArg marks the functions whose first argument is a regclass: a
 // string there names a relation.
-var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true, "pg_relation_filenode": true}
+var regclassArg = map[string]bool{"nextval": true, "currval": true, "setval": true, "pg_relation_filenode": true, "pg_get_viewdef": true}
 
 func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool, error) {
 	if name == "pg_has_role" {

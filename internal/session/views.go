@@ -1,0 +1,486 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// User views (CREATE [OR REPLACE] [TEMP] VIEW, DROP VIEW) and materialized
+// views. A view is a pg_class row of relkind 'v' with its columns and a
+// pg_rewrite "_RETURN" rule holding the normalized query text
+// (exec.NormalizeViewQuery); the planner expands it where it is named
+// (exec/userviews.go). pg_depend ties the rule to every relation it reads.
+
+// viewQuery plans a view's (or materialized view's) query: it returns the
+// stored text, the columns (named by aliases where given) and the
+// relations it reads.
+func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Node, what string) (string, []catalog.Attr, []uint32, error) {
+	p := &exec.Planner{C: c, Uses: map[uint32]bool{}}
+	_, cols, err := p.PlanSelect(query)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if len(aliases) > len(cols) {
+		return "", nil, nil, pgerr.Errorf(pgerr.SyntaxError, "CREATE %s specifies more column names than columns", what)
+	}
+	attrs := make([]catalog.Attr, len(cols))
+	seen := map[string]bool{}
+	for i, col := range cols {
+		name := col.Name
+		if i < len(aliases) {
+			name = aliases[i].GetString_().GetSval()
+		}
+		if seen[name] {
+			return "", nil, nil, pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		seen[name] = true
+		t := col.Type
+		if t.OID == types.UnknownOID {
+			t = types.Text
+		}
+		attrs[i] = catalog.Attr{Name: name, Type: t}
+	}
+	norm := &exec.Planner{C: c}
+	norm.NormalizeViewQuery(query)
+	text, err := exec.DeparseSelect(query)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("storing the view's query: %w", err)
+	}
+	var uses []uint32
+	for oid := range p.Uses {
+		uses = append(uses, oid)
+	}
+	return text, attrs, uses, nil
+}
+
+// viewOptions checks CREATE VIEW's WITH options and WITH CHECK OPTION
+// (PostgreSQL's view reloptions) and returns them as reloptions.
+func viewOptions(defs []*pg.Node, check pg.ViewCheckOption) (map[string]string, error) {
+	opts := map[string]string{}
+	for _, n := range defs {
+		de := n.GetDefElem()
+		switch de.Defname {
+		case "security_barrier", "security_invoker":
+			b, err := defBool(de)
+			if err != nil {
+				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, defText(de))
+			}
+			opts[de.Defname] = fmt.Sprint(b)
+		case "check_option":
+			v := strings.ToLower(defText(de))
+			if v != "local" && v != "cascaded" {
+				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for enum option \"check_option\": %s", defText(de)).
+					WithDetail("Valid values are \"local\" and \"cascaded\".")
+			}
+			opts["check_option"] = v
+		default:
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", de.Defname)
+		}
+	}
+	switch check {
+	case pg.ViewCheckOption_LOCAL_CHECK_OPTION:
+		opts["check_option"] = "local"
+	case pg.ViewCheckOption_CASCADED_CHECK_OPTION:
+		opts["check_option"] = "cascaded"
+	}
+	if len(opts) == 0 {
+		return nil, nil
+	}
+	return opts, nil
+}
+
+// defText is a DefElem's argument as written.
+func defText(de *pg.DefElem) string {
+	switch {
+	case de.Arg == nil:
+		return "true"
+	case de.Arg.GetString_() != nil:
+		return de.Arg.GetString_().Sval
+	case de.Arg.GetInteger() != nil:
+		return fmt.Sprint(de.Arg.GetInteger().Ival)
+	case de.Arg.GetFloat() != nil:
+		return de.Arg.GetFloat().Fval
+	case de.Arg.GetTypeName() != nil:
+		n := de.Arg.GetTypeName().Names
+		return n[len(n)-1].GetString_().GetSval()
+	}
+	return ""
+}
+
+func (s *Session) createView(c *exec.Ctx, vs *pg.ViewStmt, w pgwire.ResultWriter) error {
+	sel := vs.Query.GetSelectStmt()
+	if sel == nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "views must not contain data-modifying statements in WITH")
+	}
+	opts, err := viewOptions(vs.Options, vs.WithCheckOption)
+	if err != nil {
+		return err
+	}
+	text, attrs, uses, err := s.viewQuery(c, sel, vs.Aliases, "VIEW")
+	if err != nil {
+		return err
+	}
+	rv := vs.View
+	if rv.Relpersistence != "t" && s.readsTemp(c, uses) {
+		if rv.Schemaname != "" && rv.Schemaname != "pg_temp" {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+		}
+		c.Notice(pgerr.Noticef(pgerr.SevNotice, "00000", "view \"%s\" will be a temporary view", rv.Relname))
+		rv = &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Relpersistence: "t", Location: rv.Location}
+	}
+	if _, ok := opts["check_option"]; ok {
+		if err := s.checkOptionAllowed(c, sel); err != nil {
+			return err
+		}
+	}
+	nsp, err := s.namespaceFor(c, rv)
+	if err != nil {
+		return err
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	existing, err := s.eng.Catalog.LookupIn(c.Tx, nsp, rv.Relname)
+	if err != nil {
+		return err
+	}
+	def := catalog.ViewDef{Namespace: nsp, Name: rv.Relname, Attrs: attrs, Query: text, Options: opts, Uses: uses}
+	if existing != nil && vs.Replace {
+		if existing.Kind != catalog.KindView {
+			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a view", rv.Relname)
+		}
+		if err := checkViewReplacement(existing, attrs); err != nil {
+			return err
+		}
+		if err := s.lockRel(c, existing.OID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		if err := s.eng.Catalog.ReplaceView(c.Tx, existing, def); err != nil {
+			return err
+		}
+		return w.CommandComplete("CREATE VIEW")
+	}
+	if _, err := s.eng.Catalog.CreateView(c.Tx, def); err != nil {
+		return err
+	}
+	return w.CommandComplete("CREATE VIEW")
+}
+
+// readsTemp: one of the relations is temporary (the view must be too).
+func (s *Session) readsTemp(c *exec.Ctx, uses []uint32) bool {
+	for _, oid := range uses {
+		if r, _ := s.eng.Catalog.ByOID(c.Tx, oid); r != nil && r.IsTemp() {
+			return true
+		}
+	}
+	return false
+}
+
+// checkViewReplacement applies CREATE OR REPLACE VIEW's rule: the new
+// query keeps every old column, same name and type, and may only add
+// columns at the end.
+func checkViewReplacement(old *catalog.Relation, attrs []catalog.Attr) error {
+	var live []catalog.Attr
+	for _, a := range old.Attrs {
+		if !a.Dropped {
+			live = append(live, a)
+		}
+	}
+	if len(attrs) < len(live) {
+		return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop columns from view")
+	}
+	for i, a := range live {
+		n := attrs[i]
+		if n.Name != a.Name {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot change name of view column \"%s\" to \"%s\"", a.Name, n.Name).
+				WithHint("Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.")
+		}
+		if n.Type.OID != a.Type.OID || n.Type.Typmod != a.Type.Typmod {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot change data type of view column \"%s\" from %s to %s", a.Name, a.Type.String(), n.Type.String())
+		}
+	}
+	return nil
+}
+
+// relDescription names a relation as PostgreSQL's getObjectDescription.
+func relDescription(r *catalog.Relation) string {
+	switch {
+	case r.MatView:
+		return "materialized view " + r.Name
+	case r.Kind == catalog.KindView:
+		return "view " + r.Name
+	case r.Kind == catalog.KindSequence:
+		return "sequence " + r.Name
+	case r.Kind == catalog.KindIndex:
+		return "index " + r.Name
+	}
+	return "table " + r.Name
+}
+
+// dependentViews lists, depth first, the views that read rel directly or
+// through other views, each with the object it depends on, leaving out
+// those in dropping (the statement drops them anyway).
+func (s *Session) dependentViews(c *exec.Ctx, rel *catalog.Relation, dropping []*catalog.Relation) ([]*catalog.Relation, []string, error) {
+	var out []*catalog.Relation
+	var on []string
+	seen := map[uint32]bool{rel.OID: true}
+	for _, d := range dropping {
+		seen[d.OID] = true
+	}
+	var visit func(r *catalog.Relation) error
+	visit = func(r *catalog.Relation) error {
+		deps, err := s.eng.Catalog.ViewDependents(c.Tx, r.OID)
+		if err != nil {
+			return err
+		}
+		for _, oid := range deps {
+			if seen[oid] {
+				continue
+			}
+			seen[oid] = true
+			v, err := s.eng.Catalog.ByOID(c.Tx, oid)
+			if err != nil || v == nil {
+				return err
+			}
+			out = append(out, v)
+			on = append(on, relDescription(r))
+			if err := visit(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, on, visit(rel)
+}
+
+// dropDependentViews refuses to drop rel while views read it, or with
+// CASCADE drops them first (with PostgreSQL's notice).
+func (s *Session) dropDependentViews(c *exec.Ctx, rel *catalog.Relation, dropping []*catalog.Relation, cascade bool) error {
+	views, on, err := s.dependentViews(c, rel, dropping)
+	if err != nil || len(views) == 0 {
+		return err
+	}
+	var lines []string
+	for i, v := range views {
+		if cascade {
+			lines = append(lines, "drop cascades to "+relDescription(v))
+		} else {
+			lines = append(lines, relDescription(v)+" depends on "+on[i])
+		}
+	}
+	if !cascade {
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", relDescription(rel)).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if len(lines) == 1 {
+		c.Notice(pgerr.Noticef(pgerr.SevNotice, "00000", "%s", lines[0]))
+	} else {
+		n := pgerr.Noticef(pgerr.SevNotice, "00000", "drop cascades to %d other objects", len(lines))
+		n.Detail = strings.Join(lines, "\n")
+		c.Notice(n)
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	for i := len(views) - 1; i >= 0; i-- {
+		if err := s.lockRel(c, views[i].OID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		cur, err := s.eng.Catalog.ByOID(c.Tx, views[i].OID)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			continue
+		}
+		if err := s.eng.Catalog.DropRelation(c.Tx, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relKind is a relation's pg_class.relkind.
+func relKind(r *catalog.Relation) byte {
+	if r.MatView {
+		return catalog.KindMatView
+	}
+	return r.Kind
+}
+
+// wrongDropKind is DROP's error for a relation of another kind
+// (DropErrorMsgWrongType).
+func wrongDropKind(rel *catalog.Relation, name, what string) error {
+	article := "a"
+	if what == "index" {
+		article = "an"
+	}
+	cmd := map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX", catalog.KindSequence: "SEQUENCE",
+		catalog.KindView: "VIEW", catalog.KindMatView: "MATERIALIZED VIEW"}[relKind(rel)]
+	obj := map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index", catalog.KindSequence: "a sequence",
+		catalog.KindView: "a view", catalog.KindMatView: "a materialized view"}[relKind(rel)]
+	return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not %s %s", name, article, what).
+		WithHint("Use DROP %s to remove %s.", cmd, obj)
+}
+
+// checkOptionAllowed refuses WITH CHECK OPTION on a view that is not
+// automatically updatable, as PostgreSQL does.
+func (s *Session) checkOptionAllowed(c *exec.Ctx, sel *pg.SelectStmt) error {
+	if why := exec.ViewNotUpdatable(sel); why != "" {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "WITH CHECK OPTION is supported only on automatically updatable views").
+			WithHint("%s", why)
+	}
+	return nil
+}
+
+// createMatView runs CREATE MATERIALIZED VIEW: a table holding the
+// query's rows, with the query kept as its _RETURN rule for REFRESH.
+func (s *Session) createMatView(c *exec.Ctx, ctas *pg.CreateTableAsStmt, w pgwire.ResultWriter) error {
+	into := ctas.Into
+	query := ctas.Query.GetSelectStmt()
+	if query == nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "materialized views may not be defined using bound parameters")
+	}
+	rv := into.Rel
+	if existing, err := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname); err != nil {
+		return err
+	} else if existing != nil && ctas.IfNotExists {
+		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.DuplicateTable, "relation \"%s\" already exists, skipping", rv.Relname))
+		return w.CommandComplete("CREATE MATERIALIZED VIEW")
+	}
+	text, attrs, uses, err := s.viewQuery(c, query, into.ColNames, "MATERIALIZED VIEW")
+	if err != nil {
+		return err
+	}
+	if s.readsTemp(c, uses) {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
+	}
+	nsp, err := s.namespaceFor(c, rv)
+	if err != nil {
+		return err
+	}
+	am, err := s.newTableAM(into.AccessMethod)
+	if err != nil {
+		return err
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	oid, err := s.eng.Catalog.CreateView(c.Tx, catalog.ViewDef{Namespace: nsp, Name: rv.Relname, Attrs: attrs, Query: text,
+		Uses: uses, Materialized: true, Populated: !into.SkipData, AM: am})
+	if err != nil {
+		return err
+	}
+	if into.SkipData {
+		return w.CommandComplete("CREATE MATERIALIZED VIEW")
+	}
+	mv, err := s.eng.Catalog.ByOID(c.Tx, oid)
+	if err != nil {
+		return err
+	}
+	n, err := s.fillMatView(c, mv)
+	if err != nil {
+		return err
+	}
+	return w.CommandComplete(fmt.Sprintf("SELECT %d", n))
+}
+
+// matViewTarget names mv for a statement the engine runs on it.
+func (s *Session) matViewTarget(mv *catalog.Relation) *pg.RangeVar {
+	return &pg.RangeVar{Schemaname: s.eng.Catalog.NamespaceName(mv.Namespace), Relname: mv.Name, Inh: true, Location: -1}
+}
+
+// fillMatView inserts the rows of mv's stored query.
+func (s *Session) fillMatView(c *exec.Ctx, mv *catalog.Relation) (int64, error) {
+	sel, err := exec.ParseViewQuery(mv)
+	if err != nil {
+		return 0, err
+	}
+	insert := &pg.InsertStmt{Relation: s.matViewTarget(mv), SelectStmt: &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: sel}}}
+	mt, err := (&exec.Planner{C: c, FillMatView: true}).PlanInsert(insert)
+	if err != nil {
+		return 0, err
+	}
+	if err := exec.Run(c, mt, nil); err != nil {
+		return 0, err
+	}
+	return mt.Count, nil
+}
+
+// refreshMatView runs REFRESH MATERIALIZED VIEW: the rows are replaced by
+// the query's current result in the statement's transaction (MVCC: with
+// CONCURRENTLY, readers keep seeing the old rows until it commits).
+func (s *Session) refreshMatView(c *exec.Ctx, rs *pg.RefreshMatViewStmt, w pgwire.ResultWriter) error {
+	if rs.Concurrent && rs.SkipData {
+		return pgerr.Errorf(pgerr.SyntaxError, "%s and %s options cannot be used together", "CONCURRENTLY", "WITH NO DATA")
+	}
+	rel, err := s.eng.Catalog.Lookup(c.Tx, rs.Relation.Schemaname, rs.Relation.Relname)
+	if err != nil {
+		return err
+	}
+	if rel == nil {
+		e := pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rs.Relation.Schemaname, rs.Relation.Relname))
+		e.Position = rs.Relation.Location + 1
+		return e
+	}
+	if !rel.MatView {
+		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a materialized view", rel.Name)
+	}
+	mode := xact.AccessExclusiveLock
+	if rs.Concurrent {
+		mode = xact.ExclusiveLock
+		if !rel.Populated {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "CONCURRENTLY cannot be used when the materialized view is not populated")
+		}
+		if !hasPlainUniqueIndex(rel) {
+			return pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "cannot refresh materialized view \"%s\" concurrently", qualName(s.eng.Catalog.NamespaceName(rel.Namespace), rel.Name)).
+				WithHint("Create a unique index with no WHERE clause on one or more columns of the materialized view.")
+		}
+	}
+	if err := s.lockRel(c, rel.OID, mode); err != nil {
+		return err
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	del := &pg.DeleteStmt{Relation: s.matViewTarget(rel)}
+	mt, err := (&exec.Planner{C: c, FillMatView: true}).PlanDelete(del)
+	if err != nil {
+		return err
+	}
+	if err := exec.Run(c, mt, nil); err != nil {
+		return err
+	}
+	if err := s.eng.Catalog.SetPopulated(c.Tx, rel.OID, !rs.SkipData); err != nil {
+		return err
+	}
+	if !rs.SkipData {
+		cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+		if err != nil {
+			return err
+		}
+		if _, err := s.fillMatView(c, cur); err != nil {
+			return err
+		}
+	}
+	return w.CommandComplete("REFRESH MATERIALIZED VIEW")
+}
+
+func hasPlainUniqueIndex(rel *catalog.Relation) bool {
+	for _, ix := range rel.Indexes {
+		if ix.Index != nil && ix.Index.Unique {
+			return true
+		}
+	}
+	return false
+}

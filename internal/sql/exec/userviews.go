@@ -1,0 +1,70 @@
+package exec
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+)
+
+// ParseViewQuery parses a view's stored query (pg_rewrite.ev_action).
+func ParseViewQuery(rel *catalog.Relation) (*pg.SelectStmt, error) {
+	tree, err := pg.Parse(rel.ViewQuery)
+	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
+		return nil, pgerr.Errorf(pgerr.InternalError, "view \"%s\" has a malformed stored query", rel.Name)
+	}
+	return tree.Stmts[0].Stmt.GetSelectStmt(), nil
+}
+
+// expandView plans a view named in FROM as the subquery it stands for
+// (PostgreSQL's rewriter does the same with the view's _RETURN rule). The
+// stored query is planned afresh at each use, with none of the naming
+// query's WITH queries visible; its columns take the view's column names.
+func (p *Planner) expandView(rel *catalog.Relation, rv *pg.RangeVar, sc *scope, mark *rowMark) (*jtree, error) {
+	sel, err := ParseViewQuery(rel)
+	if err != nil {
+		return nil, err
+	}
+	alias, colAliases := aliasOf(rv.Alias, rel.Name)
+	if mark != nil {
+		sel = lockSubquery(sel, mark, p.q.locks.clauses[0].strength)
+	}
+	outerLocks, outerCTEs := p.q.locks, p.q.ctes
+	p.q.locks, p.q.ctes = nil, nil
+	defer func() { p.q.locks, p.q.ctes = outerLocks, outerCTEs }()
+	node, cols, _, err := p.planQuery(sel, sc.parent, sc.level)
+	if err != nil {
+		return nil, err
+	}
+	if len(colAliases) > len(rel.Attrs) {
+		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "table \"%s\" has %d columns available but %d columns specified", alias, len(rel.Attrs), len(colAliases))
+	}
+	if len(cols) != len(rel.Attrs) {
+		return nil, pgerr.Errorf(pgerr.InternalError, "view \"%s\" has %d columns but its query %d", rel.Name, len(rel.Attrs), len(cols))
+	}
+	var scols []scopeCol
+	var outCols []Column
+	for i, c := range cols {
+		name := rel.Attrs[i].Name
+		if i < len(colAliases) {
+			name = colAliases[i]
+		}
+		scols = append(scols, scopeCol{rel: alias, name: name, t: c.Type, relname: rel.Name})
+		outCols = append(outCols, Column{Name: name, Type: c.Type})
+	}
+	ss := &SubqueryScan{Input: node, Alias: alias, Cols: outCols}
+	if p.Uses != nil {
+		p.Uses[rel.OID] = true
+	}
+	return p.addLeaf(sc, &fromItem{node: ss, alias: alias}, scols), nil
+}
+
+// checkPopulated refuses to read a materialized view made WITH NO DATA
+// (REFRESH itself may).
+func (p *Planner) checkPopulated(rel *catalog.Relation) error {
+	if rel.MatView && !rel.Populated && !p.FillMatView {
+		return pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", rel.Name).
+			WithHint("Use the REFRESH MATERIALIZED VIEW command.")
+	}
+	return nil
+}
