@@ -96,14 +96,14 @@ type Relation struct {
 	// made, as in PostgreSQL; the children are in pg_inherits).
 	Parents     []uint32
 	HasSubclass bool
-	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
+	Persistence byte // relpersistence: PersistencePermanent or PersistenceTemp
 	// ViewQuery is a view's or materialized view's stored query
 	// (pg_rewrite.ev_action); MatView marks a materialized view and
 	// Populated its relispopulated.
 	ViewQuery string
 	MatView   bool
 	Populated bool
-	tid         page.ItemPointer // of its pg_class row
+	tid       page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).

@@ -24,11 +24,11 @@ const withCheckOptionViolation = "44000"
 // through.
 type viewTarget struct {
 	view  *catalog.Relation
-	base  *pg.RangeVar         // the relation the view selects from
-	qual  string               // the name the view's query gives it
-	cols  map[string]*pg.Node  // view column → expression over the base
-	names map[string]string    // view column → base column, for plain columns
-	order []string             // view columns in order
+	base  *pg.RangeVar        // the relation the view selects from
+	qual  string              // the name the view's query gives it
+	cols  map[string]*pg.Node // view column → expression over the base
+	names map[string]string   // view column → base column, for plain columns
+	order []string            // view columns in order
 	where *pg.Node
 }
 
