@@ -237,3 +237,24 @@ func (c *Catalog) RuleView(tx *Txn, rule uint32) (uint32, error) {
 	})
 	return view, err
 }
+
+// ViewEntry is a view's or materialized view's pg_class identity.
+type ViewEntry struct {
+	OID, Namespace, Owner uint32
+	Name                  string
+	Materialized          bool
+}
+
+// Views lists the views and materialized views visible to tx.
+func (c *Catalog) Views(tx *Txn) ([]ViewEntry, error) {
+	var out []ViewEntry
+	owner := PgClass.ColumnIndex("relowner")
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if k := byte(v[cRelkind].Int()); k == KindView || k == KindMatView {
+			out = append(out, ViewEntry{OID: uint32(v[cOid].Int()), Namespace: uint32(v[cRelnsp].Int()), Owner: uint32(v[owner].Int()),
+				Name: v[cRelname].Str(), Materialized: k == KindMatView})
+		}
+		return true, nil
+	})
+	return out, err
+}

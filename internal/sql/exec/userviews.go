@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
 // ParseViewQuery parses a view's stored query (pg_rewrite.ev_action).
@@ -67,4 +68,52 @@ func (p *Planner) checkPopulated(rel *catalog.Relation) error {
 			WithHint("Use the REFRESH MATERIALIZED VIEW command.")
 	}
 	return nil
+}
+
+// pg_views and pg_matviews, computed from pg_class and pg_rewrite.
+func init() {
+	systemViews["pg_views"] = &systemView{
+		cols: []Column{col("schemaname", types.Name), col("viewname", types.Name), col("viewowner", types.Name), col("definition", types.Text)},
+		rows: func(c *Ctx) ([]Row, error) { return viewRows(c, false) },
+	}
+	systemViews["pg_matviews"] = &systemView{
+		cols: []Column{col("schemaname", types.Name), col("matviewname", types.Name), col("matviewowner", types.Name),
+			col("tablespace", types.Name), col("hasindexes", types.Boolean), col("ispopulated", types.Boolean), col("definition", types.Text)},
+		rows: func(c *Ctx) ([]Row, error) { return viewRows(c, true) },
+	}
+}
+
+func viewRows(c *Ctx, materialized bool) ([]Row, error) {
+	views, err := c.Eng.Catalog.Views(c.Tx)
+	if err != nil {
+		return nil, err
+	}
+	f := c.CatalogFuncs()
+	var out []Row
+	for _, v := range views {
+		if v.Materialized != materialized {
+			continue
+		}
+		if err := c.checkCancel(); err != nil {
+			return nil, err
+		}
+		owner, err := f.Call("pg_get_userbyid", []types.Datum{types.Int(int64(v.Owner))})
+		if err != nil {
+			return nil, err
+		}
+		def, err := f.viewDef(v.OID, false)
+		if err != nil {
+			return nil, err
+		}
+		row := Row{types.Str(nspName(c.Eng.Catalog, v.Namespace)), types.Str(v.Name), owner}
+		if materialized {
+			rel, err := c.Eng.Catalog.ByOID(c.Tx, v.OID)
+			if err != nil || rel == nil {
+				continue
+			}
+			row = append(row, types.Null(), types.Bool(len(rel.Indexes) > 0), types.Bool(rel.Populated))
+		}
+		out = append(out, append(row, def))
+	}
+	return out, nil
 }

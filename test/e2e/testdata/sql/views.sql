@@ -1,0 +1,273 @@
+# User views: CREATE [OR REPLACE] VIEW, expansion in queries, pg_depend
+# through DROP, pg_get_viewdef, auto-updatable views with CHECK OPTION,
+# materialized views.
+
+statement ok
+CREATE TABLE vt (a int, b text, c numeric)
+
+statement ok
+INSERT INTO vt VALUES (1, 'x', 1.5), (2, 'y', 2.5), (3, 'z', 3.5)
+
+statement ok
+CREATE VIEW vv AS SELECT a, b AS bb, 'k' AS k, a + 1 AS s FROM vt WHERE a > 1 AND b <> 'z' ORDER BY a
+
+query
+SELECT * FROM vv
+----
+2|y|k|3
+
+query
+SELECT pg_get_viewdef('vv'::regclass)
+----
+ SELECT vt.a,
+    vt.b AS bb,
+    'k'::text AS k,
+    (vt.a + 1) AS s
+   FROM vt
+  WHERE ((vt.a > 1) AND (vt.b <> 'z'::text))
+  ORDER BY vt.a;
+
+query
+SELECT pg_get_viewdef('vv', true)
+----
+ SELECT vt.a,
+    vt.b AS bb,
+    'k'::text AS k,
+    vt.a + 1 AS s
+   FROM vt
+  WHERE vt.a > 1 AND vt.b <> 'z'::text
+  ORDER BY vt.a;
+
+query
+SELECT relkind, relhasrules FROM pg_class WHERE relname = 'vv'
+----
+v|t
+
+query
+SELECT attname, atttypid::regtype FROM pg_attribute WHERE attrelid = 'vv'::regclass ORDER BY attnum
+----
+a|integer
+bb|text
+k|text
+s|integer
+
+# A star means the columns the table had at CREATE VIEW.
+statement ok
+CREATE VIEW vstar AS SELECT * FROM vt
+
+statement ok
+ALTER TABLE vt ADD COLUMN d int
+
+query
+SELECT * FROM vstar ORDER BY a
+----
+1|x|1.5
+2|y|2.5
+3|z|3.5
+
+query
+SELECT v.a, w.s FROM vstar v JOIN vv w ON v.a = w.a
+----
+2|3
+
+statement ok
+CREATE VIEW vagg AS SELECT vt.a, count(*) FROM vt JOIN vv ON vt.a = vv.a GROUP BY vt.a HAVING count(*) > 0
+
+query
+SELECT pg_get_viewdef('vagg')
+----
+ SELECT vt.a,
+    count(*) AS count
+   FROM (vt
+     JOIN vv ON ((vt.a = vv.a)))
+  GROUP BY vt.a
+ HAVING (count(*) > 0);
+
+error 2BP01
+DROP TABLE vt
+
+error 2BP01
+DROP VIEW vv
+
+error 42809
+DROP TABLE vv
+
+error 42601
+CREATE VIEW vbad (x, y) AS SELECT 1
+
+# OR REPLACE may only add columns at the end.
+error 42P16
+CREATE OR REPLACE VIEW vstar AS SELECT a, b FROM vt
+
+error 42P16
+CREATE OR REPLACE VIEW vstar AS SELECT a, c AS b, b AS c FROM vt
+
+error 42P16
+CREATE OR REPLACE VIEW vstar AS SELECT a, b, c::int AS c FROM vt
+
+statement ok
+CREATE OR REPLACE VIEW vstar AS SELECT a, b, c, d FROM vt
+
+query
+SELECT count(*) FROM pg_attribute WHERE attrelid = 'vstar'::regclass
+----
+4
+
+error 22023
+CREATE VIEW vopt WITH (invalid_option) AS SELECT 1
+
+statement ok
+CREATE VIEW vopt WITH (security_barrier) AS SELECT 1 AS one
+
+query
+SELECT reloptions FROM pg_class WHERE relname = 'vopt'
+----
+{security_barrier=true}
+
+query
+SELECT viewname FROM pg_views WHERE schemaname = current_schema() ORDER BY 1
+----
+vagg
+vopt
+vstar
+vv
+
+statement ok
+DROP VIEW IF EXISTS nosuchview
+
+statement ok
+DROP TABLE vt CASCADE
+
+query
+SELECT count(*) FROM pg_class WHERE relname IN ('vv', 'vstar', 'vagg')
+----
+0
+
+# Auto-updatable views.
+statement ok
+CREATE TABLE base (a int PRIMARY KEY, b text)
+
+statement ok
+CREATE VIEW rw AS SELECT b AS bee, a FROM base WHERE a < 10 WITH CHECK OPTION
+
+statement ok
+INSERT INTO rw VALUES ('one', 1), ('two', 2)
+
+statement ok
+INSERT INTO rw (a) VALUES (3)
+
+error 44000
+INSERT INTO rw VALUES ('fifty', 50)
+
+error 44000
+UPDATE rw SET a = a + 100 WHERE a = 1
+
+query
+UPDATE rw SET bee = 'TWO' WHERE a = 2 RETURNING *
+----
+TWO|2
+
+query
+DELETE FROM rw WHERE bee IS NULL RETURNING a
+----
+3
+
+query
+SELECT * FROM base ORDER BY a
+----
+1|one
+2|TWO
+
+statement ok
+CREATE VIEW ro AS SELECT a, count(*) AS n FROM base GROUP BY a
+
+error 55000
+INSERT INTO ro VALUES (5)
+
+error 55000
+DELETE FROM ro
+
+statement ok
+CREATE VIEW rwexpr AS SELECT a, upper(b) AS ub FROM base
+
+error 0A000
+UPDATE rwexpr SET ub = 'x'
+
+statement ok
+UPDATE rwexpr SET a = 20 WHERE ub = 'TWO'
+
+query
+SELECT * FROM base ORDER BY a
+----
+1|one
+20|TWO
+
+error 0A000
+CREATE VIEW badcheck AS SELECT DISTINCT a FROM base WITH CHECK OPTION
+
+# Materialized views.
+statement ok
+CREATE MATERIALIZED VIEW mv AS SELECT a, b FROM base
+
+statement ok
+INSERT INTO base VALUES (7, 'seven')
+
+query
+SELECT * FROM mv ORDER BY a
+----
+1|one
+20|TWO
+
+statement ok
+REFRESH MATERIALIZED VIEW mv
+
+query
+SELECT * FROM mv ORDER BY a
+----
+1|one
+7|seven
+20|TWO
+
+error 42809
+INSERT INTO mv VALUES (9, 'nine')
+
+statement ok
+CREATE MATERIALIZED VIEW mvempty AS SELECT a FROM base WITH NO DATA
+
+error 55000
+SELECT * FROM mvempty
+
+error 0A000
+REFRESH MATERIALIZED VIEW CONCURRENTLY mvempty
+
+statement ok
+REFRESH MATERIALIZED VIEW mvempty
+
+query
+SELECT count(*) FROM mvempty
+----
+3
+
+error 55000
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv
+
+statement ok
+CREATE UNIQUE INDEX mv_a ON mv (a)
+
+statement ok
+REFRESH MATERIALIZED VIEW CONCURRENTLY mv
+
+query
+SELECT relname, relkind, relispopulated FROM pg_class WHERE relname LIKE 'mv%' AND relkind = 'm' ORDER BY 1
+----
+mv|m|t
+mvempty|m|t
+
+error 42809
+DROP VIEW mv
+
+statement ok
+DROP MATERIALIZED VIEW mv, mvempty
+
+statement ok
+DROP TABLE base CASCADE
