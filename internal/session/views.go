@@ -71,6 +71,9 @@ func viewOptions(defs []*pg.Node, check pg.ViewCheckOption) (map[string]string, 
 		switch de.Defname {
 		case "security_barrier", "security_invoker":
 			b, err := defBool(de)
+			if n := de.Arg.GetInteger(); n != nil && n.Ival != 0 && n.Ival != 1 {
+				err = fmt.Errorf("not a boolean")
+			}
 			if err != nil {
 				return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, defText(de))
 			}

@@ -271,3 +271,6 @@ DROP MATERIALIZED VIEW mv, mvempty
 
 statement ok
 DROP TABLE base CASCADE
+
+error 22023
+CREATE VIEW vbadopt WITH (security_barrier=100) AS SELECT 1
