@@ -258,3 +258,8 @@ func (c *Catalog) Views(tx *Txn) ([]ViewEntry, error) {
 	})
 	return out, err
 }
+
+// SetRelOwner sets a relation's pg_class.relowner (ALTER … OWNER TO).
+func (c *Catalog) SetRelOwner(tx *Txn, oid, owner uint32) error {
+	return c.updateClassRow(tx, oid, map[int]types.Datum{PgClass.ColumnIndex("relowner"): ov(owner)})
+}

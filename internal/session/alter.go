@@ -361,8 +361,12 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
 		tag = "ALTER SEQUENCE"
 	}
+	if t := viewTag(rs.RenameType, rs.RelationType); t != "" {
+		tag = t
+	}
 	switch rs.RenameType {
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT, pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT, pg.ObjectType_OBJECT_SEQUENCE,
+		pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER %s RENAME is not supported yet", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
@@ -384,6 +388,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE && rel.Kind != catalog.KindSequence {
 		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
 	}
+	if err := checkViewKind(rel, rs.RenameType, rs.RelationType); err != nil {
+		return err
+	}
 	lockOID := rel.OID
 	if rel.Kind == catalog.KindIndex {
 		lockOID = rel.Index.RelID
@@ -401,7 +408,7 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		return err
 	}
 	if rs.RenameType == pg.ObjectType_OBJECT_COLUMN {
-		if rel.Kind != catalog.KindTable {
+		if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindView {
 			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table, view, materialized view, composite type, index, or foreign table", rel.Name)
 		}
 		i := rel.AttrByName(rs.Subname)
@@ -410,6 +417,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		}
 		if rel.AttrByName(rs.Newname) >= 0 {
 			return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, rel.Name)
+		}
+		if err := s.renameInViews(c, rel, exec.ViewRename{OldCol: rs.Subname, NewCol: rs.Newname}); err != nil {
+			return err
 		}
 		if err := s.eng.Catalog.RenameColumn(c.Tx, rel, rel.Attrs[i].Num, rs.Newname); err != nil {
 			return err
@@ -424,6 +434,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 			return err
 		}
 		return w.CommandComplete(tag)
+	}
+	if err := s.renameInViews(c, rel, exec.ViewRename{OldTable: rel.Name, NewTable: rs.Newname}); err != nil {
+		return err
 	}
 	if err := s.eng.Catalog.RenameRelation(c.Tx, rel, rs.Newname); err != nil {
 		return err

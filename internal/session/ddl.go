@@ -560,6 +560,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 		}
 		return err
 	}
+	if rel.Kind == catalog.KindView || at.Objtype == pg.ObjectType_OBJECT_VIEW || at.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+		return s.alterView(c, rel, at, w)
+	}
 	amChanged := false
 	for _, cmd := range at.Cmds {
 		ac := cmd.GetAlterTableCmd()

@@ -24,7 +24,7 @@ import (
 // stored text, the columns (named by aliases where given) and the
 // relations it reads.
 func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Node, what string) (string, []catalog.Attr, []uint32, error) {
-	p := &exec.Planner{C: c, Uses: map[uint32]bool{}}
+	p := &exec.Planner{C: c, Uses: map[uint32]bool{}, PlanOnly: true}
 	_, cols, err := p.PlanSelect(query)
 	if err != nil {
 		return "", nil, nil, err
@@ -486,4 +486,150 @@ func hasPlainUniqueIndex(rel *catalog.Relation) bool {
 		}
 	}
 	return false
+}
+
+// renameInViews rewrites the stored queries of the views that read rel
+// for a rename of rel or of one of its columns (before the catalog
+// changes, while the old names still resolve).
+func (s *Session) renameInViews(c *exec.Ctx, rel *catalog.Relation, r exec.ViewRename) error {
+	deps, err := s.eng.Catalog.ViewDependents(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	r.Rel = rel.OID
+	for _, oid := range deps {
+		v, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || v == nil {
+			return err
+		}
+		sel, err := exec.ParseViewQuery(v)
+		if err != nil {
+			return err
+		}
+		(&exec.Planner{C: c}).RenameInViewQuery(sel, r)
+		text, err := exec.DeparseSelect(sel)
+		if err != nil {
+			return fmt.Errorf("renaming in view %s: %w", v.Name, err)
+		}
+		if err := s.eng.Catalog.SetViewQuery(c.Tx, oid, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// viewTag is the command tag of ALTER VIEW / ALTER MATERIALIZED VIEW
+// forms ("" for others).
+func viewTag(objType, relType pg.ObjectType) string {
+	if objType == pg.ObjectType_OBJECT_COLUMN {
+		objType = relType
+	}
+	switch objType {
+	case pg.ObjectType_OBJECT_VIEW:
+		return "ALTER VIEW"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		return "ALTER MATERIALIZED VIEW"
+	}
+	return ""
+}
+
+// checkViewKind refuses ALTER VIEW / ALTER MATERIALIZED VIEW of a
+// relation of another kind (ALTER TABLE may name any).
+func checkViewKind(rel *catalog.Relation, objType, relType pg.ObjectType) error {
+	if objType == pg.ObjectType_OBJECT_COLUMN {
+		objType = relType
+	}
+	switch {
+	case objType == pg.ObjectType_OBJECT_VIEW && relKind(rel) != catalog.KindView:
+		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a view", rel.Name)
+	case objType == pg.ObjectType_OBJECT_MATVIEW && !rel.MatView:
+		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a materialized view", rel.Name)
+	}
+	return nil
+}
+
+// alterView runs ALTER VIEW / ALTER MATERIALIZED VIEW (and ALTER TABLE
+// naming a view): column defaults, options, owner.
+func (s *Session) alterView(c *exec.Ctx, rel *catalog.Relation, at *pg.AlterTableStmt, w pgwire.ResultWriter) error {
+	if err := checkViewKind(rel, at.Objtype, at.Objtype); err != nil {
+		return err
+	}
+	tag := viewTag(at.Objtype, at.Objtype)
+	if tag == "" {
+		tag = "ALTER TABLE"
+	}
+	for _, cmd := range at.Cmds {
+		ac := cmd.GetAlterTableCmd()
+		cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+		if err != nil {
+			return err
+		}
+		switch ac.Subtype {
+		case pg.AlterTableType_AT_ColumnDefault:
+			if _, err := s.alterColumnCmd(c, cur, ac); err != nil {
+				return err
+			}
+		case pg.AlterTableType_AT_SetRelOptions, pg.AlterTableType_AT_ResetRelOptions:
+			if rel.MatView {
+				if _, err := s.alterColumnCmd(c, cur, ac); err != nil {
+					return err
+				}
+				continue
+			}
+			opts := map[string]string{}
+			for k, v := range cur.Options {
+				opts[k] = v
+			}
+			items := ac.Def.GetList().GetItems()
+			if ac.Subtype == pg.AlterTableType_AT_ResetRelOptions {
+				for _, n := range items {
+					delete(opts, n.GetDefElem().Defname)
+				}
+			} else {
+				set, err := viewOptions(items, pg.ViewCheckOption_NO_CHECK_OPTION)
+				if err != nil {
+					return err
+				}
+				for k, v := range set {
+					opts[k] = v
+				}
+			}
+			if err := s.assignXid(c); err != nil {
+				return err
+			}
+			if err := s.eng.Catalog.SetRelOptions(c.Tx, cur, opts); err != nil {
+				return err
+			}
+		case pg.AlterTableType_AT_ChangeOwner:
+			if err := s.setRelOwner(c, cur, ac.Newowner); err != nil {
+				return err
+			}
+		default:
+			if rel.MatView {
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER MATERIALIZED VIEW form is not supported yet")
+			}
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER VIEW form is not supported yet")
+		}
+	}
+	return w.CommandComplete(tag)
+}
+
+// setRelOwner is OWNER TO: pg_class.relowner becomes the role's OID.
+func (s *Session) setRelOwner(c *exec.Ctx, rel *catalog.Relation, spec *pg.RoleSpec) error {
+	roleName := spec.GetRolename()
+	switch spec.GetRoletype() {
+	case pg.RoleSpecType_ROLESPEC_CURRENT_USER, pg.RoleSpecType_ROLESPEC_SESSION_USER, pg.RoleSpecType_ROLESPEC_CURRENT_ROLE:
+		roleName = s.currentUser()
+	}
+	role, err := s.eng.Catalog.LookupRole(c.Tx, roleName)
+	if err != nil {
+		return err
+	}
+	if role == nil {
+		return pgerr.Errorf(pgerr.UndefinedObject, "role \"%s\" does not exist", roleName)
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	return s.eng.Catalog.SetRelOwner(c.Tx, rel.OID, role.OID)
 }

@@ -41,8 +41,10 @@ type Planner struct {
 	// Uses, when non-nil, collects every relation the plan reads (a
 	// view's dependencies, userviews.go).
 	Uses map[uint32]bool
-	// FillMatView lets the plan write a materialized view (REFRESH).
-	FillMatView bool
+	// FillMatView lets the plan write a materialized view (REFRESH);
+	// PlanOnly marks a plan that is never run (CREATE VIEW's), which
+	// may name a materialized view not yet populated.
+	FillMatView, PlanOnly bool
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {

@@ -63,7 +63,7 @@ func (p *Planner) expandView(rel *catalog.Relation, rv *pg.RangeVar, sc *scope, 
 // checkPopulated refuses to read a materialized view made WITH NO DATA
 // (REFRESH itself may).
 func (p *Planner) checkPopulated(rel *catalog.Relation) error {
-	if rel.MatView && !rel.Populated && !p.FillMatView {
+	if rel.MatView && !rel.Populated && !p.FillMatView && !p.PlanOnly {
 		return pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", rel.Name).
 			WithHint("Use the REFRESH MATERIALIZED VIEW command.")
 	}

@@ -316,7 +316,7 @@ func (d *viewPrinter) expr(n *pg.Node, top bool) string {
 	case n.GetSubLink() != nil && n.GetSubLink().SubLinkType == pg.SubLinkType_EXISTS_SUBLINK:
 		sub := &viewPrinter{pretty: d.pretty}
 		sub.query(n.GetSubLink().Subselect.GetSelectStmt(), nil, 8)
-		return d.paren("EXISTS ( "+strings.TrimLeft(sub.b.String(), " ")+")", top)
+		return "(EXISTS ( " + strings.TrimLeft(sub.b.String(), " ") + "))"
 	}
 	return d.fallback(n)
 }

@@ -274,3 +274,75 @@ DROP TABLE base CASCADE
 
 error 22023
 CREATE VIEW vbadopt WITH (security_barrier=100) AS SELECT 1
+
+# Renames: the stored query follows the table and its columns.
+statement ok
+CREATE TABLE rt1 (f1 int, f2 int)
+
+statement ok
+CREATE TABLE rx1 (x1 int, x2 int)
+
+statement ok
+INSERT INTO rt1 VALUES (1, 2), (3, 4)
+
+statement ok
+INSERT INTO rx1 VALUES (1, 5)
+
+statement ok
+CREATE VIEW rv AS SELECT * FROM rt1 a1 WHERE EXISTS (SELECT 1 FROM rx1 WHERE a1.f1 = rx1.x1)
+
+statement ok
+ALTER TABLE rx1 RENAME TO a1
+
+statement ok
+ALTER TABLE a1 RENAME COLUMN x1 TO y1
+
+statement ok
+ALTER TABLE rt1 RENAME COLUMN f2 TO g2
+
+query
+SELECT * FROM rv
+----
+1|2
+
+query
+SELECT pg_get_viewdef('rv', true)
+----
+ SELECT a1.f1,
+    a1.g2 AS f2
+   FROM rt1 a1
+  WHERE (EXISTS ( SELECT 1
+           FROM a1 a1_1
+          WHERE a1.f1 = a1_1.y1));
+
+statement ok
+ALTER VIEW rv RENAME COLUMN f2 TO ff2
+
+statement ok
+ALTER VIEW rv RENAME TO rv2
+
+statement ok
+ALTER VIEW rv2 ALTER COLUMN ff2 SET DEFAULT 42
+
+statement ok
+INSERT INTO rv2 (f1) VALUES (7)
+
+query
+SELECT * FROM rt1 ORDER BY f1
+----
+1|2
+3|4
+7|42
+
+error 42809
+ALTER VIEW rt1 RENAME TO rt9
+
+# A materialized view may be made from one not yet populated.
+statement ok
+CREATE MATERIALIZED VIEW mvn AS SELECT f1 FROM rt1 WITH NO DATA
+
+statement ok
+CREATE MATERIALIZED VIEW mvn2 AS SELECT * FROM mvn WITH NO DATA
+
+statement ok
+DROP TABLE rt1, a1 CASCADE
