@@ -27,6 +27,8 @@ type ViewDef struct {
 	Query     string            // the normalized query text (ev_action)
 	Options   map[string]string // reloptions: check_option, security_barrier, …
 	Uses      []uint32          // relations the query reads (pg_depend, deptype 'n')
+	// UsedColumns are the columns of those it reads, by relation.
+	UsedColumns map[uint32][]int16
 	// Materialized: relkind 'm', with storage and the table AM am.
 	Materialized bool
 	Populated    bool
@@ -77,33 +79,39 @@ func (c *Catalog) CreateView(tx *Txn, d ViewDef) (uint32, error) {
 			}
 		}
 	}
-	if err := c.insertViewRule(tx, oid, d.Query, d.Uses); err != nil {
+	if err := c.insertViewRule(tx, oid, d); err != nil {
 		return 0, err
 	}
 	tx.Heap.Cid++
 	return oid, nil
 }
 
-func (c *Catalog) insertViewRule(tx *Txn, view uint32, query string, uses []uint32) error {
+func (c *Catalog) insertViewRule(tx *Txn, view uint32, d ViewDef) error {
 	rule, err := c.NewOid()
 	if err != nil {
 		return err
 	}
 	if _, err := c.insert(tx, PgRewrite, []types.Datum{ov(rule), types.Str("_RETURN"), ov(view), cv('1'), cv('O'), bv(true),
-		types.Str("<>"), types.Str(query)}); err != nil {
+		types.Str("<>"), types.Str(d.Query)}); err != nil {
 		return err
 	}
-	deps := [][]types.Datum{{ov(PgRewriteRelID), ov(rule), iv(0), ov(PgClassRelID), ov(view), iv(0), cv(DepInternal)}}
+	dep := func(ref uint32, sub int16, kind byte) []types.Datum {
+		return []types.Datum{ov(PgRewriteRelID), ov(rule), iv(0), ov(PgClassRelID), ov(ref), iv(int64(sub)), cv(kind)}
+	}
+	deps := [][]types.Datum{dep(view, 0, DepInternal)}
 	seen := map[uint32]bool{view: true}
-	for _, u := range uses {
+	for _, u := range d.Uses {
 		if seen[u] {
 			continue
 		}
 		seen[u] = true
-		deps = append(deps, []types.Datum{ov(PgRewriteRelID), ov(rule), iv(0), ov(PgClassRelID), ov(u), iv(0), cv(DepNormal)})
+		deps = append(deps, dep(u, 0, DepNormal))
+		for _, a := range d.UsedColumns[u] {
+			deps = append(deps, dep(u, a, DepNormal))
+		}
 	}
-	for _, d := range deps {
-		if _, err := c.insert(tx, PgDepend, d); err != nil {
+	for _, row := range deps {
+		if _, err := c.insert(tx, PgDepend, row); err != nil {
 			return err
 		}
 	}
@@ -127,7 +135,7 @@ func (c *Catalog) ReplaceView(tx *Txn, view *Relation, d ViewDef) error {
 	if err := c.updateClassRow(tx, view.OID, fields); err != nil {
 		return err
 	}
-	if err := c.insertViewRule(tx, view.OID, d.Query, d.Uses); err != nil {
+	if err := c.insertViewRule(tx, view.OID, d); err != nil {
 		return err
 	}
 	tx.Heap.Cid++
@@ -200,9 +208,20 @@ func (c *Catalog) viewQuery(tx *Txn, oid uint32) (string, error) {
 // ViewDependents lists the views and materialized views whose query
 // reads relation oid (directly), by OID.
 func (c *Catalog) ViewDependents(tx *Txn, oid uint32) ([]uint32, error) {
+	return c.viewDependents(tx, oid, -1)
+}
+
+// ColumnViewDependents lists the views whose query reads column attnum
+// of relation oid.
+func (c *Catalog) ColumnViewDependents(tx *Txn, oid uint32, attnum int16) ([]uint32, error) {
+	return c.viewDependents(tx, oid, int(attnum))
+}
+
+func (c *Catalog) viewDependents(tx *Txn, oid uint32, attnum int) ([]uint32, error) {
 	rules := map[uint32]bool{}
 	err := c.scan(tx, PgDepend, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
-		if uint32(v[0].Int()) == PgRewriteRelID && uint32(v[4].Int()) == oid && byte(v[6].Int()) == DepNormal {
+		if uint32(v[0].Int()) == PgRewriteRelID && uint32(v[4].Int()) == oid && byte(v[6].Int()) == DepNormal &&
+			(attnum < 0 || int(v[5].Int()) == attnum) {
 			rules[uint32(v[1].Int())] = true
 		}
 		return true, nil

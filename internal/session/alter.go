@@ -270,6 +270,9 @@ func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, if
 		return err
 	}
 	num := rel.Attrs[i].Num
+	if err := s.dropColumnViews(c, rel, num, name, cascade); err != nil {
+		return err
+	}
 	if err := s.constraintsOnDropColumn(c, rel, num, cascade); err != nil {
 		return err
 	}
@@ -292,6 +295,9 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 	}
 	t, err := expr.TypeFromName(cd.TypeName)
 	if err != nil {
+		return err
+	}
+	if err := s.checkColumnTypeChange(c, rel, rel.Attrs[i].Num, name); err != nil {
 		return err
 	}
 	p := &exec.Planner{C: c}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -20,19 +21,18 @@ import (
 // (exec.NormalizeViewQuery); the planner expands it where it is named
 // (exec/userviews.go). pg_depend ties the rule to every relation it reads.
 
-// viewQuery plans a view's (or materialized view's) query: it returns the
-// stored text, the columns (named by aliases where given) and the
-// relations it reads.
-func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Node, what string) (string, []catalog.Attr, []uint32, error) {
-	p := &exec.Planner{C: c, Uses: map[uint32]bool{}, PlanOnly: true}
-	_, cols, err := p.PlanSelect(query)
+// viewQuery plans a view's (or materialized view's) query and returns
+// the definition's stored text, columns (named by aliases where given)
+// and the relations and columns it reads.
+func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Node, what string) (catalog.ViewDef, error) {
+	var d catalog.ViewDef
+	_, cols, err := (&exec.Planner{C: c, PlanOnly: true}).PlanSelect(query)
 	if err != nil {
-		return "", nil, nil, err
+		return d, err
 	}
 	if len(aliases) > len(cols) {
-		return "", nil, nil, pgerr.Errorf(pgerr.SyntaxError, "CREATE %s specifies more column names than columns", what)
+		return d, pgerr.Errorf(pgerr.SyntaxError, "CREATE %s specifies more column names than columns", what)
 	}
-	attrs := make([]catalog.Attr, len(cols))
 	seen := map[string]bool{}
 	for i, col := range cols {
 		name := col.Name
@@ -40,26 +40,34 @@ func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Nod
 			name = aliases[i].GetString_().GetSval()
 		}
 		if seen[name] {
-			return "", nil, nil, pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+			return d, pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
 		}
 		seen[name] = true
 		t := col.Type
 		if t.OID == types.UnknownOID {
 			t = types.Text
 		}
-		attrs[i] = catalog.Attr{Name: name, Type: t}
+		d.Attrs = append(d.Attrs, catalog.Attr{Name: name, Type: t})
 	}
-	norm := &exec.Planner{C: c}
-	norm.NormalizeViewQuery(query)
-	text, err := exec.DeparseSelect(query)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("storing the view's query: %w", err)
+	(&exec.Planner{C: c}).NormalizeViewQuery(query)
+	if d.Query, err = exec.DeparseSelect(query); err != nil {
+		return d, fmt.Errorf("storing the view's query: %w", err)
 	}
-	var uses []uint32
+	// What the stored form reads (its stars expanded name every column).
+	p := &exec.Planner{C: c, PlanOnly: true, Uses: map[uint32]bool{}, UsedColumns: map[uint32]map[int16]bool{}}
+	if _, _, err := p.PlanSelect(query); err != nil {
+		return d, fmt.Errorf("planning the view's stored query: %w", err)
+	}
+	d.UsedColumns = map[uint32][]int16{}
 	for oid := range p.Uses {
-		uses = append(uses, oid)
+		d.Uses = append(d.Uses, oid)
+		for a := range p.UsedColumns[oid] {
+			d.UsedColumns[oid] = append(d.UsedColumns[oid], a)
+		}
+		sort.Slice(d.UsedColumns[oid], func(i, j int) bool { return d.UsedColumns[oid][i] < d.UsedColumns[oid][j] })
 	}
-	return text, attrs, uses, nil
+	sort.Slice(d.Uses, func(i, j int) bool { return d.Uses[i] < d.Uses[j] })
+	return d, nil
 }
 
 // viewOptions checks CREATE VIEW's WITH options and WITH CHECK OPTION
@@ -128,12 +136,12 @@ func (s *Session) createView(c *exec.Ctx, vs *pg.ViewStmt, w pgwire.ResultWriter
 	if err != nil {
 		return err
 	}
-	text, attrs, uses, err := s.viewQuery(c, sel, vs.Aliases, "VIEW")
+	def, err := s.viewQuery(c, sel, vs.Aliases, "VIEW")
 	if err != nil {
 		return err
 	}
 	rv := vs.View
-	if rv.Relpersistence != "t" && s.readsTemp(c, uses) {
+	if rv.Relpersistence != "t" && s.readsTemp(c, def.Uses) {
 		if rv.Schemaname != "" && rv.Schemaname != "pg_temp" {
 			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
 		}
@@ -156,12 +164,12 @@ func (s *Session) createView(c *exec.Ctx, vs *pg.ViewStmt, w pgwire.ResultWriter
 	if err != nil {
 		return err
 	}
-	def := catalog.ViewDef{Namespace: nsp, Name: rv.Relname, Attrs: attrs, Query: text, Options: opts, Uses: uses}
+	def.Namespace, def.Name, def.Options = nsp, rv.Relname, opts
 	if existing != nil && vs.Replace {
 		if existing.Kind != catalog.KindView {
 			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a view", rv.Relname)
 		}
-		if err := checkViewReplacement(existing, attrs); err != nil {
+		if err := checkViewReplacement(existing, def.Attrs); err != nil {
 			return err
 		}
 		if err := s.lockRel(c, existing.OID, xact.AccessExclusiveLock); err != nil {
@@ -272,6 +280,52 @@ func (s *Session) dropDependentViews(c *exec.Ctx, rel *catalog.Relation, droppin
 	if err != nil || len(views) == 0 {
 		return err
 	}
+	return s.dropViewsFor(c, relDescription(rel), views, on, cascade)
+}
+
+// dropColumnViews is dropDependentViews for a column of rel that is
+// being dropped.
+func (s *Session) dropColumnViews(c *exec.Ctx, rel *catalog.Relation, num int16, name string, cascade bool) error {
+	direct, err := s.eng.Catalog.ColumnViewDependents(c.Tx, rel.OID, num)
+	if err != nil || len(direct) == 0 {
+		return err
+	}
+	col := fmt.Sprintf("column %s of %s", name, relDescription(rel))
+	var views []*catalog.Relation
+	var on []string
+	for _, oid := range direct {
+		v, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || v == nil {
+			return err
+		}
+		views, on = append(views, v), append(on, col)
+		more, moreOn, err := s.dependentViews(c, v, views)
+		if err != nil {
+			return err
+		}
+		views, on = append(views, more...), append(on, moreOn...)
+	}
+	return s.dropViewsFor(c, col, views, on, cascade)
+}
+
+// checkColumnTypeChange refuses ALTER COLUMN TYPE of a column a view
+// reads, as PostgreSQL does.
+func (s *Session) checkColumnTypeChange(c *exec.Ctx, rel *catalog.Relation, num int16, name string) error {
+	direct, err := s.eng.Catalog.ColumnViewDependents(c.Tx, rel.OID, num)
+	if err != nil || len(direct) == 0 {
+		return err
+	}
+	v, err := s.eng.Catalog.ByOID(c.Tx, direct[0])
+	if err != nil || v == nil {
+		return err
+	}
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
+		WithDetail("rule _RETURN on %s depends on column \"%s\"", relDescription(v), name)
+}
+
+// dropViewsFor refuses to drop what (views depend on it, each on on[i])
+// or, with CASCADE, drops the views, last dependent first.
+func (s *Session) dropViewsFor(c *exec.Ctx, what string, views []*catalog.Relation, on []string, cascade bool) error {
 	var lines []string
 	for i, v := range views {
 		if cascade {
@@ -281,7 +335,7 @@ func (s *Session) dropDependentViews(c *exec.Ctx, rel *catalog.Relation, droppin
 		}
 	}
 	if !cascade {
-		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", relDescription(rel)).
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", what).
 			WithDetail("%s", strings.Join(lines, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
@@ -361,11 +415,11 @@ func (s *Session) createMatView(c *exec.Ctx, ctas *pg.CreateTableAsStmt, w pgwir
 		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.DuplicateTable, "relation \"%s\" already exists, skipping", rv.Relname))
 		return w.CommandComplete("CREATE MATERIALIZED VIEW")
 	}
-	text, attrs, uses, err := s.viewQuery(c, query, into.ColNames, "MATERIALIZED VIEW")
+	def, err := s.viewQuery(c, query, into.ColNames, "MATERIALIZED VIEW")
 	if err != nil {
 		return err
 	}
-	if s.readsTemp(c, uses) {
+	if s.readsTemp(c, def.Uses) {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "materialized views must not use temporary tables or views")
 	}
 	nsp, err := s.namespaceFor(c, rv)
@@ -379,8 +433,8 @@ func (s *Session) createMatView(c *exec.Ctx, ctas *pg.CreateTableAsStmt, w pgwir
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
-	oid, err := s.eng.Catalog.CreateView(c.Tx, catalog.ViewDef{Namespace: nsp, Name: rv.Relname, Attrs: attrs, Query: text,
-		Uses: uses, Materialized: true, Populated: !into.SkipData, AM: am})
+	def.Namespace, def.Name, def.Materialized, def.Populated, def.AM = nsp, rv.Relname, true, !into.SkipData, am
+	oid, err := s.eng.Catalog.CreateView(c.Tx, def)
 	if err != nil {
 		return err
 	}

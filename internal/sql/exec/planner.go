@@ -41,6 +41,9 @@ type Planner struct {
 	// Uses, when non-nil, collects every relation the plan reads (a
 	// view's dependencies, userviews.go).
 	Uses map[uint32]bool
+	// UsedColumns, when non-nil, collects the table columns the plan
+	// references, by table OID.
+	UsedColumns map[uint32]map[int16]bool
 	// FillMatView lets the plan write a materialized view (REFRESH);
 	// PlanOnly marks a plan that is never run (CREATE VIEW's), which
 	// may name a materialized view not yet populated.

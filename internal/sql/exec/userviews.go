@@ -117,3 +117,12 @@ func viewRows(c *Ctx, materialized bool) ([]Row, error) {
 	}
 	return out, nil
 }
+
+func (p *Planner) noteColumnUse(table uint32, attnum int16) {
+	m := p.UsedColumns[table]
+	if m == nil {
+		m = map[int16]bool{}
+		p.UsedColumns[table] = m
+	}
+	m[attnum] = true
+}

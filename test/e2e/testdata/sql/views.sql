@@ -346,3 +346,36 @@ CREATE MATERIALIZED VIEW mvn2 AS SELECT * FROM mvn WITH NO DATA
 
 statement ok
 DROP TABLE rt1, a1 CASCADE
+
+# Column-level dependencies.
+statement ok
+CREATE TABLE ct (f1 text, f2 text, f3 text)
+
+statement ok
+CREATE VIEW ctv AS SELECT t.* FROM ct t
+
+statement ok
+CREATE VIEW ctcount AS SELECT count(*) FROM ct
+
+error 2BP01
+ALTER TABLE ct DROP COLUMN f3
+
+error 0A000
+ALTER TABLE ct ALTER COLUMN f2 TYPE integer USING 1
+
+statement ok
+ALTER TABLE ct ADD COLUMN f4 int
+
+statement ok
+ALTER TABLE ct DROP COLUMN f4
+
+statement ok
+ALTER TABLE ct DROP COLUMN f2 CASCADE
+
+query
+SELECT relname FROM pg_class WHERE relname IN ('ctv', 'ctcount')
+----
+ctcount
+
+statement ok
+DROP TABLE ct CASCADE
