@@ -413,6 +413,10 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE INDEX CONCURRENTLY is not supported yet")
 	}
 	p := &exec.Planner{C: c}
+	if v, err := s.eng.Catalog.Lookup(c.Tx, is.Relation.Schemaname, is.Relation.Relname); err == nil && v != nil && v.Kind == catalog.KindView {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot create index on relation \"%s\"", v.Name).
+			WithDetail("This operation is not supported for views.")
+	}
 	rel, err := p.OpenRelation(is.Relation, int(xact.ShareLock))
 	if err != nil {
 		return err
@@ -545,6 +549,12 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 	if err := s.checkSetAccessMethodTarget(c, at); err != nil {
 		return err
 	}
+	if v, err := s.lockedView(c, at.Relation); err != nil || v != nil {
+		if err != nil {
+			return err
+		}
+		return s.alterView(c, v, at, w)
+	}
 	p := &exec.Planner{C: c}
 	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
 	if err == nil {
@@ -560,7 +570,7 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 		}
 		return err
 	}
-	if rel.Kind == catalog.KindView || at.Objtype == pg.ObjectType_OBJECT_VIEW || at.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+	if rel.MatView || at.Objtype == pg.ObjectType_OBJECT_VIEW || at.Objtype == pg.ObjectType_OBJECT_MATVIEW {
 		return s.alterView(c, rel, at, w)
 	}
 	amChanged := false
@@ -832,6 +842,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		rel, err := p.OpenRelation(n.GetRangeVar(), int(xact.AccessExclusiveLock))
 		if err != nil {
 			return err
+		}
+		if rel.MatView {
+			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name)
 		}
 		if err := checkOtherTemp(c, rel, "truncate"); err != nil {
 			return err

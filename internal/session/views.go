@@ -620,6 +620,10 @@ func (s *Session) alterView(c *exec.Ctx, rel *catalog.Relation, at *pg.AlterTabl
 		}
 		switch ac.Subtype {
 		case pg.AlterTableType_AT_ColumnDefault:
+			if rel.MatView {
+				return pgerr.Errorf(pgerr.WrongObjectType, "ALTER action ALTER COLUMN ... SET DEFAULT cannot be performed on relation \"%s\"", rel.Name).
+					WithDetail("This operation is not supported for materialized views.")
+			}
 			if _, err := s.alterColumnCmd(c, cur, ac); err != nil {
 				return err
 			}
@@ -659,7 +663,18 @@ func (s *Session) alterView(c *exec.Ctx, rel *catalog.Relation, at *pg.AlterTabl
 				return err
 			}
 		default:
+			if action, ok := viewRefusedActions[ac.Subtype]; ok {
+				what := map[bool]string{true: "materialized views", false: "views"}[rel.MatView]
+				return pgerr.Errorf(pgerr.WrongObjectType, "ALTER action %s cannot be performed on relation \"%s\"", action, rel.Name).
+					WithDetail("This operation is not supported for %s.", what)
+			}
 			if rel.MatView {
+				if handled, err := s.alterColumnCmd(c, cur, ac); handled || err != nil {
+					if err != nil {
+						return err
+					}
+					continue
+				}
 				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER MATERIALIZED VIEW form is not supported yet")
 			}
 			return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER VIEW form is not supported yet")
@@ -686,4 +701,30 @@ func (s *Session) setRelOwner(c *exec.Ctx, rel *catalog.Relation, spec *pg.RoleS
 		return err
 	}
 	return s.eng.Catalog.SetRelOwner(c.Tx, rel.OID, role.OID)
+}
+
+// lockedView is the view rv names, locked for ALTER (nil when rv names
+// no view).
+func (s *Session) lockedView(c *exec.Ctx, rv *pg.RangeVar) (*catalog.Relation, error) {
+	v, err := s.eng.Catalog.Lookup(c.Tx, rv.Schemaname, rv.Relname)
+	if err != nil || v == nil || v.Kind != catalog.KindView {
+		return nil, err
+	}
+	if err := s.lockRel(c, v.OID, xact.AccessExclusiveLock); err != nil {
+		return nil, err
+	}
+	return s.eng.Catalog.ByOID(c.Tx, v.OID)
+}
+
+// viewRefusedActions are the ALTER TABLE actions views and materialized
+// views refuse, with PostgreSQL's names for them (alter_table_type_to_string).
+var viewRefusedActions = map[pg.AlterTableType]string{
+	pg.AlterTableType_AT_AddColumn:       "ADD COLUMN",
+	pg.AlterTableType_AT_DropColumn:      "DROP COLUMN",
+	pg.AlterTableType_AT_AlterColumnType: "ALTER COLUMN ... SET DATA TYPE",
+	pg.AlterTableType_AT_SetNotNull:      "ALTER COLUMN ... SET NOT NULL",
+	pg.AlterTableType_AT_DropNotNull:     "ALTER COLUMN ... DROP NOT NULL",
+	pg.AlterTableType_AT_AddConstraint:   "ADD CONSTRAINT",
+	pg.AlterTableType_AT_DropConstraint:  "DROP CONSTRAINT",
+	pg.AlterTableType_AT_AddIdentity:     "ALTER COLUMN ... ADD IDENTITY",
 }

@@ -346,6 +346,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		if err := p.checkPopulated(rel); err != nil {
 			return nil, err
 		}
+		if mark != nil && rel.MatView {
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot lock rows in materialized view \"%s\"", rel.Name)
+		}
 		if rv.Alias == nil {
 			alias = rel.Name
 		}

@@ -114,7 +114,7 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	if rel.Kind == catalog.KindToast && lockMode == lockRowExclusive {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change TOAST relation \"%s\"", name)
 	}
-	if rel.Kind == catalog.KindView && lockMode != lockRowExclusive {
+	if rel.Kind == catalog.KindView && (lockMode == lockAccessShare || lockMode == int(xact.RowShareLock)) {
 		return rel, nil // read through its query (userviews.go)
 	}
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindToast {

@@ -79,6 +79,9 @@ func (d *viewPrinter) query(s *pg.SelectStmt, names []string, indent int) {
 	for i, t := range s.TargetList {
 		rt := t.GetResTarget()
 		item := d.expr(rt.Val, true)
+		if c := rt.Val.GetAConst(); c != nil && c.Isnull && names != nil {
+			item = "NULL::text" // an untyped NULL column of a view is text
+		}
 		name := rt.Name
 		if i < len(names) {
 			name = names[i]
@@ -365,7 +368,7 @@ func (d *viewPrinter) constant(c *pg.A_Const, tname string) string {
 // typeNameText is a type as format_type prints it.
 func typeNameText(tn *pg.TypeName) string {
 	name := tn.Names[len(tn.Names)-1].GetString_().GetSval()
-	canon := map[string]string{"int4": "integer", "int": "integer", "int8": "bigint", "int2": "smallint", "float8": "double precision",
+	canon := map[string]string{"unknown": "text", "int4": "integer", "int": "integer", "int8": "bigint", "int2": "smallint", "float8": "double precision",
 		"float4": "real", "varchar": "character varying", "bpchar": "character", "bool": "boolean", "timestamptz": "timestamp with time zone",
 		"timestamp": "timestamp without time zone", "timetz": "time with time zone", "time": "time without time zone", "varbit": "bit varying"}
 	if c, ok := canon[name]; ok {

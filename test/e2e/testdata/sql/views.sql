@@ -379,3 +379,46 @@ ctcount
 
 statement ok
 DROP TABLE ct CASCADE
+
+# What views and materialized views refuse.
+statement ok
+CREATE TABLE rf (a int)
+
+statement ok
+CREATE VIEW rfv AS SELECT * FROM rf
+
+statement ok
+CREATE MATERIALIZED VIEW rfm AS SELECT * FROM rf
+
+error 42809
+TRUNCATE rfm
+
+error 42809
+TRUNCATE rfv
+
+error 42809
+SELECT * FROM rfm FOR SHARE
+
+statement ok
+SELECT * FROM rfv FOR UPDATE
+
+error 42809
+ALTER TABLE rfv ADD COLUMN b int
+
+error 42809
+ALTER TABLE rfm ADD COLUMN b int
+
+error 42809
+CREATE INDEX ON rfv (a)
+
+statement ok
+CREATE INDEX ON rfm (a)
+
+query
+SELECT pg_get_viewdef('rfv'::regclass::oid)
+----
+ SELECT rf.a
+   FROM rf;
+
+statement ok
+DROP TABLE rf CASCADE
