@@ -30,9 +30,11 @@ func (p *Planner) expandView(rel *catalog.Relation, rv *pg.RangeVar, sc *scope, 
 	if mark != nil {
 		sel = lockSubquery(sel, mark, p.q.locks.clauses[0].strength)
 	}
-	outerLocks, outerCTEs := p.q.locks, p.q.ctes
-	p.q.locks, p.q.ctes = nil, nil
-	defer func() { p.q.locks, p.q.ctes = outerLocks, outerCTEs }()
+	// What the view's own query reads is its dependency, not the naming
+	// query's (pg_depend records direct dependencies only).
+	outerLocks, outerCTEs, uses, usedCols := p.q.locks, p.q.ctes, p.Uses, p.UsedColumns
+	p.q.locks, p.q.ctes, p.Uses, p.UsedColumns = nil, nil, nil, nil
+	defer func() { p.q.locks, p.q.ctes, p.Uses, p.UsedColumns = outerLocks, outerCTEs, uses, usedCols }()
 	node, cols, _, err := p.planQuery(sel, sc.parent, sc.level)
 	if err != nil {
 		return nil, err
@@ -54,8 +56,8 @@ func (p *Planner) expandView(rel *catalog.Relation, rv *pg.RangeVar, sc *scope, 
 		outCols = append(outCols, Column{Name: name, Type: c.Type})
 	}
 	ss := &SubqueryScan{Input: node, Alias: alias, Cols: outCols}
-	if p.Uses != nil {
-		p.Uses[rel.OID] = true
+	if uses != nil {
+		uses[rel.OID] = true
 	}
 	return p.addLeaf(sc, &fromItem{node: ss, alias: alias}, scols), nil
 }

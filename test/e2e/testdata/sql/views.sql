@@ -422,3 +422,32 @@ SELECT pg_get_viewdef('rfv'::regclass::oid)
 
 statement ok
 DROP TABLE rf CASCADE
+
+# A view over a view depends on that view, not on what it reads.
+statement ok
+CREATE TABLE dt (a int, b int)
+
+statement ok
+CREATE VIEW dv1 AS SELECT a, b FROM dt
+
+statement ok
+CREATE VIEW dv2 AS SELECT a FROM dv1
+
+statement ok
+ALTER TABLE dt RENAME COLUMN b TO c
+
+query
+SELECT * FROM dv2
+----
+
+query
+SELECT count(*) FROM pg_depend d JOIN pg_rewrite r ON d.objid = r.oid
+WHERE r.ev_class = 'dv2'::regclass AND d.refobjid = 'dt'::regclass
+----
+0
+
+statement ok
+DROP VIEW dv1 CASCADE
+
+statement ok
+DROP TABLE dt
