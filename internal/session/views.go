@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -23,12 +24,23 @@ import (
 
 // viewQuery plans a view's (or materialized view's) query and returns
 // the definition's stored text, columns (named by aliases where given)
-// and the relations and columns it reads.
+// and the relations and columns it reads. The stored form is the
+// normalized query (exec.NormalizeViewQuery); its plan gives the columns,
+// so a star over a USING join has PostgreSQL's column order.
 func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Node, what string) (catalog.ViewDef, error) {
 	var d catalog.ViewDef
-	_, cols, err := (&exec.Planner{C: c, PlanOnly: true}).PlanSelect(query)
-	if err != nil {
+	if _, _, err := (&exec.Planner{C: c, PlanOnly: true}).PlanSelect(query); err != nil {
 		return d, err
+	}
+	stored := proto.Clone(query).(*pg.SelectStmt)
+	(&exec.Planner{C: c}).NormalizeViewQuery(stored)
+	p := &exec.Planner{C: c, PlanOnly: true, Uses: map[uint32]bool{}, UsedColumns: map[uint32]map[int16]bool{}}
+	_, cols, err := p.PlanSelect(stored)
+	if err != nil {
+		return d, fmt.Errorf("planning the view's stored query: %w", err)
+	}
+	if d.Query, err = exec.DeparseSelect(stored); err != nil {
+		return d, fmt.Errorf("storing the view's query: %w", err)
 	}
 	if len(aliases) > len(cols) {
 		return d, pgerr.Errorf(pgerr.SyntaxError, "CREATE %s specifies more column names than columns", what)
@@ -48,15 +60,6 @@ func (s *Session) viewQuery(c *exec.Ctx, query *pg.SelectStmt, aliases []*pg.Nod
 			t = types.Text
 		}
 		d.Attrs = append(d.Attrs, catalog.Attr{Name: name, Type: t})
-	}
-	(&exec.Planner{C: c}).NormalizeViewQuery(query)
-	if d.Query, err = exec.DeparseSelect(query); err != nil {
-		return d, fmt.Errorf("storing the view's query: %w", err)
-	}
-	// What the stored form reads (its stars expanded name every column).
-	p := &exec.Planner{C: c, PlanOnly: true, Uses: map[uint32]bool{}, UsedColumns: map[uint32]map[int16]bool{}}
-	if _, _, err := p.PlanSelect(query); err != nil {
-		return d, fmt.Errorf("planning the view's stored query: %w", err)
 	}
 	d.UsedColumns = map[uint32][]int16{}
 	for oid := range p.Uses {

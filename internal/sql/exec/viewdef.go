@@ -76,6 +76,11 @@ func (d *viewPrinter) query(s *pg.SelectStmt, names []string, indent int) {
 			head += " ON (" + d.exprList(s.DistinctClause) + ")"
 		}
 	}
+	for _, t := range s.TargetList {
+		if cr := t.GetResTarget().Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			names = nil // a star kept (USING joins): names do not line up with targets
+		}
+	}
 	for i, t := range s.TargetList {
 		rt := t.GetResTarget()
 		item := d.expr(rt.Val, true)
@@ -85,6 +90,9 @@ func (d *viewPrinter) query(s *pg.SelectStmt, names []string, indent int) {
 		name := rt.Name
 		if i < len(names) {
 			name = names[i]
+		}
+		if cr := rt.Val.GetColumnRef(); cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() != nil {
+			name = ""
 		}
 		if name != "" && !(rt.Val.GetColumnRef() != nil && normTargetName(&pg.ResTarget{Val: rt.Val}) == name) {
 			item += " AS " + quoteIdent(name)

@@ -25,9 +25,15 @@ type normScope struct {
 	items  []normItem
 	parent *normScope
 	ctes   map[string][]string
-	// usingJoins: a JOIN … USING or NATURAL JOIN is in the FROM list.
-	usingJoins bool
+	// starCols are the columns * stands for, in order: each FROM
+	// item's, a join's merged USING columns first (qual "" when no side
+	// can name one: FULL JOIN).
+	starCols []colEntry
 }
+
+// colEntry is one column of a FROM item's output: the qualifier that
+// names it and its name.
+type colEntry struct{ qual, name string }
 
 func (s *normScope) cte(name string) ([]string, bool) {
 	for ; s != nil; s = s.parent {
@@ -74,7 +80,7 @@ func (p *Planner) normSelect(s *pg.SelectStmt, parent *normScope) []string {
 		return out
 	}
 	for _, f := range s.FromClause {
-		p.normFromItem(f, sc)
+		sc.starCols = append(sc.starCols, p.normFromItem(f, sc)...)
 	}
 	s.TargetList = p.expandStars(s.TargetList, sc)
 	var out []string
@@ -145,7 +151,7 @@ func renameNames(cols []string, names []*pg.Node) []string {
 
 // normFromItem adds f's items to sc, normalizing sub-selects and join
 // conditions on the way.
-func (p *Planner) normFromItem(f *pg.Node, sc *normScope) {
+func (p *Planner) normFromItem(f *pg.Node, sc *normScope) []colEntry {
 	switch {
 	case f.GetRangeVar() != nil:
 		rv := f.GetRangeVar()
@@ -167,6 +173,7 @@ func (p *Planner) normFromItem(f *pg.Node, sc *normScope) {
 			cols = renameNames(cols, rv.Alias.Colnames)
 		}
 		sc.items = append(sc.items, normItem{name: name, cols: cols})
+		return entriesOf(name, cols)
 	case f.GetRangeSubselect() != nil:
 		rs := f.GetRangeSubselect()
 		parent := sc.parent
@@ -183,6 +190,7 @@ func (p *Planner) normFromItem(f *pg.Node, sc *normScope) {
 			cols = renameNames(cols, rs.Alias.Colnames)
 		}
 		sc.items = append(sc.items, normItem{name: name, cols: cols})
+		return entriesOf(name, cols)
 	case f.GetRangeFunction() != nil:
 		rf := f.GetRangeFunction()
 		p.normExprs(rf.Functions, sc)
@@ -208,34 +216,92 @@ func (p *Planner) normFromItem(f *pg.Node, sc *normScope) {
 			cols = append(cols, "ordinality")
 		}
 		sc.items = append(sc.items, normItem{name: name, cols: cols})
+		return entriesOf(name, cols)
 	case f.GetJoinExpr() != nil:
 		j := f.GetJoinExpr()
 		first := len(sc.items)
-		p.normFromItem(j.Larg, sc)
-		p.normFromItem(j.Rarg, sc)
+		left := p.normFromItem(j.Larg, sc)
+		right := p.normFromItem(j.Rarg, sc)
 		p.normExpr(j.Quals, sc)
-		if len(j.UsingClause) > 0 || j.IsNatural {
-			sc.usingJoins = true
-		}
+		out := joinEntries(j, left, right)
 		if j.Alias != nil {
 			var cols []string
-			seen := map[string]bool{}
-			for _, it := range sc.items[first:] {
-				for _, c := range it.cols {
-					if !seen[c] {
-						seen[c] = true
-						cols = append(cols, c)
-					}
-				}
+			for _, e := range out {
+				cols = append(cols, e.name)
 			}
-			sc.items = append(sc.items[:first], normItem{name: j.Alias.Aliasname, cols: renameNames(cols, j.Alias.Colnames)})
+			cols = renameNames(cols, j.Alias.Colnames)
+			sc.items = append(sc.items[:first], normItem{name: j.Alias.Aliasname, cols: cols})
+			return entriesOf(j.Alias.Aliasname, cols)
+		}
+		return out
+	}
+	return nil
+}
+
+func entriesOf(qual string, cols []string) []colEntry {
+	out := make([]colEntry, len(cols))
+	for i, c := range cols {
+		out[i] = colEntry{qual, c}
+	}
+	return out
+}
+
+// joinEntries is a join's output columns as PostgreSQL orders them: the
+// merged USING (or NATURAL) columns first, named by the side that
+// supplies them (none for FULL JOIN), then the others of each side.
+func joinEntries(j *pg.JoinExpr, left, right []colEntry) []colEntry {
+	var using []string
+	if j.IsNatural {
+		inRight := map[string]bool{}
+		for _, e := range right {
+			inRight[e.name] = true
+		}
+		for _, e := range left {
+			if inRight[e.name] {
+				using = append(using, e.name)
+			}
 		}
 	}
+	for _, u := range j.UsingClause {
+		using = append(using, u.GetString_().GetSval())
+	}
+	if len(using) == 0 {
+		return append(append([]colEntry(nil), left...), right...)
+	}
+	merged := map[string]bool{}
+	var out []colEntry
+	find := func(side []colEntry, name string) colEntry {
+		for _, e := range side {
+			if e.name == name {
+				return e
+			}
+		}
+		return colEntry{"", name}
+	}
+	for _, u := range using {
+		merged[u] = true
+		switch j.Jointype {
+		case pg.JoinType_JOIN_FULL:
+			out = append(out, colEntry{"", u})
+		case pg.JoinType_JOIN_RIGHT:
+			out = append(out, find(right, u))
+		default:
+			out = append(out, find(left, u))
+		}
+	}
+	for _, side := range [][]colEntry{left, right} {
+		for _, e := range side {
+			if !merged[e.name] {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // expandStars replaces * and t.* in a target list with the columns they
-// stand for now. A join's merged USING columns are left to the planner
-// (the star stays) — they cannot be qualified by one side.
+// stand for now. A star over a FULL JOIN's merged column stays (no side
+// names it).
 func (p *Planner) expandStars(list []*pg.Node, sc *normScope) []*pg.Node {
 	var out []*pg.Node
 	for _, t := range list {
@@ -245,40 +311,31 @@ func (p *Planner) expandStars(list []*pg.Node, sc *normScope) []*pg.Node {
 			out = append(out, t)
 			continue
 		}
-		var items []normItem
+		var cols []colEntry
 		if len(cr.Fields) == 1 {
-			items = sc.items
+			cols = sc.starCols
 		} else if len(cr.Fields) == 2 {
 			q := cr.Fields[0].GetString_().GetSval()
 			for _, it := range sc.items {
 				if it.name == q {
-					items = append(items, it)
+					cols = entriesOf(it.name, it.cols)
 				}
 			}
 		}
-		if len(items) == 0 || hasUsingJoin(sc) && len(cr.Fields) == 1 {
+		expandable := len(cols) > 0
+		for _, e := range cols {
+			expandable = expandable && e.qual != ""
+		}
+		if !expandable {
 			out = append(out, t)
 			continue
 		}
-		for _, it := range items {
-			if it.name == "" {
-				return list // an unnamed item: cannot qualify, keep the stars
-			}
-			for _, c := range it.cols {
-				out = append(out, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
-					Val: columnRefNode(it.name, c), Location: -1}}})
-			}
+		for _, e := range cols {
+			out = append(out, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{
+				Val: columnRefNode(e.qual, e.name), Location: -1}}})
 		}
 	}
 	return out
-}
-
-// hasUsingJoin: the FROM list has a join whose USING or NATURAL columns
-// merge, so * is not simply every item's columns.
-func hasUsingJoin(sc *normScope) bool {
-	// The items of such joins are not tracked separately; the caller
-	// keeps * for the planner in that case.
-	return sc.usingJoins
 }
 
 func columnRefNode(qual, name string) *pg.Node {

@@ -16,6 +16,10 @@ type ViewRename struct {
 	OldTable, NewTable string
 	OldCol, NewCol     string
 	alias              string // the renamed table's alias when its new name is taken
+	// pin: the query has a USING/NATURAL join or a star, which name
+	// columns without a qualifier; a renamed column's table then gets
+	// column aliases with the old names instead (as ruleutils prints).
+	pin bool
 }
 
 // renameItem is a FROM item of a query being renamed in: the name that
@@ -25,6 +29,7 @@ type renameItem struct {
 	rel     uint32
 	aliased bool
 	renamed bool // the renamed table, unaliased: named by its new name
+	pinned  bool // given column aliases that keep the old column names
 }
 
 type renameScope struct {
@@ -71,6 +76,9 @@ func (s *renameScope) resolve(q string) *renameItem {
 func (p *Planner) RenameInViewQuery(sel *pg.SelectStmt, r ViewRename) {
 	if r.NewTable != "" {
 		r.alias = uniqueName(sel, r.NewTable)
+	}
+	if r.OldCol != "" {
+		r.pin = namesColumnsUnqualified(sel)
 	}
 	p.renameSelect(sel, nil, r)
 }
@@ -125,7 +133,7 @@ func (p *Planner) renameSelect(s *pg.SelectStmt, parent *renameScope, r ViewRena
 	}
 	for _, t := range s.TargetList {
 		rt := t.GetResTarget()
-		if rt.Name == "" && r.OldCol != "" && rt.Val.GetColumnRef() != nil {
+		if cr := rt.Val.GetColumnRef(); rt.Name == "" && r.OldCol != "" && cr != nil && cr.Fields[len(cr.Fields)-1].GetAStar() == nil {
 			// The output keeps the name it had (a query above may use it).
 			rt.Name = normTargetName(rt)
 		}
@@ -151,6 +159,10 @@ func (p *Planner) renameFrom(f *pg.Node, sc *renameScope, r ViewRename) {
 			if rel, _ := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname); rel != nil {
 				it.rel = rel.OID
 			}
+		}
+		if it.rel == r.Rel && r.pin {
+			p.pinColumnNames(rv)
+			it.name, it.aliased, it.pinned = rv.Alias.Aliasname, true, true
 		}
 		if it.rel == r.Rel && r.NewTable != "" {
 			rv.Relname = r.NewTable
@@ -225,10 +237,47 @@ func renameRef(cr *pg.ColumnRef, sc *renameScope, r ViewRename) {
 		}
 		return
 	}
-	if it == nil || it.rel != r.Rel {
+	if it == nil || it.rel != r.Rel || it.pinned {
 		return
 	}
 	if col := f[len(f)-1].GetString_(); col != nil && r.OldCol != "" && col.Sval == r.OldCol {
 		col.Sval = r.NewCol
+	}
+}
+
+// namesColumnsUnqualified: the query has a star or a USING/NATURAL join.
+func namesColumnsUnqualified(sel *pg.SelectStmt) bool {
+	found := false
+	parser.Walk(sel, func(m proto.Message) bool {
+		switch n := m.(type) {
+		case *pg.JoinExpr:
+			found = found || len(n.UsingClause) > 0 || n.IsNatural
+		case *pg.ColumnRef:
+			found = found || n.Fields[len(n.Fields)-1].GetAStar() != nil
+		}
+		return !found
+	})
+	return found
+}
+
+// pinColumnNames gives rv column aliases naming every column as it is
+// named now, so a rename of one changes nothing the query sees.
+func (p *Planner) pinColumnNames(rv *pg.RangeVar) {
+	if rv.Alias == nil {
+		rv.Alias = &pg.Alias{Aliasname: rv.Relname}
+	}
+	rel, _ := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname)
+	if rel == nil {
+		return
+	}
+	n := 0
+	for _, a := range rel.Attrs {
+		if a.Dropped {
+			continue
+		}
+		if n >= len(rv.Alias.Colnames) {
+			rv.Alias.Colnames = append(rv.Alias.Colnames, &pg.Node{Node: &pg.Node_String_{String_: &pg.String{Sval: a.Name}}})
+		}
+		n++
 	}
 }

@@ -451,3 +451,44 @@ DROP VIEW dv1 CASCADE
 
 statement ok
 DROP TABLE dt
+
+# A star over a USING join: PostgreSQL's column order, kept through
+# column additions and renames.
+statement ok
+CREATE TABLE uj2 (a int, b int, c int)
+
+statement ok
+CREATE TABLE uj3 (ax int, b int, c int)
+
+statement ok
+INSERT INTO uj2 VALUES (1, 2, 3)
+
+statement ok
+INSERT INTO uj3 VALUES (4, 2, 3)
+
+statement ok
+CREATE VIEW ujv AS SELECT * FROM uj2 JOIN uj3 USING (b, c)
+
+statement ok
+ALTER TABLE uj2 ADD COLUMN d int
+
+statement ok
+ALTER TABLE uj3 RENAME c TO cc
+
+query
+SELECT * FROM ujv
+----
+2|3|1|4
+
+query
+SELECT pg_get_viewdef('ujv', true)
+----
+ SELECT uj2.b,
+    uj2.c,
+    uj2.a,
+    uj3.ax
+   FROM uj2
+     JOIN uj3 uj3(ax, b, c) USING (b, c);
+
+statement ok
+DROP TABLE uj2, uj3 CASCADE
