@@ -46,7 +46,9 @@ func (c *Catalog) CreateView(tx *Txn, d ViewDef) (uint32, error) {
 		return 0, pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", d.Name)
 	}
 	for _, a := range d.Attrs {
-		if err := checkColumnName(a.Name); err != nil {
+		// A view has no system columns: only a materialized view's names
+		// may not collide with them.
+		if err := checkColumnName(a.Name); err != nil && d.Materialized {
 			return 0, err
 		}
 	}

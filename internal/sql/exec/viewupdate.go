@@ -275,29 +275,23 @@ func (p *Planner) rewriteInsert(s *pg.InsertStmt) (*pg.InsertStmt, []viewCheck, 
 			}
 		}
 		ns.Cols = nil
+		seen := map[string]bool{}
 		for i, name := range names {
+			if len(s.Cols) == 0 && !insertSetsColumn(s, i) {
+				break // fewer values than view columns: only those given
+			}
 			if _, ok := vt.cols[name]; !ok {
-				if len(s.Cols) == 0 {
-					break // fewer values than view columns: only those given
-				}
 				return nil, nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, vt.view.Name)
 			}
 			base, ok := vt.names[name]
 			if !ok {
-				if len(s.Cols) == 0 && !insertSetsColumn(s, i) {
-					continue
-				}
 				return nil, nil, vt.notUpdatableColumn("insert", name)
 			}
-			ns.Cols = append(ns.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: base, Location: -1}}})
-		}
-		if len(s.Cols) == 0 && len(ns.Cols) < len(names) {
-			ns.Cols = ns.Cols[:0]
-			for i, name := range names {
-				if insertSetsColumn(s, i) {
-					ns.Cols = append(ns.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: vt.names[name], Location: -1}}})
-				}
+			if seen[base] {
+				return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", base)
 			}
+			seen[base] = true
+			ns.Cols = append(ns.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: base, Location: -1}}})
 		}
 		if err := p.addViewDefaults(vt, names, ns); err != nil {
 			return nil, nil, err
@@ -332,23 +326,38 @@ func (p *Planner) addViewDefaults(vt *viewTarget, given []string, ns *pg.InsertS
 	if sel == nil || len(sel.ValuesLists) == 0 {
 		return nil
 	}
+	defaults := map[string]*pg.Node{}
+	for _, a := range vt.view.Attrs {
+		if _, ok := vt.names[a.Name]; ok && a.Default != "" {
+			tree, err := parser.Parse("SELECT " + a.Default)
+			if err != nil {
+				return err
+			}
+			defaults[a.Name] = tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
+		}
+	}
+	if len(defaults) == 0 {
+		return nil
+	}
 	listed := map[string]bool{}
-	for i, name := range given {
-		if len(ns.Cols) > 0 && i < len(sel.ValuesLists[0].GetList().GetItems()) {
-			listed[name] = true
+	for i := range ns.Cols {
+		name := given[i]
+		listed[name] = true
+		if def := defaults[name]; def != nil {
+			// DEFAULT for this column means the view's default.
+			for _, row := range sel.ValuesLists {
+				if items := row.GetList().GetItems(); i < len(items) && items[i].GetSetToDefault() != nil {
+					items[i] = proto.Clone(def).(*pg.Node)
+				}
+			}
 		}
 	}
 	for _, a := range vt.view.Attrs {
-		base, ok := vt.names[a.Name]
-		if a.Default == "" || listed[a.Name] || !ok {
+		def := defaults[a.Name]
+		if def == nil || listed[a.Name] {
 			continue
 		}
-		tree, err := parser.Parse("SELECT " + a.Default)
-		if err != nil {
-			return err
-		}
-		def := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
-		ns.Cols = append(ns.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: base, Location: -1}}})
+		ns.Cols = append(ns.Cols, &pg.Node{Node: &pg.Node_ResTarget{ResTarget: &pg.ResTarget{Name: vt.names[a.Name], Location: -1}}})
 		for _, row := range sel.ValuesLists {
 			l := row.GetList()
 			l.Items = append(l.Items, proto.Clone(def).(*pg.Node))
@@ -369,6 +378,7 @@ func (p *Planner) rewriteUpdate(s *pg.UpdateStmt) (*pg.UpdateStmt, []viewCheck, 
 		ref := refName(s.Relation)
 		ns := proto.Clone(s).(*pg.UpdateStmt)
 		ns.Relation = vt.baseTarget()
+		seen := map[string]bool{}
 		for _, t := range ns.TargetList {
 			rt := t.GetResTarget()
 			if _, ok := vt.cols[rt.Name]; !ok {
@@ -380,6 +390,10 @@ func (p *Planner) rewriteUpdate(s *pg.UpdateStmt) (*pg.UpdateStmt, []viewCheck, 
 			}
 			rt.Name = base
 			rt.Val = vt.subst(rt.Val, ref)
+			if seen[base] {
+				return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", base)
+			}
+			seen[base] = true
 		}
 		ns.WhereClause = andWhere(vt.subst(ns.WhereClause, ref), vt.where)
 		ns.ReturningList = vt.returning(ns.ReturningList, ref)

@@ -492,3 +492,37 @@ SELECT pg_get_viewdef('ujv', true)
 
 statement ok
 DROP TABLE uj2, uj3 CASCADE
+
+# View defaults take precedence over the table's; DEFAULT means the view's.
+statement ok
+CREATE TABLE bd (a int, b text DEFAULT 'Table default', c text DEFAULT 'Table default', d text)
+
+statement ok
+CREATE VIEW bdv AS SELECT * FROM bd
+
+statement ok
+ALTER VIEW bdv ALTER b SET DEFAULT 'View default'
+
+statement ok
+INSERT INTO bdv VALUES (1)
+
+statement ok
+INSERT INTO bdv VALUES (2, DEFAULT, DEFAULT, 'x')
+
+query
+SELECT * FROM bd ORDER BY a
+----
+1|View default|Table default|NULL
+2|View default|Table default|x
+
+statement ok
+CREATE VIEW bdv2 AS SELECT a, b, a AS aa, ctid FROM bd
+
+error 42601
+INSERT INTO bdv2 VALUES (3, 'y', 3)
+
+error 42601
+UPDATE bdv2 SET a = 1, aa = 2
+
+statement ok
+DROP TABLE bd CASCADE
