@@ -250,6 +250,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 	case "pg_get_functiondef", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
 		"pg_get_function_sqlbody", "regprocin", "regprocedurein", "regprocout", "regprocedureout":
 		return f.procCall(name, args)
+	case "pg_relation_is_updatable", "pg_column_is_updatable":
+		return f.isUpdatable(name, args)
 	case "pg_get_ruledef":
 		return f.ruleDef(uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_get_viewdef":

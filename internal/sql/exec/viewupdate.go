@@ -126,6 +126,12 @@ func (p *Planner) viewTargetOf(rv *pg.RangeVar, op string) (*viewTarget, error) 
 			return nil, err
 		}
 	}
+	return analyzeView(rel, op)
+}
+
+// analyzeView is viewTargetOf's analysis of an updatable view, or
+// PostgreSQL's error for one that is not.
+func analyzeView(rel *catalog.Relation, op string) (*viewTarget, error) {
 	sel, err := ParseViewQuery(rel)
 	if err != nil {
 		return nil, err
@@ -467,4 +473,80 @@ func (m *ModifyTable) checkViewOptions(c *Ctx, row Row) error {
 		}
 	}
 	return nil
+}
+
+// Event bits of pg_relation_is_updatable: 1 << CMD_UPDATE, CMD_INSERT,
+// CMD_DELETE.
+const (
+	updatableUpdate = 1 << 2
+	updatableInsert = 1 << 3
+	updatableDelete = 1 << 4
+)
+
+// isUpdatable is pg_relation_is_updatable(rel, include_triggers) and
+// pg_column_is_updatable(rel, attnum, include_triggers): what an
+// automatically updatable view (or a table) allows.
+func (f *catalogFuncs) isUpdatable(name string, args []types.Datum) (types.Datum, error) {
+	rel, err := f.c.Eng.Catalog.ByOID(f.c.Tx, uint32(args[0].Int()))
+	if err != nil {
+		return types.Null(), err
+	}
+	column := name == "pg_column_is_updatable"
+	events, cols := 0, map[int16]bool{}
+	switch {
+	case rel == nil || rel.MatView || rel.Kind == catalog.KindSequence || rel.Kind == catalog.KindIndex:
+	case rel.Kind == catalog.KindView:
+		events, cols, err = f.viewUpdatable(rel, 0)
+		if err != nil {
+			return types.Null(), err
+		}
+	default:
+		events = updatableUpdate | updatableInsert | updatableDelete
+		for _, a := range rel.Attrs {
+			cols[a.Num] = true
+		}
+	}
+	if column {
+		return types.Bool(events&(updatableUpdate|updatableInsert) != 0 && cols[int16(args[1].Int())]), nil
+	}
+	return types.Int(int64(events)), nil
+}
+
+// viewUpdatable follows a view down to its table: the events it allows
+// and its columns that are columns of the table.
+func (f *catalogFuncs) viewUpdatable(view *catalog.Relation, depth int) (int, map[int16]bool, error) {
+	cols := map[int16]bool{}
+	vt, err := analyzeView(view, "update")
+	if err != nil || depth > 100 {
+		return 0, cols, nil // not automatically updatable
+	}
+	base, err := f.c.Eng.Catalog.Lookup(f.c.Tx, vt.base.Schemaname, vt.base.Relname)
+	if err != nil || base == nil || base.MatView {
+		return 0, cols, err
+	}
+	events := updatableUpdate | updatableInsert | updatableDelete
+	baseCols := map[int16]bool{}
+	switch base.Kind {
+	case catalog.KindView:
+		if events, baseCols, err = f.viewUpdatable(base, depth+1); err != nil || events == 0 {
+			return 0, cols, err
+		}
+	case catalog.KindTable:
+		for _, a := range base.Attrs {
+			baseCols[a.Num] = true
+		}
+	default:
+		return 0, cols, nil
+	}
+	for _, a := range view.Attrs {
+		if bn, ok := vt.names[a.Name]; ok {
+			if i := base.AttrByName(bn); i >= 0 && baseCols[base.Attrs[i].Num] {
+				cols[a.Num] = true
+			}
+		}
+	}
+	if len(cols) == 0 {
+		events &= updatableDelete // no updatable column: only DELETE
+	}
+	return events, cols, nil
 }

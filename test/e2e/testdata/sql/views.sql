@@ -526,3 +526,33 @@ UPDATE bdv2 SET a = 1, aa = 2
 
 statement ok
 DROP TABLE bd CASCADE
+
+# pg_relation_is_updatable / pg_column_is_updatable.
+statement ok
+CREATE TABLE ub (a int, b text)
+
+statement ok
+CREATE VIEW uv1 AS SELECT a, b, upper(b) AS u FROM ub
+
+statement ok
+CREATE VIEW uv2 AS SELECT count(*) FROM ub
+
+statement ok
+CREATE VIEW uv3 AS SELECT u FROM uv1
+
+query
+SELECT c.relname, pg_relation_is_updatable(c.oid, false) FROM pg_class c
+WHERE relname IN ('ub', 'uv1', 'uv2', 'uv3') ORDER BY 1
+----
+ub|28
+uv1|28
+uv2|0
+uv3|16
+
+query
+SELECT pg_column_is_updatable('uv1'::regclass, 1::smallint, false), pg_column_is_updatable('uv1'::regclass, 3::smallint, false)
+----
+t|f
+
+statement ok
+DROP TABLE ub CASCADE
