@@ -284,3 +284,31 @@ func (c *Catalog) Views(tx *Txn) ([]ViewEntry, error) {
 func (c *Catalog) SetRelOwner(tx *Txn, oid, owner uint32) error {
 	return c.updateClassRow(tx, oid, map[int]types.Datum{PgClass.ColumnIndex("relowner"): ov(owner)})
 }
+
+// ViewUses lists the relations view's query reads (its rule's normal
+// dependencies), by OID.
+func (c *Catalog) ViewUses(tx *Txn, view uint32) ([]uint32, error) {
+	var rule uint32
+	err := c.scan(tx, PgRewrite, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[2].Int()) == view {
+			rule = uint32(v[0].Int())
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil || rule == 0 {
+		return nil, err
+	}
+	seen := map[uint32]bool{}
+	var out []uint32
+	err = c.scan(tx, PgDepend, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if uint32(v[0].Int()) == PgRewriteRelID && uint32(v[1].Int()) == rule && byte(v[6].Int()) == DepNormal {
+			if ref := uint32(v[4].Int()); !seen[ref] {
+				seen[ref] = true
+				out = append(out, ref)
+			}
+		}
+		return true, nil
+	})
+	return out, err
+}

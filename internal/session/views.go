@@ -731,3 +731,30 @@ var viewRefusedActions = map[pg.AlterTableType]string{
 	pg.AlterTableType_AT_DropConstraint:  "DROP CONSTRAINT",
 	pg.AlterTableType_AT_AddIdentity:     "ALTER COLUMN ... ADD IDENTITY",
 }
+
+// lockView is LOCK TABLE of a view: the view and, recursively, the
+// relations its query reads (PostgreSQL's LockViewRecurse).
+func (s *Session) lockView(c *exec.Ctx, view *catalog.Relation, mode xact.LockMode, nowait bool, depth int) error {
+	if err := s.lockOne(c, view, mode, nowait); err != nil {
+		return err
+	}
+	uses, err := s.eng.Catalog.ViewUses(c.Tx, view.OID)
+	if err != nil || depth > 100 {
+		return err
+	}
+	for _, oid := range uses {
+		r, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || r == nil {
+			return err
+		}
+		if r.Kind == catalog.KindView {
+			err = s.lockView(c, r, mode, nowait, depth+1)
+		} else {
+			err = s.lockOne(c, r, mode, nowait)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
