@@ -26,6 +26,9 @@ const (
 	KindIndex    = 'i'
 	KindSequence = 'S'
 	KindView     = 'v'
+	// KindMatView is a materialized view's relkind in pg_class; its
+	// Relation has Kind KindTable (it is stored like one) and MatView.
+	KindMatView = 'm'
 )
 
 // Attr is a column of a relation.
@@ -96,8 +99,14 @@ type Relation struct {
 	// made, as in PostgreSQL; the children are in pg_inherits).
 	Parents     []uint32
 	HasSubclass bool
-	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
-	tid         page.ItemPointer // of its pg_class row
+	Persistence byte // relpersistence: PersistencePermanent or PersistenceTemp
+	// ViewQuery is a view's or materialized view's stored query
+	// (pg_rewrite.ev_action); MatView marks a materialized view and
+	// Populated its relispopulated.
+	ViewQuery string
+	MatView   bool
+	Populated bool
+	tid       page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).
@@ -505,6 +514,7 @@ var (
 	cRelnatts       = PgClass.ColumnIndex("relnatts")
 	cRelpersist     = PgClass.ColumnIndex("relpersistence")
 	cRelhassubclass = PgClass.ColumnIndex("relhassubclass")
+	cRelispopulated = PgClass.ColumnIndex("relispopulated")
 )
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
@@ -523,10 +533,18 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
 		}
 		amOID = uint32(v[cRelam].Int())
+		if r.Kind == KindMatView {
+			r.Kind, r.MatView, r.Populated = KindTable, true, v[cRelispopulated].Bool()
+		}
 		return false, nil
 	})
 	if err != nil || r == nil {
 		return nil, err
+	}
+	if r.Kind == KindView || r.MatView {
+		if r.ViewQuery, err = c.viewQuery(tx, oid); err != nil {
+			return nil, err
+		}
 	}
 	if r.AM, err = c.tableAM(r, amOID); err != nil {
 		return nil, err

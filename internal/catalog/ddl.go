@@ -223,6 +223,11 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 			}
 		}
 	}
+	if r.Kind == KindView || r.MatView {
+		if err := c.dropViewRule(tx, r.OID); err != nil {
+			return err
+		}
+	}
 	if err := c.dropSequenceParts(tx, r); err != nil {
 		return err
 	}
@@ -267,7 +272,9 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 			}
 		}
 	}
-	tx.Dropped = append(tx.Dropped, r.RelFileNode)
+	if r.RelFileNode != 0 { // a view has no file
+		tx.Dropped = append(tx.Dropped, r.RelFileNode)
+	}
 	tx.Heap.Cid++
 	return nil
 }

@@ -275,6 +275,9 @@ func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, if
 		return err
 	}
 	num := rel.Attrs[i].Num
+	if err := s.dropColumnViews(c, rel, num, name, cascade); err != nil {
+		return err
+	}
 	if err := s.constraintsOnDropColumn(c, rel, num, cascade); err != nil {
 		return err
 	}
@@ -297,6 +300,9 @@ func (s *Session) alterColumnType(c *exec.Ctx, rel *catalog.Relation, name strin
 	}
 	t, err := expr.TypeFromName(cd.TypeName)
 	if err != nil {
+		return err
+	}
+	if err := s.checkColumnTypeChange(c, rel, rel.Attrs[i].Num, name); err != nil {
 		return err
 	}
 	p := &exec.Planner{C: c}
@@ -369,8 +375,12 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE {
 		tag = "ALTER SEQUENCE"
 	}
+	if t := viewTag(rs.RenameType, rs.RelationType); t != "" {
+		tag = t
+	}
 	switch rs.RenameType {
-	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT, pg.ObjectType_OBJECT_SEQUENCE:
+	case pg.ObjectType_OBJECT_TABLE, pg.ObjectType_OBJECT_INDEX, pg.ObjectType_OBJECT_COLUMN, pg.ObjectType_OBJECT_TABCONSTRAINT, pg.ObjectType_OBJECT_SEQUENCE,
+		pg.ObjectType_OBJECT_VIEW, pg.ObjectType_OBJECT_MATVIEW:
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER %s RENAME is not supported yet", strings.TrimPrefix(rs.RenameType.String(), "OBJECT_"))
 	}
@@ -392,6 +402,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if rs.RenameType == pg.ObjectType_OBJECT_SEQUENCE && rel.Kind != catalog.KindSequence {
 		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a sequence", rel.Name)
 	}
+	if err := checkViewKind(rel, rs.RenameType, rs.RelationType); err != nil {
+		return err
+	}
 	lockOID := rel.OID
 	if rel.Kind == catalog.KindIndex {
 		lockOID = rel.Index.RelID
@@ -409,7 +422,7 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		return err
 	}
 	if rs.RenameType == pg.ObjectType_OBJECT_COLUMN {
-		if rel.Kind != catalog.KindTable {
+		if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindView {
 			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table, view, materialized view, composite type, index, or foreign table", rel.Name)
 		}
 		i := rel.AttrByName(rs.Subname)
@@ -418,6 +431,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 		}
 		if rel.AttrByName(rs.Newname) >= 0 {
 			return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, rel.Name)
+		}
+		if err := s.renameInViews(c, rel, exec.ViewRename{OldCol: rs.Subname, NewCol: rs.Newname}); err != nil {
+			return err
 		}
 		if err := s.eng.Catalog.RenameColumn(c.Tx, rel, rel.Attrs[i].Num, rs.Newname); err != nil {
 			return err
@@ -432,6 +448,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 			return err
 		}
 		return w.CommandComplete(tag)
+	}
+	if err := s.renameInViews(c, rel, exec.ViewRename{OldTable: rel.Name, NewTable: rs.Newname}); err != nil {
+		return err
 	}
 	if err := s.eng.Catalog.RenameRelation(c.Tx, rel, rs.Newname); err != nil {
 		return err

@@ -284,6 +284,9 @@ func (s *Session) copyFrom(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwir
 	if err != nil {
 		return err
 	}
+	if rel.MatView {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot copy to materialized view \"%s\"", rel.Name)
+	}
 	cols, err := copyColumns(rel, cs.Attlist)
 	if err != nil {
 		return err
@@ -777,6 +780,10 @@ func (s *Session) copyTo(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwire.
 		}
 		if rel.Kind == catalog.KindSequence {
 			return pgerr.Errorf(pgerr.WrongObjectType, "cannot copy from sequence \"%s\"", rel.Name)
+		}
+		if what := map[bool]string{true: "materialized view", false: "view"}[rel.MatView]; rel.MatView || rel.Kind == catalog.KindView {
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot copy from %s \"%s\"", what, rel.Name).
+				WithHint("Try the COPY (SELECT ...) TO variant.")
 		}
 		cols, err := copyColumns(rel, cs.Attlist)
 		if err != nil {

@@ -414,6 +414,10 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE INDEX CONCURRENTLY is not supported yet")
 	}
 	p := &exec.Planner{C: c}
+	if v, err := s.eng.Catalog.Lookup(c.Tx, is.Relation.Schemaname, is.Relation.Relname); err == nil && v != nil && v.Kind == catalog.KindView {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot create index on relation \"%s\"", v.Name).
+			WithDetail("This operation is not supported for views.")
+	}
 	rel, err := p.OpenRelation(is.Relation, int(xact.ShareLock))
 	if err != nil {
 		return err
@@ -457,6 +461,10 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		kind, tag, what = catalog.KindIndex, "DROP INDEX", "index"
 	case pg.ObjectType_OBJECT_SEQUENCE:
 		kind, tag, what = catalog.KindSequence, "DROP SEQUENCE", "sequence"
+	case pg.ObjectType_OBJECT_VIEW:
+		kind, tag, what = catalog.KindView, "DROP VIEW", "view"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		kind, tag, what = catalog.KindMatView, "DROP MATERIALIZED VIEW", "materialized view"
 	default:
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "DROP %s is not supported yet", strings.TrimPrefix(ds.RemoveType.String(), "OBJECT_"))
 	}
@@ -481,9 +489,8 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 			}
 			return pgerr.Errorf(pgerr.UndefinedTable, "%s \"%s\" does not exist", what, qualName(schema, name))
 		}
-		if rel.Kind != kind {
-			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a%s %s", name, map[bool]string{true: "n", false: ""}[what == "index"], what).
-				WithHint("Use DROP %s to remove %s.", map[byte]string{catalog.KindTable: "TABLE", catalog.KindIndex: "INDEX", catalog.KindSequence: "SEQUENCE"}[rel.Kind], map[byte]string{catalog.KindTable: "a table", catalog.KindIndex: "an index", catalog.KindSequence: "a sequence"}[rel.Kind])
+		if relKind(rel) != kind {
+			return wrongDropKind(rel, name, what)
 		}
 		if rel.Namespace == catalog.PgCatalogNamespace {
 			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", name)
@@ -504,6 +511,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 			lockOID = rel.Index.RelID
 		}
 		if err := s.lockRel(c, lockOID, xact.AccessExclusiveLock); err != nil {
+			return err
+		}
+		if err := s.dropDependentViews(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
 			return err
 		}
 		if err := s.dropDependencies(c, rel, rels, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
@@ -543,6 +553,12 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 	if err := s.checkSetAccessMethodTarget(c, at); err != nil {
 		return err
 	}
+	if v, err := s.lockedView(c, at.Relation); err != nil || v != nil {
+		if err != nil {
+			return err
+		}
+		return s.alterView(c, v, at, w)
+	}
 	p := &exec.Planner{C: c}
 	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
 	if err == nil {
@@ -557,6 +573,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			pe.Position = 0 // PostgreSQL's ALTER TABLE points at nothing
 		}
 		return err
+	}
+	if rel.MatView || at.Objtype == pg.ObjectType_OBJECT_VIEW || at.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+		return s.alterView(c, rel, at, w)
 	}
 	amChanged := false
 	for _, cmd := range at.Cmds {
@@ -827,6 +846,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		rel, err := p.OpenRelation(n.GetRangeVar(), int(xact.AccessExclusiveLock))
 		if err != nil {
 			return err
+		}
+		if rel.MatView {
+			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name)
 		}
 		if err := checkOtherTemp(c, rel, "truncate"); err != nil {
 			return err

@@ -29,6 +29,12 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		sel.IntoClause = nil
 		defer func() { sel.IntoClause = into }()
 		return s.createTableAs(c, into, sel, false, w)
+	case stmt.GetViewStmt() != nil:
+		return s.createView(c, stmt.GetViewStmt(), w)
+	case stmt.GetCreateTableAsStmt() != nil && stmt.GetCreateTableAsStmt().Objtype == pg.ObjectType_OBJECT_MATVIEW:
+		return s.createMatView(c, stmt.GetCreateTableAsStmt(), w)
+	case stmt.GetRefreshMatViewStmt() != nil:
+		return s.refreshMatView(c, stmt.GetRefreshMatViewStmt(), w)
 	case stmt.GetCreateTableAsStmt() != nil:
 		ctas := stmt.GetCreateTableAsStmt()
 		if ctas.Objtype != pg.ObjectType_OBJECT_TABLE || ctas.Query.GetSelectStmt() == nil {

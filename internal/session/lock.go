@@ -35,6 +35,16 @@ func (s *Session) lockTable(c *exec.Ctx, ls *pg.LockStmt, w pgwire.ResultWriter)
 			}
 			return pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" does not exist", qual)
 		}
+		if rel.MatView {
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot lock relation \"%s\"", rel.Name).
+				WithDetail("This operation is not supported for materialized views.")
+		}
+		if rel.Kind == catalog.KindView {
+			if err := s.lockView(c, rel, mode, ls.Nowait, 0); err != nil {
+				return err
+			}
+			continue
+		}
 		if rel.Kind != catalog.KindTable {
 			return pgerr.Errorf(pgerr.WrongObjectType, "cannot lock relation \"%s\"", rel.Name).
 				WithDetail("This operation is not supported for %s.", kindPlural(rel.Kind))

@@ -162,7 +162,7 @@ func (m *ModifyTable) checkRow(c *Ctx, row Row) error {
 				WithConstraint(nspName(c.Eng.Catalog, m.Rel.Namespace), m.Rel.Name, k.name)
 		}
 	}
-	return nil
+	return m.checkViewOptions(c, row)
 }
 
 // keyOf returns row's values of the columns cols (attribute numbers) and

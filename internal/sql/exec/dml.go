@@ -82,6 +82,18 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planInsert(s *pg.InsertStmt) (*ModifyTable, error) {
+	s, checks, err := p.rewriteInsert(s)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := p.planTableInsert(s)
+	if err != nil {
+		return nil, err
+	}
+	return mt, p.attachViewChecks(mt, s.Relation, checks)
+}
+
+func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
@@ -338,6 +339,15 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		rel, err := p.OpenRelation(rv, lockRelMode(mark))
 		if err != nil {
 			return nil, err
+		}
+		if rel.Kind == catalog.KindView {
+			return p.expandView(rel, rv, sc, mark)
+		}
+		if err := p.checkPopulated(rel); err != nil {
+			return nil, err
+		}
+		if mark != nil && rel.MatView {
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot lock rows in materialized view \"%s\"", rel.Name)
 		}
 		if rv.Alias == nil {
 			alias = rel.Name

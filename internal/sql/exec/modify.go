@@ -42,6 +42,9 @@ type ModifyTable struct {
 	upserted int64        // rows ON CONFLICT DO UPDATE updated
 	checks   []checkConstraint
 	domains  []*expr.Domain // per column: its domain, compiled (nil: none)
+	// viewChecks are the WITH CHECK OPTION conditions of the views the
+	// statement went through (viewupdate.go).
+	viewChecks []viewCheck
 	// deferred are NO ACTION foreign key checks left for the end of the
 	// statement; a cascaded change shares its statement's list.
 	deferred *[]deferredRefCheck

@@ -102,6 +102,18 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
+	s, checks, err := p.rewriteUpdate(s)
+	if err != nil {
+		return nil, err
+	}
+	mt, err := p.planTableUpdate(s)
+	if err != nil {
+		return nil, err
+	}
+	return mt, p.attachViewChecks(mt, s.Relation, checks)
+}
+
+func (p *Planner) planTableUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err
@@ -136,6 +148,10 @@ func (p *Planner) PlanDelete(s *pg.DeleteStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
+	s, err := p.rewriteDelete(s)
+	if err != nil {
+		return nil, err
+	}
 	pop, err := p.withCTEs(s.WithClause)
 	if err != nil {
 		return nil, err

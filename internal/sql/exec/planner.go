@@ -38,6 +38,16 @@ type Planner struct {
 	// (parallel_plan.go).
 	NoParallel bool
 	topSelect  *pg.SelectStmt
+	// Uses, when non-nil, collects every relation the plan reads (a
+	// view's dependencies, userviews.go).
+	Uses map[uint32]bool
+	// UsedColumns, when non-nil, collects the table columns the plan
+	// references, by table OID.
+	UsedColumns map[uint32]map[int16]bool
+	// FillMatView lets the plan write a materialized view (REFRESH);
+	// PlanOnly marks a plan that is never run (CREATE VIEW's), which
+	// may name a materialized view not yet populated.
+	FillMatView, PlanOnly bool
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -83,6 +93,9 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	if rel.IsTemp() {
 		p.C.Tx.AccessedTemp = true
 	}
+	if p.Uses != nil {
+		p.Uses[rel.OID] = true
+	}
 	if (lockMode == lockAccessShare || lockMode == lockRowExclusive) && p.C.Tx.IsOtherTemp(rel) {
 		// Their pages are the other session's business (PostgreSQL keeps
 		// them in its local buffers).
@@ -100,6 +113,9 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	}
 	if rel.Kind == catalog.KindToast && lockMode == lockRowExclusive {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot change TOAST relation \"%s\"", name)
+	}
+	if rel.Kind == catalog.KindView && (lockMode == lockAccessShare || lockMode == int(xact.RowShareLock)) {
+		return rel, nil // read through its query (userviews.go)
 	}
 	if rel.Kind != catalog.KindTable && rel.Kind != catalog.KindToast {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", name)

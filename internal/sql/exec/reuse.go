@@ -52,6 +52,9 @@ func walkReusable(n Node, fn func(Node, []expr.Expr)) {
 			return
 		}
 		exprs := append(append([]expr.Expr{x.Qual}, x.NewRow...), x.Returning...)
+		for _, k := range x.viewChecks {
+			exprs = append(exprs, k.e) // compiled at planning, read-only after
+		}
 		fn(x, exprs)
 		walkReusable(x.Input, fn)
 	case *IndexScan:

@@ -89,6 +89,9 @@ func (s *scope) lookup(qual, name string) (*expr.Var, bool, error) {
 		return nil, false, nil
 	}
 	c := s.cols[found]
+	if s.p != nil && s.p.UsedColumns != nil && c.table != 0 && c.attnum > 0 {
+		s.p.noteColumnUse(c.table, c.attnum)
+	}
 	return &expr.Var{Index: c.index, T: c.t, Name: s.display(c)}, true, nil
 }
 

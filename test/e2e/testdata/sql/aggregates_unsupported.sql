@@ -35,9 +35,6 @@ SELECT x FROM agu UNION SELECT x FROM agu ORDER BY 1 FETCH FIRST 1 ROWS WITH TIE
 error 0A000
 SELECT x FROM agu UNION SELECT x FROM agu ORDER BY 1 USING ~<~
 
-error 0A000
-CREATE MATERIALIZED VIEW agu_mv AS SELECT x FROM agu
-
 # tidal compares strings bytewise: only C-equivalent collations are honoured
 query
 SELECT s FROM agu ORDER BY s COLLATE "C" DESC
