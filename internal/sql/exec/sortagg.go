@@ -7,7 +7,7 @@ import (
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
-	"github.com/tidal-db/tidal/internal/sql/tuplesort"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 

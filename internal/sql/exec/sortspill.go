@@ -3,7 +3,7 @@ package exec
 import (
 	"strconv"
 
-	"github.com/tidal-db/tidal/internal/sql/tuplesort"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 

@@ -64,7 +64,7 @@ type Space struct {
 	// log_temp_files in bytes (<0: off).
 	limit, logMin int64
 	used          int64
-	open  map[*File]struct{}
+	open          map[*File]struct{}
 }
 
 // NewSpace returns the temporary-file space of backend pid.
@@ -136,7 +136,8 @@ type File struct {
 	relPath string
 	usage   *stats.Usage
 	buf     []byte
-	size    int64 // bytes written to the OS file
+	rowBuf  []byte // WriteRow's encoding buffer
+	size    int64  // bytes written to the OS file
 	closed  bool
 }
 
@@ -233,6 +234,7 @@ type Reader struct {
 	off, end int64
 	buf      []byte
 	pos      int
+	rowBuf   []byte // ReadRow's body buffer
 }
 
 // NewReader reads [off, end) of f (end<0: to the flushed end).

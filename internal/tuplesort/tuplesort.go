@@ -2,8 +2,6 @@ package tuplesort
 
 import (
 	"container/heap"
-	"encoding/binary"
-	"fmt"
 
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/interrupt"
@@ -58,7 +56,6 @@ type Sorter struct {
 	pos    int
 	merger *merger
 	done   bool
-	wbuf   []byte
 	puts   int
 }
 
@@ -145,11 +142,7 @@ func (s *Sorter) noteDisk(delta int64) {
 	s.diskPeak = max(s.diskPeak, s.diskNow)
 }
 
-func (s *Sorter) writeTuple(f *tempfile.File, t Tuple) error {
-	s.wbuf = datum.AppendSpill(s.wbuf[:0], t)
-	_, err := f.Write(s.wbuf)
-	return err
-}
+func (s *Sorter) writeTuple(f *tempfile.File, t Tuple) error { return f.WriteRow(t) }
 
 // Done ends the input and sorts: in memory, or by merging the runs until
 // one merge of at most the fan-in work_mem allows is left, which Next
@@ -307,37 +300,6 @@ type run struct {
 	f *tempfile.File
 }
 
-// runReader reads a run's tuples in order.
-type runReader struct {
-	r    *tempfile.Reader
-	body []byte
-}
-
-func (rr *runReader) next() (Tuple, error) {
-	n, err := binary.ReadUvarint(rr.r)
-	if err != nil {
-		if tempfile.IsEOF(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	if n > 1<<30 {
-		return nil, fmt.Errorf("corrupt sort run: tuple of %d bytes", n)
-	}
-	if uint64(cap(rr.body)) < n {
-		rr.body = make([]byte, n)
-	}
-	b := rr.body[:n]
-	if err := rr.r.ReadFull(b); err != nil {
-		return nil, err
-	}
-	t, err := datum.DecodeSpill(b)
-	if err != nil {
-		return nil, fmt.Errorf("sort run: %w", err)
-	}
-	return t, nil
-}
-
 // merger is a k-way merge of runs through a heap; ties go to the earlier
 // run, which holds the earlier input, so the merge is stable.
 type merger struct {
@@ -349,14 +311,14 @@ type merger struct {
 type head struct {
 	it  item
 	src int
-	rr  *runReader
+	rr  *tempfile.Reader
 }
 
 func (s *Sorter) newMerger(runs []*run) (*merger, error) {
 	m := &merger{s: s, runs: runs}
 	for i, r := range runs {
-		rr := &runReader{r: r.f.NewReader(0, -1, mergeBufBlocks)}
-		t, err := rr.next()
+		rr := r.f.NewReader(0, -1, mergeBufBlocks)
+		t, err := rr.ReadRow()
 		if err != nil {
 			return nil, err
 		}
@@ -398,7 +360,7 @@ func (m *merger) next() (Tuple, error) {
 	}
 	top := &m.heads[0]
 	t := top.it.t
-	nt, err := top.rr.next()
+	nt, err := top.rr.ReadRow()
 	if err != nil {
 		return nil, err
 	}

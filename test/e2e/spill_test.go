@@ -1,0 +1,122 @@
+package e2e
+
+// Sorts bigger than work_mem spill to temporary files (issue 16): the
+// result is the in-memory sort's, EXPLAIN says how it ran as PostgreSQL
+// 15 prints it, temp_file_limit refuses with 53400, and no file outlives
+// its statement — finished, failed or cancelled.
+
+import (
+	"context"
+	"log"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidal-db/tidal/internal/testutil"
+)
+
+func tempFilesIn(t *testing.T, dir string) int {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, "base", "pgsql_tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+func TestSortSpillsPastWorkMem(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "CREATE TABLE sp (id int, t text, n int)")
+	exec(t, c, "INSERT INTO sp SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE md5((g % 5000)::text) END, g % 7 FROM generate_series(1, 30000) g")
+	q := "SELECT id, t, n FROM sp ORDER BY n DESC, t NULLS FIRST, id % 3"
+	exec(t, c, "SET work_mem = '1GB'")
+	inMemory := query(t, c, q)
+	exec(t, c, "SET work_mem = '64kB'")
+	if got := query(t, c, q); got != inMemory {
+		t.Fatal("the spilled sort's rows differ from the in-memory sort's")
+	}
+
+	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) "+q)
+	if !regexp.MustCompile(`Sort Method: external merge  Disk: [0-9]+kB`).MatchString(plan) {
+		t.Fatalf("no external merge line in\n%s", plan)
+	}
+	if !regexp.MustCompile(`Buffers: shared hit=[0-9]+, temp read=[0-9]+ written=[0-9]+`).MatchString(plan) {
+		t.Fatalf("no temp buffers line in\n%s", plan)
+	}
+	exec(t, c, "SET work_mem = '64MB'")
+	plan = query(t, c, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) "+q)
+	if !regexp.MustCompile(`Sort Method: quicksort  Memory: [0-9]+kB`).MatchString(plan) {
+		t.Fatalf("no quicksort line in\n%s", plan)
+	}
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after the statements", n)
+	}
+	// pg_stat_database counts every file removed, and its bytes.
+	exec(t, c, "SET work_mem = '64kB'")
+	before := queryInt(t, c, "SELECT temp_files FROM pg_stat_database WHERE datname = 'postgres'")
+	query(t, c, q)
+	if after := queryInt(t, c, "SELECT temp_files FROM pg_stat_database WHERE datname = 'postgres'"); after <= before {
+		t.Fatalf("temp_files %d -> %d", before, after)
+	}
+	if b := queryInt(t, c, "SELECT temp_bytes FROM pg_stat_database WHERE datname = 'postgres'"); b <= 0 {
+		t.Fatalf("temp_bytes %d", b)
+	}
+}
+
+func TestTempFileLimitAndCleanup(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	big := "SELECT count(*) FROM (SELECT g FROM generate_series(1, 300000) g ORDER BY md5(g::text)) s"
+	exec(t, c, "SET work_mem = '64kB'")
+	exec(t, c, "SET temp_file_limit = '100kB'")
+	_, err := queryErr(c, big)
+	pe := wantState(t, "sort past temp_file_limit", err, "53400")
+	if pe.Message != "temporary file size exceeds temp_file_limit (100kB)" {
+		t.Fatalf("message %q", pe.Message)
+	}
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after the error", n)
+	}
+	// Inside a block the error aborts the block, as any error does.
+	exec(t, c, "RESET temp_file_limit")
+	exec(t, c, "BEGIN")
+	exec(t, c, "SET LOCAL temp_file_limit = '100kB'")
+	_, err = queryErr(c, big)
+	wantState(t, "in a block", err, "53400")
+	_, err = queryErr(c, "SELECT 1")
+	wantState(t, "after the error", err, "25P02")
+	exec(t, c, "ROLLBACK")
+	if got := query(t, c, big); got != "300000" {
+		t.Fatalf("count %s", got)
+	}
+
+	// A cancel mid-sort (statement_timeout) removes the files too.
+	exec(t, c, "SET statement_timeout = '300ms'")
+	_, err = queryErr(c, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 50000000) g ORDER BY md5(g::text)) s")
+	wantState(t, "cancelled sort", err, "57014")
+	exec(t, c, "RESET statement_timeout")
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after the cancel", n)
+	}
+}
+
+func TestLogTempFiles(t *testing.T) {
+	buf := &logCapture{}
+	s := testutil.Start(t, testutil.Options{Logger: log.New(buf, "", 0)})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "SET work_mem = '64kB'")
+	exec(t, c, "SET log_temp_files = 0")
+	query(t, c, "SELECT count(*) FROM (SELECT g FROM generate_series(1, 20000) g ORDER BY md5(g::text)) s")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil && !strings.Contains(buf.String(), "LOG:  temporary file: path \"base/pgsql_tmp/pgsql_tmp") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !regexp.MustCompile(`LOG:  temporary file: path "base/pgsql_tmp/pgsql_tmp[0-9]+\.[0-9]+", size [0-9]+`).MatchString(buf.String()) {
+		t.Fatalf("no log_temp_files line in the log:\n%s", buf.String())
+	}
+}
