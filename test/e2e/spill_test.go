@@ -120,3 +120,47 @@ func TestLogTempFiles(t *testing.T) {
 		t.Fatalf("no log_temp_files line in the log:\n%s", buf.String())
 	}
 }
+
+func TestHashAggregateSpillsPastHashMem(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "CREATE TABLE ha (k int, v int, t text)")
+	exec(t, c, "INSERT INTO ha SELECT g % 20011, g, md5(g::text) FROM generate_series(1, 60000) g")
+	exec(t, c, "INSERT INTO ha VALUES (NULL, 1, 'x'), (NULL, 2, 'y')")
+	queries := []string{
+		"SELECT k, count(*), sum(v), min(t), max(v), avg(v), string_agg(t, ',' ORDER BY v), array_agg(v ORDER BY v DESC), count(DISTINCT v % 3) FROM ha GROUP BY k ORDER BY k",
+		"SELECT DISTINCT t FROM ha WHERE v % 2 = 0 ORDER BY t",
+		"SELECT k % 100, count(*) FROM ha GROUP BY k % 100 HAVING count(*) > 1 ORDER BY 1",
+	}
+	exec(t, c, "SET work_mem = '1GB'")
+	var want []string
+	for _, q := range queries {
+		want = append(want, query(t, c, q))
+	}
+	exec(t, c, "SET work_mem = '64kB'")
+	exec(t, c, "SET hash_mem_multiplier = 1")
+	for i, q := range queries {
+		if got := query(t, c, q); got != want[i] {
+			t.Fatalf("%s: the spilled aggregate's rows differ from the in-memory one's", q)
+		}
+	}
+	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT k, count(*) FROM ha GROUP BY k")
+	if !regexp.MustCompile(`Batches: [0-9]+  Memory Usage: [0-9]+kB  Disk Usage: [0-9]+kB`).MatchString(plan) ||
+		!strings.Contains(plan, "temp read=") {
+		t.Fatalf("no spill lines in\n%s", plan)
+	}
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left", n)
+	}
+	exec(t, c, "SET work_mem = '64MB'")
+	plan = query(t, c, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT k, count(*) FROM ha GROUP BY k")
+	if !regexp.MustCompile(`Batches: 1  Memory Usage: [0-9]+kB,`).MatchString(plan) {
+		t.Fatalf("no in-memory batch line in\n%s", plan)
+	}
+	// Closed early (LIMIT), the aggregate removes the partitions it did not read.
+	exec(t, c, "SET work_mem = '64kB'")
+	query(t, c, "SELECT * FROM (SELECT k, count(*) FROM ha GROUP BY k) s LIMIT 3")
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after LIMIT", n)
+	}
+}

@@ -374,6 +374,13 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 			}
 			add("Group Key: " + strings.Join(ks, ", "))
 		}
+		if sp := x.spill; e.opt.Analyze && sp != nil && sp.batches > 0 {
+			l := fmt.Sprintf("Batches: %d  Memory Usage: %dkB", sp.batches, (sp.memPeak+1023)/1024)
+			if sp.batches > 1 {
+				l += fmt.Sprintf("  Disk Usage: %dkB", (sp.diskPeak+1023)/1024)
+			}
+			add(l)
+		}
 	case *Result:
 		if x.Qual != nil {
 			add("One-Time Filter: " + x.Qual.String())

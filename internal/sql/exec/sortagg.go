@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/interrupt"
@@ -636,6 +637,8 @@ type Agg struct {
 	out      []Row
 	i        int
 	partials []*aggGroup // a Partial Agg's groups, for its Gather
+	// spill is a grouped Agg's spill state past hash_mem (aggspill.go).
+	spill *aggSpill
 }
 
 // aggGroup is one group's keys and the aggregates' transition states.
@@ -650,12 +653,17 @@ func (a *Agg) Open(c *Ctx) error {
 	if err := Open(c, a.Input); err != nil {
 		return err
 	}
+	a.closeSpill()
+	a.spill = nil
+	if a.canSpill(c) {
+		a.spill = &aggSpill{limit: c.hashMemKB() * 1024, seed: maphash.MakeSeed()}
+	}
 	var order []*aggGroup
 	var err error
 	if a.split == aggFinalize {
 		order, err = a.combineGathered(c)
 	} else {
-		order, err = a.accumulate(c)
+		order, err = a.aggBatch(c, func() (Row, error) { return Next(c, a.Input) }, 0, -1)
 	}
 	if err != nil {
 		return err
@@ -663,15 +671,21 @@ func (a *Agg) Open(c *Ctx) error {
 	if len(a.GroupBy) == 0 && len(order) == 0 {
 		order = append(order, &aggGroup{states: make([]aggState, len(a.Aggs))})
 	}
-	a.out = a.out[:0]
-	a.i = 0
 	if a.split == aggPartial {
+		a.out, a.i = a.out[:0], 0
 		a.partials = order
 		for _, g := range order {
 			a.out = append(a.out, append(append(Row{}, g.keys...), make(Row, len(a.Aggs))...))
 		}
 		return nil
 	}
+	return a.finalizeGroups(c, order)
+}
+
+// finalizeGroups makes a.out the output rows of groups: keys, then the
+// aggregates' final values.
+func (a *Agg) finalizeGroups(c *Ctx, order []*aggGroup) error {
+	a.out, a.i = a.out[:0], 0
 	for _, g := range order {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
@@ -687,55 +701,16 @@ func (a *Agg) Open(c *Ctx) error {
 	return nil
 }
 
-// accumulate reads the input to its end and returns the groups in the
-// order their first rows came.
-func (a *Agg) accumulate(c *Ctx) ([]*aggGroup, error) {
-	groups := map[string]*aggGroup{}
-	var order []*aggGroup
-	var kb strings.Builder
-	for {
-		r, err := Next(c, a.Input)
-		if err != nil {
+func (a *Agg) Next(c *Ctx) (Row, error) {
+	for a.i >= len(a.out) {
+		ok, err := a.nextBatch(c)
+		if err != nil || !ok {
 			return nil, err
 		}
-		if r == nil {
-			return order, nil
-		}
-		keys := make([]types.Datum, len(a.GroupBy))
-		kb.Reset()
-		for i, g := range a.GroupBy {
-			d, err := g.Eval(c.Env, r)
-			if err != nil {
-				return nil, err
-			}
-			keys[i] = d
-			if d.IsNull() {
-				kb.WriteString("\x00N")
-			} else {
-				kb.Write(types.AppendGroupKey(nil, g.Type(), d))
-			}
-			kb.WriteByte(0)
-		}
-		g := groups[kb.String()]
-		if g == nil {
-			g = &aggGroup{key: kb.String(), keys: keys, states: make([]aggState, len(a.Aggs))}
-			groups[g.key] = g
-			order = append(order, g)
-		}
-		for i, ag := range a.Aggs {
-			if err := ag.step(c, &g.states[i], r); err != nil {
-				return nil, err
-			}
-		}
-	}
-}
-func (a *Agg) Next(c *Ctx) (Row, error) {
-	if a.i >= len(a.out) {
-		return nil, nil
 	}
 	a.i++
 	return a.out[a.i-1], nil
 }
-func (a *Agg) Close(c *Ctx) { Close(c, a.Input) }
+func (a *Agg) Close(c *Ctx) { a.closeSpill(); Close(c, a.Input) }
 
 var _ = fmt.Sprintf
