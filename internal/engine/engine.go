@@ -99,6 +99,7 @@ type Engine struct {
 	Vacuums *vacuum.Registry
 	// TempFiles holds sorts' and hashes' spill files (base/pgsql_tmp).
 	TempFiles *tempfile.Manager
+	memReturn memReturn // memory.go
 
 	control *wal.Control
 	ckptMu  sync.Mutex
