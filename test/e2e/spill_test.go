@@ -7,6 +7,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/md5"
+	"fmt"
 	"log"
 	"os"
 	"path/filepath"
@@ -164,3 +166,38 @@ func TestHashAggregateSpillsPastHashMem(t *testing.T) {
 		t.Fatalf("%d temporary files left after LIMIT", n)
 	}
 }
+
+func TestCreateIndexSortsWithinMaintenanceWorkMem(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "CREATE TABLE ix (id int, t text)")
+	exec(t, c, "INSERT INTO ix SELECT g, md5(g::text) FROM generate_series(1, 40000) g")
+	exec(t, c, "SET maintenance_work_mem = '1MB'")
+	before := queryInt(t, c, "SELECT temp_files FROM pg_stat_database WHERE datname = 'postgres'")
+	exec(t, c, "CREATE UNIQUE INDEX ix_t ON ix (t)")
+	if after := queryInt(t, c, "SELECT temp_files FROM pg_stat_database WHERE datname = 'postgres'"); after <= before {
+		t.Fatalf("CREATE INDEX with maintenance_work_mem = 1MB wrote no temporary file (%d -> %d)", before, after)
+	}
+	if plan := query(t, c, "EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE t = md5('31337')"); !strings.Contains(plan, "Index") {
+		t.Fatalf("no index scan: %s", plan)
+	}
+	if got := query(t, c, "SELECT id FROM ix WHERE t = md5('31337')"); got != "31337" {
+		t.Fatalf("index lookup = %q", got)
+	}
+	if got := query(t, c, "SELECT count(*) FROM (SELECT t FROM ix ORDER BY t) s"); got != "40000" {
+		t.Fatalf("count = %s", got)
+	}
+	// A duplicate found by the spilled sort fails as PostgreSQL says it.
+	exec(t, c, "DROP INDEX ix_t")
+	exec(t, c, "INSERT INTO ix VALUES (40001, md5('777'))")
+	_, err := execErr(c, "CREATE UNIQUE INDEX ix_t2 ON ix (t)")
+	pe := wantState(t, "duplicate key", err, "23505")
+	if pe.Message != `could not create unique index "ix_t2"` || pe.Detail != "Key (t)=("+md5hex("777")+") is duplicated." {
+		t.Fatalf("got %q / %q", pe.Message, pe.Detail)
+	}
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left", n)
+	}
+}
+
+func md5hex(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }

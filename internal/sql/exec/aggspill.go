@@ -208,8 +208,7 @@ func (a *Agg) groupKey(c *Ctx, r Row, kb *strings.Builder) ([]types.Datum, error
 func (a *Agg) spillRow(c *Ctx, parts []aggPartition, key string, depth int, r Row) error {
 	p := &parts[a.spill.partitionOf(key, depth, len(parts))]
 	if p.f == nil {
-		c.TempFiles.SetLimits(c.settingKB("temp_file_limit", -1), c.settingKB("log_temp_files", -1))
-		f, err := c.TempFiles.Create(c.U())
+		f, err := c.tempSpace().Create(c.U())
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/tempfile"
 )
 
 // settingKB reads an integer setting in kB (work_mem,
@@ -18,6 +19,15 @@ func (c *Ctx) settingKB(name string, def int64) int64 {
 		return def
 	}
 	return v
+}
+
+// tempSpace is the session's temporary-file space with this statement's
+// temp_file_limit and log_temp_files, nil where there is none.
+func (c *Ctx) tempSpace() *tempfile.Space {
+	if c.TempFiles != nil {
+		c.TempFiles.SetLimits(c.settingKB("temp_file_limit", -1), c.settingKB("log_temp_files", -1))
+	}
+	return c.TempFiles
 }
 
 // newTupleSort starts a sort bounded by memKB whose tuples hold key j's
@@ -38,10 +48,7 @@ func (c *Ctx) newTupleSort(keys []SortKey, cols []int, memKB int64) *tuplesort.S
 		Usage:     c.U(),
 		Check:     c.checkCancel,
 	}
-	if c.TempFiles != nil {
-		c.TempFiles.SetLimits(c.settingKB("temp_file_limit", -1), c.settingKB("log_temp_files", -1))
-		cfg.Space = c.TempFiles
-	} else {
+	if cfg.Space = c.tempSpace(); cfg.Space == nil {
 		cfg.WorkMemKB = 1 << 40 // nowhere to spill
 	}
 	if len(keys) > 0 {
