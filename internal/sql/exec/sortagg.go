@@ -8,8 +8,8 @@ import (
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
-	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 )
 
 // SortKey is one ORDER BY item.

@@ -3,9 +3,9 @@ package exec
 import (
 	"strconv"
 
-	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/tempfile"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 )
 
 // settingKB reads an integer setting in kB (work_mem,
@@ -45,8 +45,8 @@ func (c *Ctx) newTupleSort(keys []SortKey, cols []int, memKB int64) *tuplesort.S
 			}
 			return 0
 		},
-		Usage:     c.U(),
-		Check:     c.checkCancel,
+		Usage: c.U(),
+		Check: c.checkCancel,
 	}
 	if cfg.Space = c.tempSpace(); cfg.Space == nil {
 		cfg.WorkMemKB = 1 << 40 // nowhere to spill
