@@ -3,7 +3,6 @@ package exec
 import (
 	"hash/maphash"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/tidal-db/tidal/internal/datum"
@@ -97,8 +96,8 @@ func (a *Agg) groupMemSize(key string, keys []types.Datum) int64 {
 // partitionOf picks a row's partition of n at depth from its group key:
 // the key's hash mixed with the depth (a murmur3 finalizer), so the rows
 // of one partition spread over all partitions of the next level.
-func (sp *aggSpill) partitionOf(key string, depth, n int) int {
-	x := maphash.String(sp.seed, key) ^ uint64(depth)*0x9e3779b97f4a7c15
+func (sp *aggSpill) partitionOf(key []byte, depth, n int) int {
+	x := maphash.Bytes(sp.seed, key) ^ uint64(depth)*0x9e3779b97f4a7c15
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33
@@ -115,7 +114,8 @@ func (a *Agg) aggBatch(c *Ctx, next func() (Row, error), depth int, rows int64) 
 	var parts []aggPartition
 	var mem int64
 	full := false
-	var kb strings.Builder
+	var kb []byte
+	scratch := make([]types.Datum, len(a.GroupBy))
 	defer func() {
 		for _, p := range parts {
 			if p.f != nil && p.rows == 0 {
@@ -136,22 +136,22 @@ func (a *Agg) aggBatch(c *Ctx, next func() (Row, error), depth int, rows int64) 
 		if r == nil {
 			break
 		}
-		keys, err := a.groupKey(c, r, &kb)
-		if err != nil {
+		if kb, err = a.groupKey(c, r, scratch, kb[:0]); err != nil {
 			return nil, err
 		}
-		g := groups[kb.String()]
+		g := groups[string(kb)] // no allocation for the lookup
 		if g == nil && full {
 			if parts == nil {
 				parts = make([]aggPartition, sp.choosePartitions(n, rows, mem, len(groups)))
 			}
-			if err := a.spillRow(c, parts, kb.String(), depth, r); err != nil {
+			if err := a.spillRow(c, parts, kb, depth, r); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		if g == nil {
-			g = &aggGroup{key: kb.String(), keys: keys, states: make([]aggState, len(a.Aggs))}
+			keys := append([]types.Datum(nil), scratch...)
+			g = &aggGroup{key: string(kb), keys: keys, states: make([]aggState, len(a.Aggs))}
 			groups[g.key] = g
 			order = append(order, g)
 			if sp != nil {
@@ -184,11 +184,9 @@ func (a *Agg) aggBatch(c *Ctx, next func() (Row, error), depth int, rows int64) 
 	return order, nil
 }
 
-// groupKey evaluates a row's group keys and writes their hashable form
-// to kb.
-func (a *Agg) groupKey(c *Ctx, r Row, kb *strings.Builder) ([]types.Datum, error) {
-	keys := make([]types.Datum, len(a.GroupBy))
-	kb.Reset()
+// groupKey evaluates a row's group keys into keys and appends their
+// hashable form to kb.
+func (a *Agg) groupKey(c *Ctx, r Row, keys []types.Datum, kb []byte) ([]byte, error) {
 	for i, g := range a.GroupBy {
 		d, err := g.Eval(c.Env, r)
 		if err != nil {
@@ -196,16 +194,16 @@ func (a *Agg) groupKey(c *Ctx, r Row, kb *strings.Builder) ([]types.Datum, error
 		}
 		keys[i] = d
 		if d.IsNull() {
-			kb.WriteString("\x00N")
+			kb = append(kb, "\x00N"...)
 		} else {
-			kb.Write(types.AppendGroupKey(nil, g.Type(), d))
+			kb = types.AppendGroupKey(kb, g.Type(), d)
 		}
-		kb.WriteByte(0)
+		kb = append(kb, 0)
 	}
-	return keys, nil
+	return kb, nil
 }
 
-func (a *Agg) spillRow(c *Ctx, parts []aggPartition, key string, depth int, r Row) error {
+func (a *Agg) spillRow(c *Ctx, parts []aggPartition, key []byte, depth int, r Row) error {
 	p := &parts[a.spill.partitionOf(key, depth, len(parts))]
 	if p.f == nil {
 		f, err := c.tempSpace().Create(c.U())
