@@ -30,6 +30,7 @@ import (
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/storage/tempfile"
 	"github.com/tidal-db/tidal/internal/vacuum"
 	"github.com/tidal-db/tidal/internal/wal"
 	"github.com/tidal-db/tidal/internal/xact"
@@ -96,6 +97,9 @@ type Engine struct {
 	Notify *notify.Hub
 	// Vacuums are the VACUUMs running now (pg_stat_progress_vacuum).
 	Vacuums *vacuum.Registry
+	// TempFiles holds sorts' and hashes' spill files (base/pgsql_tmp).
+	TempFiles *tempfile.Manager
+	memReturn memReturn // memory.go
 
 	control *wal.Control
 	ckptMu  sync.Mutex
@@ -180,6 +184,10 @@ func Open(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.removeTempRelations(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if err := e.openTempFiles(); err != nil {
 		e.Close()
 		return nil, err
 	}
@@ -686,6 +694,7 @@ func (e *Engine) Close() error {
 	e.walRemoveWG.Wait()
 	e.WAL.Close()
 	e.Smgr.Close()
+	e.Pool.Discard()
 	e.unlockDir()
 	if err == nil {
 		e.log.Printf("LOG:  database system is shut down")

@@ -86,6 +86,9 @@ func init() {
 	def(Def{Name: "transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
 	def(Def{Name: "shared_buffers", Kind: Int, Default: "16384", Unit: "8kB", Context: Postmaster, Min: 16, Max: intMax / 2})
 	def(Def{Name: "work_mem", Kind: Int, Default: "4096", Unit: "kB", Context: User, Min: 64, Max: intMax})
+	def(Def{Name: "hash_mem_multiplier", Kind: Real, Default: "2", Context: User, FMin: 1, FMax: 1000, Desc: "Multiple of \"work_mem\" to use for hash tables."})
+	def(Def{Name: "temp_file_limit", Kind: Int, Default: "-1", Unit: "kB", Context: Superuser, Min: -1, Max: intMax, Desc: "Limits the total size of all temporary files used by each process."})
+	def(Def{Name: "log_temp_files", Kind: Int, Default: "-1", Unit: "kB", Context: Superuser, Min: -1, Max: intMax, Desc: "Log the use of temporary files larger than this number of kilobytes."})
 	// tidal allows maintenance_work_mem down to 64kB (PostgreSQL: 1MB) so
 	// that tests can make VACUUM run many index passes on small tables.
 	def(Def{Name: "maintenance_work_mem", Kind: Int, Default: "65536", Unit: "kB", Context: User, Min: 64, Max: intMax})

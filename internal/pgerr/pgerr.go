@@ -9,6 +9,7 @@ package pgerr
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // SQLSTATE codes used by tidal, with PostgreSQL's condition names.
@@ -76,6 +77,7 @@ const (
 	ProgramLimitExceeded            = "54000"
 	TooManyColumns                  = "54011"
 	DiskFull                        = "53100"
+	ConfigurationLimitExceeded      = "53400"
 	TooManyConnections              = "53300"
 	ObjectNotInPrerequisiteState    = "55000"
 	CantChangeRuntimeParam          = "55P02"
@@ -164,4 +166,19 @@ func Code(err error) string {
 		return pe.Code
 	}
 	return ""
+}
+
+// Strerror renders an OS error as PostgreSQL's %m does ("No space left
+// on device"): the errno's text with a capital first letter, else the
+// error's own text.
+func Strerror(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+			s = string(s[0]-'a'+'A') + s[1:]
+		}
+		return s
+	}
+	return err.Error()
 }

@@ -59,6 +59,7 @@ func (s *Session) reportIdle() {
 		st = activity.IdleInTransaction
 	}
 	s.report(st, "")
+	s.eng.ReturnMemory()
 	if now := time.Now(); now.Sub(s.timesFlushed) >= sessionTimesInterval {
 		s.timesFlushed = now
 		s.flushSessionTimes()

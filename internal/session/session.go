@@ -30,6 +30,7 @@ import (
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/storage/tempfile"
 	"github.com/tidal-db/tidal/internal/xact"
 )
 
@@ -184,13 +185,14 @@ type Session struct {
 	multiStatement bool
 	stmts          *stmtCache // parse trees and analyses to reuse (stmtcache.go)
 	seqs           sequence.Session
-	temp           tempState   // temporary namespace and ON COMMIT actions (temp.go)
-	cursors        cursorSet   // DECLAREd cursors (cursor.go)
-	notifies       notifyState // LISTEN/NOTIFY (notify.go)
-	queryString    string      // the query string being run (pg_cursors.statement)
-	xminFloor      xact.XID    // the oldest snapshot xmin an open cursor reads with
-	boundParams    boundParams // a utility statement's Bind parameters (DECLARE)
-	routineFloor   xact.XID    // the xmin floor while VOLATILE routines run (routines.go)
+	temp           tempState       // temporary namespace and ON COMMIT actions (temp.go)
+	tempFiles      *tempfile.Space // spill files of sorts and hashes (tempfiles.go)
+	cursors        cursorSet       // DECLAREd cursors (cursor.go)
+	notifies       notifyState     // LISTEN/NOTIFY (notify.go)
+	queryString    string          // the query string being run (pg_cursors.statement)
+	xminFloor      xact.XID        // the oldest snapshot xmin an open cursor reads with
+	boundParams    boundParams     // a utility statement's Bind parameters (DECLARE)
+	routineFloor   xact.XID        // the xmin floor while VOLATILE routines run (routines.go)
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool
@@ -471,6 +473,7 @@ func (s *Session) dropRelationFiles(rels []uint32) {
 }
 
 func (s *Session) endTx() {
+	s.closeTempFiles()
 	s.reportXact(time.Time{})
 	s.inTx = false
 	s.inBlock = false
@@ -730,6 +733,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 		Seqs:    &s.seqs,
 
 		Interrupts: &s.sig.state,
+		TempFiles:  s.tempFileSpace(),
 		BackendPID: s.BackendPID(),
 		LockRel: func(oid uint32, mode int) error {
 			return s.eng.Xact.Lock(ctx, s.proc, xact.RelationTag(oid), xact.LockMode(mode), false)

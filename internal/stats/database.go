@@ -44,6 +44,15 @@ func (t *Tables) TransactionEnded(committed bool, buf BufferUsage) {
 	t.mu.Unlock()
 }
 
+// TempFile counts a temporary file removed and the bytes it held
+// (temp_files / temp_bytes, counted whatever log_temp_files says).
+func (t *Tables) TempFile(size int64) {
+	t.mu.Lock()
+	t.db.TempFiles++
+	t.db.TempBytes += size
+	t.mu.Unlock()
+}
+
 // Deadlock counts a deadlock detected.
 func (t *Tables) Deadlock() {
 	t.mu.Lock()

@@ -19,6 +19,9 @@ type BufferUsage struct {
 	SharedRead    int64
 	SharedDirtied int64
 	SharedWritten int64
+	// TempRead and TempWritten count BLCKSZ blocks of temporary files
+	// (sorts and hashes that spilled), EXPLAIN's "temp read=… written=…".
+	TempRead, TempWritten int64
 	// ReadTime and WriteTime are the time spent reading and writing
 	// blocks when track_io_timing is on (EXPLAIN's "I/O Timings").
 	ReadTime, WriteTime time.Duration
@@ -57,6 +60,8 @@ func (u Usage) Sub(o Usage) Usage {
 			SharedRead:    u.Buf.SharedRead - o.Buf.SharedRead,
 			SharedDirtied: u.Buf.SharedDirtied - o.Buf.SharedDirtied,
 			SharedWritten: u.Buf.SharedWritten - o.Buf.SharedWritten,
+			TempRead:      u.Buf.TempRead - o.Buf.TempRead,
+			TempWritten:   u.Buf.TempWritten - o.Buf.TempWritten,
 			ReadTime:      u.Buf.ReadTime - o.Buf.ReadTime,
 			WriteTime:     u.Buf.WriteTime - o.Buf.WriteTime,
 		},
@@ -74,6 +79,8 @@ func (u *Usage) Add(o Usage) {
 	u.Buf.SharedRead += o.Buf.SharedRead
 	u.Buf.SharedDirtied += o.Buf.SharedDirtied
 	u.Buf.SharedWritten += o.Buf.SharedWritten
+	u.Buf.TempRead += o.Buf.TempRead
+	u.Buf.TempWritten += o.Buf.TempWritten
 	u.Buf.ReadTime += o.Buf.ReadTime
 	u.Buf.WriteTime += o.Buf.WriteTime
 	u.WAL.Records += o.WAL.Records

@@ -1,6 +1,7 @@
 package btree
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
+	"github.com/tidal-db/tidal/internal/storage/tempfile"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 	"github.com/tidal-db/tidal/internal/wal"
 )
 
@@ -21,23 +24,29 @@ import (
 // same number of pages. Every page is WAL-logged as a full-page image and
 // the file is fsynced at the end.
 //
+// The entries are sorted by tuplesort: within MemKB in memory, past it
+// through temporary files in Spill (maintenance_work_mem, as PostgreSQL's
+// index builds). Without Spill the sort stays in memory.
+//
 // A Builder is not safe for concurrent use.
 type Builder struct {
-	env  *Env
-	rel  smgr.RelFileNumber
-	ix   *Index // layout and comparison helpers (not usable until Finish)
-	keys []datum.Datum
-	ents []buildEntry
+	env    *Env
+	rel    smgr.RelFileNumber
+	ix     *Index // layout and comparison helpers (not usable until Finish)
+	sorter *tuplesort.Sorter
+	n      int
 	// Interrupts, if set, is checked while Finish sorts and writes, so a
 	// cancel stops a long CREATE INDEX.
 	Interrupts *interrupt.State
+	// MemKB bounds the sort's memory (maintenance_work_mem; 0: 64 MB);
+	// Spill holds its temporary files, Usage is charged with their blocks.
+	MemKB int64
+	Spill *tempfile.Space
+	Usage *stats.Usage
 }
 
-type buildEntry struct {
-	key  int32 // index into keys of the entry's first key
-	tid  page.ItemPointer
-	dead bool
-}
+// A sort tuple is the entry's keys, then its TID (block<<16 | offset, so
+// integer order is TID order) and whether it is recently dead.
 
 // NewBuilder starts a build of the index described by opt into rel. The
 // relation's main fork must be empty or absent (it is created).
@@ -61,19 +70,40 @@ func (b *Builder) add(keys []datum.Datum, tid page.ItemPointer, dead bool) error
 	if len(keys) != b.ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", b.ix.opt.Name, b.ix.nkeys, len(keys))
 	}
-	b.ents = append(b.ents, buildEntry{key: int32(len(b.keys)), tid: tid, dead: dead})
-	b.keys = append(b.keys, keys...)
-	return nil
+	t := make(tuplesort.Tuple, 0, len(keys)+2)
+	t = append(append(t, keys...), datum.TidDatum(tid.Block, tid.Offset), datum.Bool(dead))
+	b.n++
+	return b.sort().Put(t)
+}
+
+// sort is the entries' sorter, started at first use (after the caller
+// set MemKB and Spill).
+func (b *Builder) sort() *tuplesort.Sorter {
+	if b.sorter == nil {
+		mem := b.MemKB
+		if mem <= 0 {
+			mem = 64 << 10
+		}
+		if b.Spill == nil {
+			mem = 1 << 40
+		}
+		n := b.ix.nkeys
+		b.sorter = tuplesort.New(tuplesort.Config{WorkMemKB: mem, Space: b.Spill, Usage: b.Usage, Check: b.Interrupts.Check,
+			Compare: func(x, y tuplesort.Tuple) int {
+				if c := b.cmpKeys(x, y); c != 0 {
+					return c
+				}
+				return cmp.Compare(x[n].Int(), y[n].Int())
+			}})
+	}
+	return b.sorter
 }
 
 // Len is the number of entries added so far.
-func (b *Builder) Len() int { return len(b.ents) }
+func (b *Builder) Len() int { return b.n }
 
-func (b *Builder) cmpKeys(x, y *buildEntry) int {
-	n := b.ix.nkeys
-	kx := b.keys[x.key : int(x.key)+n]
-	ky := b.keys[y.key : int(y.key)+n]
-	for i := 0; i < n; i++ {
+func (b *Builder) cmpKeys(kx, ky tuplesort.Tuple) int {
+	for i := 0; i < b.ix.nkeys; i++ {
 		if c := b.ix.cmpCol(i, kx[i], ky[i]); c != 0 {
 			return c
 		}
@@ -81,23 +111,22 @@ func (b *Builder) cmpKeys(x, y *buildEntry) int {
 	return 0
 }
 
+// Close frees the sort (its temporary files) of a build that ended
+// without Finish; after Finish it does nothing.
+func (b *Builder) Close() {
+	if b.sorter != nil {
+		b.sorter.Close()
+	}
+}
+
 // Finish sorts the entries, writes the index and returns it opened. xid
 // labels the WAL records; u is charged with them.
 func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	ix := b.ix
-	err := interrupt.SortFunc(b.ents, func(x, y buildEntry) int {
-		if c := b.cmpKeys(&x, &y); c != 0 {
-			return c
-		}
-		return x.tid.Compare(y.tid)
-	}, b.Interrupts.Check)
-	if err != nil {
+	srt := b.sort()
+	defer srt.Close()
+	if err := srt.Done(); err != nil {
 		return nil, err
-	}
-	if ix.opt.Unique {
-		if err := b.checkUnique(); err != nil {
-			return nil, err
-		}
 	}
 	sm := b.env.Pool.Smgr()
 	if !sm.Exists(b.rel, smgr.MainFork) {
@@ -112,14 +141,27 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	}
 	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]datum.Datum, 2*ix.nkeys)}
 	var leaf *levelState
-	for i := range b.ents {
+	uniq := uniqueCheck{b: b}
+	for i := 0; ; i++ {
 		if i%4096 == 0 {
 			if err := b.Interrupts.Check(); err != nil {
 				return nil, err
 			}
 		}
-		e := &b.ents[i]
-		tup := ix.formTuple(b.keys[e.key:int(e.key)+ix.nkeys], e.tid)
+		t, err := srt.Next()
+		if err != nil {
+			return nil, err
+		}
+		if ix.opt.Unique {
+			if err := uniq.next(t); err != nil {
+				return nil, err
+			}
+		}
+		if t == nil {
+			break
+		}
+		blk, off := datum.TidParts(t[ix.nkeys])
+		tup := ix.formTuple(t[:ix.nkeys], page.ItemPointer{Block: blk, Offset: off})
 		if err := ix.checkTupleSize(tup); err != nil {
 			return nil, err
 		}
@@ -130,7 +172,6 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 			return nil, err
 		}
 	}
-	b.keys, b.ents = nil, nil
 	root, level, err := w.shutdown(leaf)
 	if err != nil {
 		return nil, err
@@ -154,32 +195,39 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	return ix, nil
 }
 
-// checkUnique fails when two live entries have equal keys without NULLs.
-func (b *Builder) checkUnique() error {
-	ix := b.ix
-	for i := 0; i < len(b.ents); {
-		j := i + 1
-		for j < len(b.ents) && b.cmpKeys(&b.ents[i], &b.ents[j]) == 0 {
-			j++
+// uniqueCheck fails a unique build when two live entries have equal keys
+// without NULLs, fed the sorted entries one by one (nil at the end): the
+// first such group in key order is reported, as PostgreSQL does.
+type uniqueCheck struct {
+	b     *Builder
+	first tuplesort.Tuple // the current group's first entry
+	live  int
+}
+
+func (u *uniqueCheck) next(t tuplesort.Tuple) error {
+	ix := u.b.ix
+	if u.first != nil && t != nil && u.b.cmpKeys(u.first, t) == 0 {
+		if !t[ix.nkeys+1].Bool() {
+			u.live++
 		}
-		k := b.keys[b.ents[i].key : int(b.ents[i].key)+ix.nkeys]
+		return nil
+	}
+	if u.first != nil && u.live > 1 {
+		k := u.first[:ix.nkeys]
 		hasNull := false
 		for _, d := range k {
 			if d.IsNull() {
 				hasNull = true
 			}
 		}
-		live := 0
-		for x := i; x < j; x++ {
-			if !b.ents[x].dead {
-				live++
-			}
-		}
-		if live > 1 && !hasNull {
+		if !hasNull {
 			return pgerr.Errorf(pgerr.UniqueViolation, "could not create unique index \"%s\"", ix.opt.Name).
 				WithDetail("Key (%s)=(%s) is duplicated.", ix.columnList(), ix.formatKey(k))
 		}
-		i = j
+	}
+	u.first, u.live = t, 0
+	if t != nil && !t[ix.nkeys+1].Bool() {
+		u.live = 1
 	}
 	return nil
 }

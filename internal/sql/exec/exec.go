@@ -17,6 +17,7 @@ import (
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/storage/tempfile"
 )
 
 // Row is one row flowing between nodes.
@@ -53,6 +54,9 @@ type Ctx struct {
 	// Interrupts is the session's pending interrupt, which every loop
 	// that can run long checks (checkCancel).
 	Interrupts *interrupt.State
+	// TempFiles is the session's temporary-file space, where sorts and
+	// hashes past work_mem spill (nil: they stay in memory).
+	TempFiles *tempfile.Space
 	// BackendPID is the session's process ID (pg_backend_pid).
 	BackendPID int32
 	// Session answers questions about the session (cursors, settings);

@@ -53,7 +53,7 @@ type explainer struct {
 // PostgreSQL 15's show_buffer_usage prints them.
 func bufferLines(b stats.BufferUsage) []string {
 	var out []string
-	if b.SharedHit != 0 || b.SharedRead != 0 || b.SharedDirtied != 0 || b.SharedWritten != 0 {
+	if b.SharedHit != 0 || b.SharedRead != 0 || b.SharedDirtied != 0 || b.SharedWritten != 0 || b.TempRead != 0 || b.TempWritten != 0 {
 		out = append(out, bufferLine(b))
 	}
 	if b.ReadTime != 0 || b.WriteTime != 0 {
@@ -69,19 +69,37 @@ func bufferLines(b stats.BufferUsage) []string {
 	return out
 }
 
+// bufferLine is show_buffer_usage's "Buffers:" line: the shared part,
+// then ", temp" when temporary files were read or written.
 func bufferLine(b stats.BufferUsage) string {
-	s := "Buffers: shared"
-	if b.SharedHit > 0 {
-		s += fmt.Sprintf(" hit=%d", b.SharedHit)
+	s := "Buffers:"
+	shared := b.SharedHit > 0 || b.SharedRead > 0 || b.SharedDirtied > 0 || b.SharedWritten > 0
+	if shared {
+		s += " shared"
+		if b.SharedHit > 0 {
+			s += fmt.Sprintf(" hit=%d", b.SharedHit)
+		}
+		if b.SharedRead > 0 {
+			s += fmt.Sprintf(" read=%d", b.SharedRead)
+		}
+		if b.SharedDirtied > 0 {
+			s += fmt.Sprintf(" dirtied=%d", b.SharedDirtied)
+		}
+		if b.SharedWritten > 0 {
+			s += fmt.Sprintf(" written=%d", b.SharedWritten)
+		}
 	}
-	if b.SharedRead > 0 {
-		s += fmt.Sprintf(" read=%d", b.SharedRead)
-	}
-	if b.SharedDirtied > 0 {
-		s += fmt.Sprintf(" dirtied=%d", b.SharedDirtied)
-	}
-	if b.SharedWritten > 0 {
-		s += fmt.Sprintf(" written=%d", b.SharedWritten)
+	if b.TempRead > 0 || b.TempWritten > 0 {
+		if shared {
+			s += ","
+		}
+		s += " temp"
+		if b.TempRead > 0 {
+			s += fmt.Sprintf(" read=%d", b.TempRead)
+		}
+		if b.TempWritten > 0 {
+			s += fmt.Sprintf(" written=%d", b.TempWritten)
+		}
 	}
 	return s
 }
@@ -347,7 +365,9 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 		}
 		add("Sort Key: " + strings.Join(ks, ", "))
 		if e.opt.Analyze {
-			add(fmt.Sprintf("Sort Method: quicksort  Memory: %dkB", (x.bytes+1023)/1024+25))
+			if x.stats.Method != "" {
+				add(fmt.Sprintf("Sort Method: %s  %s: %dkB", x.stats.Method, x.stats.SpaceType, x.stats.SpaceKB))
+			}
 		}
 	case *Agg:
 		if x.Sets != nil {
@@ -360,6 +380,13 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 				ks = append(ks, g.String())
 			}
 			add("Group Key: " + strings.Join(ks, ", "))
+		}
+		if sp := x.spill; e.opt.Analyze && sp != nil && sp.batches > 0 {
+			l := fmt.Sprintf("Batches: %d  Memory Usage: %dkB", sp.batches, (sp.memPeak+1023)/1024)
+			if sp.batches > 1 {
+				l += fmt.Sprintf("  Disk Usage: %dkB", (sp.diskPeak+1023)/1024)
+			}
+			add(l)
 		}
 	case *Result:
 		if x.Qual != nil {

@@ -286,6 +286,8 @@ func (s *IndexScan) Close(c *Ctx) {
 func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	b := btree.NewBuilder(c.Eng.Catalog.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), catalog.IndexOptions(rel, ir))
 	b.Interrupts = c.Interrupts
+	b.MemKB, b.Spill, b.Usage = c.settingKB("maintenance_work_mem", 64<<10), c.tempSpace(), c.U()
+	defer b.Close()
 	scan := &SeqScan{Rel: rel}
 	if err := scan.Open(c); err != nil {
 		return err

@@ -2,12 +2,14 @@ package exec
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/interrupt"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/tuplesort"
 )
 
 // SortKey is one ORDER BY item.
@@ -30,14 +32,18 @@ func (k SortKey) String() string {
 	return s
 }
 
-// Sort sorts all input rows in memory.
+// Sort sorts its input rows, in memory within work_mem and by an external
+// merge through temporary files beyond it (tuplesort).
 type Sort struct {
 	nodeBase
 	Input Node
 	Keys  []SortKey
-	rows  []Row
-	i     int
-	bytes int64
+	// MemKB overrides work_mem (0: work_mem).
+	MemKB  int64
+	sorter *tuplesort.Sorter
+	width  int // the input's columns (a tuple may hold computed keys past them)
+	// stats is how the last sort ran, for EXPLAIN ANALYZE.
+	stats tuplesort.Stats
 }
 
 func (s *Sort) Columns() []Column { return s.Input.Columns() }
@@ -45,7 +51,17 @@ func (s *Sort) Open(c *Ctx) error {
 	if err := Open(c, s.Input); err != nil {
 		return err
 	}
-	s.rows, s.i, s.bytes = nil, 0, 0
+	s.closeSorter()
+	mem := s.MemKB
+	if mem == 0 {
+		mem = c.settingKB("work_mem", 4096)
+	}
+	// A tuple is the row, then the values of keys that are not a column
+	// of it: keys are evaluated once, and spilled runs need not evaluate
+	// them again.
+	cols, extra := sortKeyColumns(s.Keys, len(s.Input.Columns()))
+	s.width = len(s.Input.Columns())
+	s.sorter = c.newTupleSort(s.Keys, cols, mem)
 	for {
 		r, err := Next(c, s.Input)
 		if err != nil {
@@ -54,18 +70,26 @@ func (s *Sort) Open(c *Ctx) error {
 		if r == nil {
 			break
 		}
-		s.rows = append(s.rows, r)
-		s.bytes += int64(24 * len(r))
+		t := r
+		if len(extra) > 0 {
+			t = make(tuplesort.Tuple, len(r), len(r)+len(extra))
+			copy(t, r)
+			for _, j := range extra {
+				d, err := s.Keys[j].Expr.Eval(c.Env, r)
+				if err != nil {
+					return err
+				}
+				t = append(t, d)
+			}
+		}
+		if err := s.sorter.Put(t); err != nil {
+			return err
+		}
 	}
-	idx, err := c.sortOrder(s.rows, s.Keys)
-	if err != nil {
+	if err := s.sorter.Done(); err != nil {
 		return err
 	}
-	sorted := make([]Row, len(s.rows))
-	for i, j := range idx {
-		sorted[i] = s.rows[j]
-	}
-	s.rows = sorted
+	s.stats = s.sorter.Stats()
 	return nil
 }
 
@@ -99,49 +123,79 @@ func (c *Ctx) sortOrder(rows []Row, keys []SortKey) ([]int, error) {
 
 func compareKeys(ks []SortKey, a, b []types.Datum) int {
 	for j, k := range ks {
-		x, y := a[j], b[j]
-		var c int
-		switch {
-		case x.IsNull() && y.IsNull():
-			c = 0
-		case x.IsNull():
-			c = 1
-			if k.NullsFirst {
-				c = -1
-			}
-			if k.Desc {
-				c = -c
-			}
-		case y.IsNull():
-			c = -1
-			if k.NullsFirst {
-				c = 1
-			}
-			if k.Desc {
-				c = -c
-			}
-		default:
-			c = types.Compare(k.Expr.Type(), x, y)
-		}
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
+		if c := compareKey(k, a[j], b[j]); c != 0 {
 			return c
 		}
 	}
 	return 0
 }
 
+// compareKey orders two values of one sort key, NULLs and DESC included.
+func compareKey(k SortKey, x, y types.Datum) int {
+	var c int
+	switch {
+	case x.IsNull() && y.IsNull():
+		return 0
+	case x.IsNull():
+		c = 1
+		if k.NullsFirst {
+			c = -1
+		}
+		if k.Desc {
+			c = -c
+		}
+	case y.IsNull():
+		c = -1
+		if k.NullsFirst {
+			c = 1
+		}
+		if k.Desc {
+			c = -c
+		}
+	default:
+		c = types.Compare(k.Expr.Type(), x, y)
+	}
+	if k.Desc {
+		c = -c
+	}
+	return c
+}
+
+// sortKeyColumns says where each key's value is in a sort tuple of a
+// width-column row: a key that is a column of the row is that column; the
+// others (extra, by key index) are computed and appended after the row.
+func sortKeyColumns(keys []SortKey, width int) (cols, extra []int) {
+	cols = make([]int, len(keys))
+	for j, k := range keys {
+		if v, ok := k.Expr.(*expr.Var); ok && v.Index < width {
+			cols[j] = v.Index
+			continue
+		}
+		cols[j] = width + len(extra)
+		extra = append(extra, j)
+	}
+	return cols, extra
+}
+
 func (s *Sort) Next(c *Ctx) (Row, error) {
-	if s.i >= len(s.rows) {
+	if s.sorter == nil {
 		return nil, nil
 	}
-	r := s.rows[s.i]
-	s.i++
-	return r, nil
+	t, err := s.sorter.Next()
+	if err != nil || t == nil {
+		return nil, err
+	}
+	return t[:s.width:s.width], nil
 }
-func (s *Sort) Close(c *Ctx) { s.rows = nil; Close(c, s.Input) }
+
+func (s *Sort) closeSorter() {
+	if s.sorter != nil {
+		s.sorter.Close()
+		s.sorter = nil
+	}
+}
+
+func (s *Sort) Close(c *Ctx) { s.closeSorter(); Close(c, s.Input) }
 
 // Limit implements LIMIT/OFFSET.
 type Limit struct {
@@ -594,6 +648,8 @@ type Agg struct {
 	out      []Row
 	i        int
 	partials []*aggGroup // a Partial Agg's groups, for its Gather
+	// spill is a grouped Agg's spill state past hash_mem (aggspill.go).
+	spill *aggSpill
 }
 
 // aggGroup is one group's keys and the aggregates' transition states.
@@ -609,12 +665,21 @@ func (a *Agg) Open(c *Ctx) error {
 	if err := Open(c, a.Input); err != nil {
 		return err
 	}
+	a.closeSpill()
+	a.spill = nil
+	if a.canSpill(c) {
+		a.spill = &aggSpill{limit: c.hashMemKB() * 1024, seed: maphash.MakeSeed()}
+	}
 	var order []*aggGroup
 	var err error
-	if a.split == aggFinalize {
+	switch {
+	case a.split == aggFinalize:
 		order, err = a.combineGathered(c)
-	} else {
-		order, err = a.accumulate(c)
+	case a.Sets != nil:
+		// Grouping sets are computed in memory (groupingsets.go).
+		order, err = a.accumulateSets(c)
+	default:
+		order, err = a.aggBatch(c, func() (Row, error) { return Next(c, a.Input) }, 0, -1)
 	}
 	if err != nil {
 		return err
@@ -622,15 +687,21 @@ func (a *Agg) Open(c *Ctx) error {
 	if len(a.GroupBy) == 0 && len(order) == 0 {
 		order = append(order, &aggGroup{states: make([]aggState, len(a.Aggs))})
 	}
-	a.out = a.out[:0]
-	a.i = 0
 	if a.split == aggPartial {
+		a.out, a.i = a.out[:0], 0
 		a.partials = order
 		for _, g := range order {
 			a.out = append(a.out, append(append(Row{}, g.keys...), make(Row, len(a.Aggs))...))
 		}
 		return nil
 	}
+	return a.finalizeGroups(c, order)
+}
+
+// finalizeGroups makes a.out the output rows of groups: keys, then the
+// aggregates' final values.
+func (a *Agg) finalizeGroups(c *Ctx, order []*aggGroup) error {
+	a.out, a.i = a.out[:0], 0
 	for _, g := range order {
 		row := make(Row, 0, len(g.keys)+len(a.Aggs))
 		row = append(row, g.keys...)
@@ -650,58 +721,16 @@ func (a *Agg) Open(c *Ctx) error {
 	return nil
 }
 
-// accumulate reads the input to its end and returns the groups in the
-// order their first rows came.
-func (a *Agg) accumulate(c *Ctx) ([]*aggGroup, error) {
-	if a.Sets != nil {
-		return a.accumulateSets(c)
-	}
-	groups := map[string]*aggGroup{}
-	var order []*aggGroup
-	var kb strings.Builder
-	for {
-		r, err := Next(c, a.Input)
-		if err != nil {
+func (a *Agg) Next(c *Ctx) (Row, error) {
+	for a.i >= len(a.out) {
+		ok, err := a.nextBatch(c)
+		if err != nil || !ok {
 			return nil, err
 		}
-		if r == nil {
-			return order, nil
-		}
-		keys := make([]types.Datum, len(a.GroupBy))
-		kb.Reset()
-		for i, g := range a.GroupBy {
-			d, err := g.Eval(c.Env, r)
-			if err != nil {
-				return nil, err
-			}
-			keys[i] = d
-			if d.IsNull() {
-				kb.WriteString("\x00N")
-			} else {
-				kb.Write(types.AppendGroupKey(nil, g.Type(), d))
-			}
-			kb.WriteByte(0)
-		}
-		g := groups[kb.String()]
-		if g == nil {
-			g = &aggGroup{key: kb.String(), keys: keys, states: make([]aggState, len(a.Aggs))}
-			groups[g.key] = g
-			order = append(order, g)
-		}
-		for i, ag := range a.Aggs {
-			if err := ag.step(c, &g.states[i], r); err != nil {
-				return nil, err
-			}
-		}
-	}
-}
-func (a *Agg) Next(c *Ctx) (Row, error) {
-	if a.i >= len(a.out) {
-		return nil, nil
 	}
 	a.i++
 	return a.out[a.i-1], nil
 }
-func (a *Agg) Close(c *Ctx) { Close(c, a.Input) }
+func (a *Agg) Close(c *Ctx) { a.closeSpill(); Close(c, a.Input) }
 
 var _ = fmt.Sprintf

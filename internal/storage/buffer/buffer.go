@@ -72,12 +72,13 @@ type partition struct {
 
 // Pool is the shared buffer pool.
 type Pool struct {
-	smgr  *smgr.Manager
-	n     int
-	mem   []byte
-	descs []desc
-	parts [numPartitions]partition
-	seed  maphash.Seed
+	smgr   *smgr.Manager
+	n      int
+	mem    []byte
+	mapped bool // mem is an anonymous mapping (framemem.go)
+	descs  []desc
+	parts  [numPartitions]partition
+	seed   maphash.Seed
 
 	clock atomic.Uint64
 
@@ -113,7 +114,8 @@ func New(m *smgr.Manager, n int) *Pool {
 	}
 	// The frames are aligned for O_DIRECT (io_direct = data), so reads
 	// go straight into them.
-	p := &Pool{smgr: m, n: n, mem: smgr.AlignedBlocks(n), descs: make([]desc, n), seed: maphash.MakeSeed(), ioSlots: make(chan struct{}, maxAsyncIOs)}
+	mem, mapped := frameMemory(n)
+	p := &Pool{smgr: m, n: n, mem: mem, mapped: mapped, descs: make([]desc, n), seed: maphash.MakeSeed(), ioSlots: make(chan struct{}, maxAsyncIOs)}
 	for i := range p.parts {
 		p.parts[i].m = make(map[Tag]int32)
 	}

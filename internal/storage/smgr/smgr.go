@@ -285,9 +285,15 @@ func (m *Manager) ExtendBy(rel RelFileNumber, f ForkNumber, n int) (page.BlockNu
 		if err != nil {
 			return 0, m.ioErr("extend", rel, f, page.BlockNumber(blk), err)
 		}
+		if inj := m.faults.write.Load(); inj != nil {
+			if err := (*inj)(rel, f, page.BlockNumber(blk), 1); err != nil {
+				fk.nblocks = -1 // blocks before this one may have been added
+				return 0, m.extendErr(rel, f, page.BlockNumber(blk), err)
+			}
+		}
 		if _, err := fh.WriteAt(zeros, (blk%BlocksPerSegment)*page.Size); err != nil {
 			fk.nblocks = -1
-			return 0, m.ioErr("extend", rel, f, page.BlockNumber(blk), err)
+			return 0, m.extendErr(rel, f, page.BlockNumber(blk), err)
 		}
 	}
 	fk.nblocks = cur + int64(n)
@@ -435,6 +441,18 @@ func (m *Manager) Close() error {
 		fk.mu.Unlock()
 	}
 	return nil
+}
+
+// extendErr is PostgreSQL's mdextend failure: 53100 for a full disk
+// (errcode_for_file_access), with its hint. The statement fails; nothing
+// is half-done (the fork's size is read again from the file next time),
+// so writes succeed again once there is space.
+func (m *Manager) extendErr(rel RelFileNumber, f ForkNumber, blk page.BlockNumber, err error) error {
+	code := pgerr.IOError
+	if errors.Is(err, syscall.ENOSPC) {
+		code = pgerr.DiskFull
+	}
+	return pgerr.Errorf(code, "could not extend file \"%s\": %s", m.relPath(rel, f, blk), errnoText(err)).WithHint("Check free disk space.")
 }
 
 func (m *Manager) ioErr(op string, rel RelFileNumber, f ForkNumber, blk page.BlockNumber, err error) error {

@@ -13,7 +13,8 @@ import (
 )
 
 // WriteFault, when installed with SetWriteFault, is called before every
-// write system call of WriteBlocks with the run it is about to write; a
+// write system call of WriteBlocks and ExtendBy with the run it is about
+// to write; a
 // non-nil result is returned as that system call's error (tests inject
 // EIO or ENOSPC into combined writes this way).
 type WriteFault func(rel RelFileNumber, f ForkNumber, first page.BlockNumber, nblocks int) error
