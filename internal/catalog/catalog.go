@@ -96,6 +96,12 @@ type Relation struct {
 	// made, as in PostgreSQL; the children are in pg_inherits).
 	Parents     []uint32
 	HasSubclass bool
+	// PartKey is a partitioned table's key (partition.go), PartBound a
+	// partition's bound as pg_get_expr prints it ("" for no partition);
+	// PartitionedIndex marks an index of relkind 'I'.
+	PartKey          *PartitionKey
+	PartBound        string
+	PartitionedIndex bool
 	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
 	tid         page.ItemPointer // of its pg_class row
 
@@ -510,6 +516,7 @@ var (
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 	var r *Relation
 	var toastOID, amOID uint32
+	var classVals []types.Datum
 	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[cOid].Int()) != oid {
 			return true, nil
@@ -523,9 +530,16 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
 		}
 		amOID = uint32(v[cRelam].Int())
+		if r.Kind == KindPartitionedIndex {
+			r.Kind, r.PartitionedIndex = KindIndex, true
+		}
+		classVals = append([]types.Datum(nil), v...)
 		return false, nil
 	})
 	if err != nil || r == nil {
+		return nil, err
+	}
+	if err := c.loadPartitioning(tx, r, classVals); err != nil {
 		return nil, err
 	}
 	if r.AM, err = c.tableAM(r, amOID); err != nil {
@@ -673,7 +687,7 @@ var _ = xact.InvalidXid
 func (c *Catalog) UserTables(tx *Txn) ([]*Relation, error) {
 	var oids []uint32
 	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
-		if byte(v[cRelkind].Int()) == KindTable && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
+		if k := byte(v[cRelkind].Int()); (k == KindTable || k == KindPartitioned) && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
 			oids = append(oids, uint32(v[cOid].Int()))
 		}
 		return true, nil

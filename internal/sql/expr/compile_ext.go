@@ -286,6 +286,7 @@ var catalogCalls = map[string]struct {
 }{
 	"pg_get_indexdef":         {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
 	"pg_get_constraintdef":    {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_partkeydef":       {[]types.Type{types.Oid}, 1, types.Text},
 	"regclassout":             {[]types.Type{types.Oid}, 1, types.Text},
 	"regclassin":              {[]types.Type{types.Text}, 1, types.Oid},
 	"regtypein":               {[]types.Type{types.Text}, 1, types.Regtype},

@@ -1,0 +1,434 @@
+package session
+
+// Declarative partitioning DDL, as PostgreSQL 15's tablecmds.c: CREATE
+// TABLE … PARTITION BY (the key, catalog/partition.go) and … PARTITION OF
+// parent FOR VALUES … | DEFAULT (a child of the parent, through the
+// inheritance code, with a bound checked against its siblings'),
+// ALTER TABLE … ATTACH / DETACH PARTITION, and the indexes a partition
+// takes from its parent. exec/partition*.go has the bound logic, tuple
+// routing and pruning.
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/pgwire"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/xact"
+)
+
+// newPartition is what CREATE TABLE … PARTITION OF has checked before
+// the table exists.
+type newPartition struct {
+	parent    *catalog.Relation
+	bound     string
+	isDefault bool
+}
+
+// partitionParent opens and checks the parent of CREATE TABLE …
+// PARTITION OF and the new partition's bound.
+func (s *Session) partitionParent(c *exec.Ctx, cs *pg.CreateStmt) (*newPartition, error) {
+	if len(cs.InhRelations) != 1 {
+		return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "a partition has exactly one parent")
+	}
+	rv := cs.InhRelations[0].GetRangeVar()
+	parent, err := (&exec.Planner{C: c}).OpenRelation(rv, int(xact.AccessExclusiveLock))
+	if err != nil {
+		return nil, err
+	}
+	if !parent.IsPartitioned() {
+		if parent.Kind != catalog.KindTable {
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", parent.Name)
+		}
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not partitioned", parent.Name)
+	}
+	bound, def, err := exec.NewPartitionBound(c, parent, cs.Relation.Relname, cs.Partbound)
+	if err != nil {
+		return nil, err
+	}
+	return &newPartition{parent: parent, bound: bound, isDefault: def}, nil
+}
+
+// partitionColumnType is the type of column name of a partition's parent
+// (a PARTITION OF column list names columns without types).
+func partitionColumnType(np *newPartition, name string) (types.Type, error) {
+	if np != nil {
+		if i := np.parent.AttrByName(name); i >= 0 {
+			return np.parent.Attrs[i].Type, nil
+		}
+	}
+	return types.Type{}, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", name)
+}
+
+// storePartitioning finishes CREATE TABLE of table oid: its partition key
+// (PARTITION BY) and its bound in its parent (PARTITION OF), with the
+// indexes the parent's partitions all have.
+func (s *Session) storePartitioning(c *exec.Ctx, oid uint32, cs *pg.CreateStmt, np *newPartition) error {
+	if cs.Partspec != nil {
+		rel, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil {
+			return err
+		}
+		k, err := exec.PartitionKeyFromSpec(c, rel, cs.Partspec, deparseExpr)
+		if err != nil {
+			return err
+		}
+		if err := s.eng.Catalog.AddPartitionKey(c.Tx, oid, k); err != nil {
+			return err
+		}
+	}
+	if np == nil {
+		return nil
+	}
+	return s.becomePartition(c, oid, np)
+}
+
+// becomePartition records table oid as a partition of np.parent (the
+// pg_inherits row exists) and gives it the parent's indexes.
+func (s *Session) becomePartition(c *exec.Ctx, oid uint32, np *newPartition) error {
+	if err := s.eng.Catalog.SetPartitionBound(c.Tx, oid, np.bound); err != nil {
+		return err
+	}
+	if np.isDefault {
+		if err := s.eng.Catalog.SetDefaultPartition(c.Tx, np.parent.OID, oid); err != nil {
+			return err
+		}
+	} else if def := exec.DefaultPartitionOf(np.parent); def != 0 {
+		if err := s.validateDefaultPartition(c, def); err != nil {
+			return err
+		}
+	}
+	return s.cloneParentIndexes(c, np.parent, oid)
+}
+
+// validateDefaultPartition fails when a row of default partition def
+// belongs to a partition just added.
+func (s *Session) validateDefaultPartition(c *exec.Ctx, def uint32) error {
+	rel, err := s.eng.Catalog.ByOID(c.Tx, def)
+	if err != nil || rel == nil {
+		return err
+	}
+	return exec.ValidatePartitionRows(c, rel, func() error {
+		return pgerr.Errorf(pgerr.CheckViolation, "updated partition constraint for default partition \"%s\" would be violated by some row", rel.Name)
+	})
+}
+
+// cloneParentIndexes gives partition oid an index like each of parent's
+// (PostgreSQL attaches an existing equivalent index instead of making a
+// new one; so does this).
+func (s *Session) cloneParentIndexes(c *exec.Ctx, parent *catalog.Relation, oid uint32) error {
+	for _, ix := range parent.Indexes {
+		rel, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || rel == nil {
+			return err
+		}
+		var cols []string
+		for _, k := range ix.Index.Keys {
+			cols = append(cols, parent.Attrs[k-1].Name)
+		}
+		if hasIndexOn(rel, cols, ix.Index.Unique) {
+			continue
+		}
+		constraint := false
+		for _, k := range parent.Constraints {
+			if k.IndexID == ix.OID && (k.Type == catalog.ConPrimary || k.Type == catalog.ConUnique) {
+				constraint = true
+			}
+		}
+		sp := indexSpec{cols: cols, unique: ix.Index.Unique, primary: ix.Index.Primary, constraint: constraint}
+		if !constraint && !ix.Index.Primary {
+			sp.name = ""
+		}
+		if err := s.addIndex(c, oid, sp, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasIndexOn(rel *catalog.Relation, cols []string, unique bool) bool {
+	for _, ix := range rel.Indexes {
+		if ix.Index.Unique != unique || len(ix.Index.Keys) != len(cols) {
+			continue
+		}
+		same := true
+		for i, k := range ix.Index.Keys {
+			if rel.Attrs[k-1].Name != cols[i] {
+				same = false
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// partitionedIndex checks an index to be made on partitioned table rel:
+// a unique one must include every key column.
+func partitionedIndexCheck(rel *catalog.Relation, sp indexSpec) error {
+	if !rel.IsPartitioned() || !sp.unique {
+		return nil
+	}
+	for i, a := range rel.PartKey.Attrs {
+		if a == 0 {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "unsupported %s constraint with partition key definition", constraintWord(sp)).
+				WithDetail("%s constraints cannot be used when partition keys include expressions.", constraintWord(sp))
+		}
+		found := false
+		for _, col := range sp.cols {
+			if col == rel.Attrs[a-1].Name {
+				found = true
+			}
+		}
+		if !found {
+			what := constraintWord(sp) + " constraint"
+			if !sp.constraint {
+				what = "UNIQUE constraint"
+			}
+			_ = i
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "unique constraint on partitioned table must include all partitioning columns").
+				WithDetail("%s on table \"%s\" lacks column \"%s\" which is part of the partition key.", what, rel.Name, rel.Attrs[a-1].Name)
+		}
+	}
+	return nil
+}
+
+func constraintWord(sp indexSpec) string {
+	if sp.primary {
+		return "PRIMARY KEY"
+	}
+	return "UNIQUE"
+}
+
+// indexPartitions makes index ioid of partitioned table rel a partitioned
+// index and builds one like it on each partition.
+func (s *Session) indexPartitions(c *exec.Ctx, rel *catalog.Relation, ioid uint32, sp indexSpec) error {
+	if err := s.eng.Catalog.SetPartitionedIndex(c.Tx, ioid); err != nil {
+		return err
+	}
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		kr, err := s.eng.Catalog.ByOID(c.Tx, k)
+		if err != nil || kr == nil {
+			return err
+		}
+		if hasIndexOn(kr, sp.cols, sp.unique) {
+			continue
+		}
+		child := indexSpec{cols: sp.cols, unique: sp.unique, primary: sp.primary, constraint: sp.constraint}
+		if err := s.addIndex(c, k, child, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attachPartition is ALTER TABLE parent ATTACH PARTITION name FOR VALUES
+// …: the table must match the parent's columns, and its rows the bound.
+func (s *Session) attachPartition(c *exec.Ctx, parent *catalog.Relation, cmd *pg.PartitionCmd, w pgwire.ResultWriter) error {
+	if !parent.IsPartitioned() {
+		return pgerr.Errorf(pgerr.WrongObjectType, "table \"%s\" is not partitioned", parent.Name)
+	}
+	rel, err := (&exec.Planner{C: c}).OpenRelation(cmd.Name, int(xact.AccessExclusiveLock))
+	if err != nil {
+		return err
+	}
+	if rel.Kind != catalog.KindTable {
+		return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name)
+	}
+	if rel.IsPartition() {
+		p, _ := s.eng.Catalog.ByOID(c.Tx, rel.Parents[0])
+		pname := "?"
+		if p != nil {
+			pname = p.Name
+		}
+		return pgerr.Errorf("55006", "\"%s\" is already a partition of \"%s\"", rel.Name, pname)
+	}
+	if len(rel.Parents) > 0 {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot attach inheritance child as partition")
+	}
+	if rel.OID == parent.OID {
+		return pgerr.Errorf(pgerr.DuplicateTable, "cannot attach a table to itself")
+	}
+	if anc, err := s.eng.Catalog.AllInheritors(c.Tx, rel.OID); err != nil {
+		return err
+	} else {
+		for _, a := range anc {
+			if a == parent.OID {
+				return pgerr.Errorf(pgerr.DuplicateTable, "circular inheritance not allowed").
+					WithDetail("\"%s\" is already a child of \"%s\".", parent.Name, rel.Name)
+			}
+		}
+		if len(anc) > 1 && !rel.IsPartitioned() {
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot attach inheritance parent as partition")
+		}
+	}
+	if rel.IsTemp() != parent.IsTemp() {
+		if parent.IsTemp() {
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot attach a permanent relation as partition of temporary relation \"%s\"", parent.Name)
+		}
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot attach a temporary relation as partition of permanent relation \"%s\"", parent.Name)
+	}
+	if err := attachColumnsMatch(parent, rel); err != nil {
+		return err
+	}
+	bound, def, err := exec.NewPartitionBound(c, parent, rel.Name, cmd.Bound)
+	if err != nil {
+		return err
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if err := s.eng.Catalog.AddInherit(c.Tx, rel.OID, parent.OID, 1); err != nil {
+		return err
+	}
+	for _, a := range rel.Attrs {
+		if a.Dropped {
+			continue
+		}
+		if err := s.eng.Catalog.SetColumnInheritance(c.Tx, rel.OID, a.Num, a.InhCount+1, false); err != nil {
+			return err
+		}
+	}
+	np := &newPartition{parent: parent, bound: bound, isDefault: def}
+	if err := s.eng.Catalog.SetPartitionBound(c.Tx, rel.OID, bound); err != nil {
+		return err
+	}
+	cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+	if err != nil || cur == nil {
+		return err
+	}
+	if err := exec.ValidatePartitionRows(c, cur, func() error {
+		return pgerr.Errorf(pgerr.CheckViolation, "partition constraint of relation \"%s\" is violated by some row", rel.Name)
+	}); err != nil {
+		return err
+	}
+	if def {
+		if err := s.eng.Catalog.SetDefaultPartition(c.Tx, parent.OID, rel.OID); err != nil {
+			return err
+		}
+	} else if d := exec.DefaultPartitionOf(parent); d != 0 {
+		if err := s.validateDefaultPartition(c, d); err != nil {
+			return err
+		}
+	}
+	return s.cloneParentIndexes(c, np.parent, rel.OID)
+}
+
+// attachColumnsMatch: a table attached as a partition has exactly the
+// parent's columns, by name and type.
+func attachColumnsMatch(parent, rel *catalog.Relation) error {
+	for _, a := range rel.Attrs {
+		if a.Dropped {
+			continue
+		}
+		i := parent.AttrByName(a.Name)
+		if i < 0 {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "table \"%s\" contains column \"%s\" not found in parent \"%s\"", rel.Name, a.Name, parent.Name).
+				WithDetail("The new partition may contain only the columns present in parent.")
+		}
+		if !sameType(parent.Attrs[i].Type, a.Type) {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "child table \"%s\" has different type for column \"%s\"", rel.Name, a.Name)
+		}
+	}
+	for _, pa := range parent.Attrs {
+		if pa.Dropped {
+			continue
+		}
+		i := rel.AttrByName(pa.Name)
+		if i < 0 {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "child table is missing column \"%s\"", pa.Name)
+		}
+		if pa.NotNull && !rel.Attrs[i].NotNull {
+			return pgerr.Errorf(pgerr.DatatypeMismatch, "column \"%s\" in child table must be marked NOT NULL", pa.Name)
+		}
+	}
+	return nil
+}
+
+// detachPartition is ALTER TABLE parent DETACH PARTITION name.
+func (s *Session) detachPartition(c *exec.Ctx, parent *catalog.Relation, cmd *pg.PartitionCmd) error {
+	if !parent.IsPartitioned() {
+		return pgerr.Errorf(pgerr.WrongObjectType, "table \"%s\" is not partitioned", parent.Name)
+	}
+	if cmd.Concurrent {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "DETACH PARTITION CONCURRENTLY is not supported yet")
+	}
+	rel, err := (&exec.Planner{C: c}).OpenRelation(cmd.Name, int(xact.AccessExclusiveLock))
+	if err != nil {
+		return err
+	}
+	if !rel.IsPartition() || len(rel.Parents) != 1 || rel.Parents[0] != parent.OID {
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation \"%s\" is not a partition of relation \"%s\"", rel.Name, parent.Name)
+	}
+	if err := s.assignXid(c); err != nil {
+		return err
+	}
+	if err := s.eng.Catalog.RemoveInherit(c.Tx, rel.OID, parent.OID); err != nil {
+		return err
+	}
+	for _, a := range rel.Attrs {
+		if a.Dropped || a.InhCount == 0 {
+			continue
+		}
+		if err := s.eng.Catalog.SetColumnInheritance(c.Tx, rel.OID, a.Num, a.InhCount-1, false); err != nil {
+			return err
+		}
+	}
+	if rel.PartBound == "DEFAULT" {
+		if err := s.eng.Catalog.SetDefaultPartition(c.Tx, parent.OID, 0); err != nil {
+			return err
+		}
+	}
+	return s.eng.Catalog.SetPartitionBound(c.Tx, rel.OID, "")
+}
+
+// truncateDescendants are the tables TRUNCATE of rel (without ONLY)
+// empties besides rel: its partitions or inheritance children, locked.
+func (s *Session) truncateDescendants(c *exec.Ctx, rel *catalog.Relation) ([]*catalog.Relation, error) {
+	oids, err := s.eng.Catalog.AllInheritors(c.Tx, rel.OID)
+	if err != nil {
+		return nil, err
+	}
+	var out []*catalog.Relation
+	for _, oid := range oids[1:] {
+		if err := s.lockRel(c, oid, xact.AccessExclusiveLock); err != nil {
+			return nil, err
+		}
+		kr, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil {
+			return nil, err
+		}
+		if kr != nil && !c.Tx.IsOtherTemp(kr) {
+			out = append(out, kr)
+		}
+	}
+	return out, nil
+}
+
+// alterPartitionCmd runs the ALTER TABLE subcommands of partitioning.
+func (s *Session) alterPartitionCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.AlterTableCmd, w pgwire.ResultWriter) (bool, error) {
+	switch ac.Subtype {
+	case pg.AlterTableType_AT_AttachPartition:
+		cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+		if err != nil {
+			return true, err
+		}
+		return true, s.attachPartition(c, cur, ac.Def.GetPartitionCmd(), w)
+	case pg.AlterTableType_AT_DetachPartition:
+		cur, err := s.eng.Catalog.ByOID(c.Tx, rel.OID)
+		if err != nil {
+			return true, err
+		}
+		return true, s.detachPartition(c, cur, ac.Def.GetPartitionCmd())
+	case pg.AlterTableType_AT_DetachPartitionFinalize:
+		return true, pgerr.Errorf(pgerr.FeatureNotSupported, "DETACH PARTITION … FINALIZE is not supported yet")
+	}
+	return false, nil
+}
