@@ -102,8 +102,8 @@ type Relation struct {
 	PartKey          *PartitionKey
 	PartBound        string
 	PartitionedIndex bool
-	Persistence byte             // relpersistence: PersistencePermanent or PersistenceTemp
-	tid         page.ItemPointer // of its pg_class row
+	Persistence      byte             // relpersistence: PersistencePermanent or PersistenceTemp
+	tid              page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).
