@@ -42,7 +42,7 @@ func (s *Session) partitionParent(c *exec.Ctx, cs *pg.CreateStmt) (*newPartition
 		if parent.Kind != catalog.KindTable {
 			return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", parent.Name)
 		}
-		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not partitioned", parent.Name)
+		return nil, pgerr.Errorf(pgerr.InvalidObjectDefinition, "\"%s\" is not partitioned", parent.Name)
 	}
 	bound, def, err := exec.NewPartitionBound(c, parent, cs.Relation.Relname, cs.Partbound)
 	if err != nil {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/expr"
@@ -348,11 +349,87 @@ func cmpHolds(op string, c int) bool {
 
 // partitionMembers are the members a query of partitioned table parent
 // reads: its leaves (nil when it has none, so the empty parent is read).
+// They are in PostgreSQL's order: each level's partitions by bound, the
+// default last, sub-partitions in place.
 func (p *Planner) partitionMembers(parent *catalog.Relation, alias string, leaves []*inhMember) ([]*inhMember, error) {
 	if len(leaves) == 0 {
 		return nil, nil
 	}
-	return leaves, nil
+	var order []uint32
+	if err := p.boundOrder(parent, &order); err != nil {
+		return nil, err
+	}
+	byOID := map[uint32]*inhMember{}
+	for _, m := range leaves {
+		byOID[m.Rel.OID] = m
+	}
+	out := make([]*inhMember, 0, len(leaves))
+	for _, oid := range order {
+		if m := byOID[oid]; m != nil {
+			out = append(out, m)
+			delete(byOID, oid)
+		}
+	}
+	for _, m := range leaves { // not reached by bound (none expected)
+		if byOID[m.Rel.OID] != nil {
+			out = append(out, m)
+		}
+	}
+	for i, m := range out {
+		m.name = fmt.Sprintf("%s_%d", alias, i+1)
+	}
+	return out, nil
+}
+
+// boundOrder appends rel's leaves in bound order.
+func (p *Planner) boundOrder(rel *catalog.Relation, out *[]uint32) error {
+	d, err := loadPartDesc(p.C, rel)
+	if err != nil {
+		return err
+	}
+	parts := append([]*partBound(nil), d.parts...)
+	sort.SliceStable(parts, func(i, j int) bool { return d.boundLess(parts[i], parts[j]) })
+	if d.def != nil {
+		parts = append(parts, d.def)
+	}
+	for _, b := range parts {
+		if b.rel.IsPartitioned() {
+			if err := p.boundOrder(b.rel, out); err != nil {
+				return err
+			}
+			continue
+		}
+		*out = append(*out, b.rel.OID)
+	}
+	return nil
+}
+
+// boundLess orders two non-default partitions as PostgreSQL's partition
+// bounds do.
+func (d *partDesc) boundLess(a, b *partBound) bool {
+	switch d.key.Strategy {
+	case 'r':
+		return d.cmpBounds(a.lower, b.lower) < 0
+	case 'h':
+		if a.modulus != b.modulus {
+			return a.modulus < b.modulus
+		}
+		return a.remainder < b.remainder
+	}
+	if len(a.list) == 0 || len(b.list) == 0 {
+		return len(b.list) == 0 && len(a.list) > 0 // a NULL-only partition last
+	}
+	return types.Compare(d.keyTypes[0], minDatum(d.keyTypes[0], a.list), minDatum(d.keyTypes[0], b.list)) < 0
+}
+
+func minDatum(t types.Type, vs []types.Datum) types.Datum {
+	m := vs[0]
+	for _, v := range vs[1:] {
+		if types.Compare(t, v, m) < 0 {
+			m = v
+		}
+	}
+	return m
 }
 
 // noPartitions stands for a partitioned table whose partitions were all
