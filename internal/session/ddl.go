@@ -598,7 +598,7 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
 			}
 			if isTableConstraint(con) {
-				if err := s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true); err != nil {
+				if err := s.addTableConstraint(c, rel, con, at.Relation.Inh); err != nil {
 					return err
 				}
 				continue

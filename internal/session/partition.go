@@ -100,7 +100,10 @@ func (s *Session) becomePartition(c *exec.Ctx, oid uint32, np *newPartition) err
 			return err
 		}
 	}
-	return s.cloneParentIndexes(c, np.parent, oid)
+	if err := s.cloneParentIndexes(c, np.parent, oid); err != nil {
+		return err
+	}
+	return s.cloneParentForeignKeys(c, np.parent, oid)
 }
 
 // validateDefaultPartition fails when a row of default partition def
@@ -318,7 +321,10 @@ func (s *Session) attachPartition(c *exec.Ctx, parent *catalog.Relation, cmd *pg
 			return err
 		}
 	}
-	return s.cloneParentIndexes(c, np.parent, rel.OID)
+	if err := s.cloneParentIndexes(c, np.parent, rel.OID); err != nil {
+		return err
+	}
+	return s.cloneParentForeignKeys(c, np.parent, rel.OID)
 }
 
 // attachColumnsMatch: a table attached as a partition has exactly the
@@ -431,4 +437,155 @@ func (s *Session) alterPartitionCmd(c *exec.Ctx, rel *catalog.Relation, ac *pg.A
 		return true, pgerr.Errorf(pgerr.FeatureNotSupported, "DETACH PARTITION … FINALIZE is not supported yet")
 	}
 	return false, nil
+}
+
+// foreignKeyOnPartitions gives each partition of rel a copy of rel's
+// foreign key k (PostgreSQL clones it, under the same name where it is
+// free), so rows routed to a partition are checked, and referenced rows
+// are looked for there.
+func (s *Session) foreignKeyOnPartitions(c *exec.Ctx, rel *catalog.Relation, k *catalog.Constraint, validate bool) error {
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	for _, oid := range kids {
+		if err := s.cloneForeignKey(c, rel, oid, k, validate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cloneForeignKey adds foreign key k of parent to partition oid.
+func (s *Session) cloneForeignKey(c *exec.Ctx, parent *catalog.Relation, oid uint32, k *catalog.Constraint, validate bool) error {
+	ref, err := s.eng.Catalog.ByOID(c.Tx, k.FRelID)
+	if err != nil || ref == nil {
+		return err
+	}
+	con := &pg.Constraint{Contype: pg.ConstrType_CONSTR_FOREIGN, Conname: k.Name, SkipValidation: !k.Validated,
+		Pktable: &pg.RangeVar{Relname: ref.Name, Schemaname: s.nspName(ref.Namespace), Inh: true},
+		FkUpdAction: string(rune(k.FUpdType)), FkDelAction: string(rune(k.FDelType)), FkMatchtype: "s"}
+	if k.FMatch == catalog.FKMatchFull {
+		con.FkMatchtype = "f"
+	}
+	for _, a := range k.Keys {
+		con.FkAttrs = append(con.FkAttrs, pg.MakeStrNode(parent.Attrs[a-1].Name))
+	}
+	for _, a := range k.FKeys {
+		con.PkAttrs = append(con.PkAttrs, pg.MakeStrNode(ref.Attrs[a-1].Name))
+	}
+	if taken, err := s.eng.Catalog.ConstraintNameTaken(c.Tx, oid, k.Name); err != nil {
+		return err
+	} else if taken {
+		con.Conname = ""
+	}
+	return s.addConstraint(c, oid, pendingConstraint{con: con}, validate)
+}
+
+// cloneParentForeignKeys gives a new partition its parent's foreign keys.
+func (s *Session) cloneParentForeignKeys(c *exec.Ctx, parent *catalog.Relation, oid uint32) error {
+	for _, k := range parent.Constraints {
+		if k.Type != catalog.ConForeign {
+			continue
+		}
+		if err := s.cloneForeignKey(c, parent, oid, k, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addTableConstraint is ALTER TABLE … ADD CONSTRAINT of a CHECK or
+// FOREIGN KEY. A CHECK reaches the table's children too (inheritance
+// children and partitions, as PostgreSQL's ATAddCheckConstraint), unless
+// NO INHERIT or ONLY (refused for a partitioned table).
+func (s *Session) addTableConstraint(c *exec.Ctx, rel *catalog.Relation, con *pg.Constraint, recurse bool) error {
+	if con.Contype != pg.ConstrType_CONSTR_CHECK || con.IsNoInherit {
+		return s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true)
+	}
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	if len(kids) > 0 && !recurse && rel.IsPartitioned() {
+		return pgerr.Errorf(pgerr.InvalidTableDefinition, "constraint must be added to child tables too")
+	}
+	if len(kids) == 0 || !recurse {
+		return s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true)
+	}
+	named := *con
+	if named.Conname == "" {
+		var cols []string
+		if refs := columnRefs(con.RawExpr); len(refs) == 1 {
+			cols = refs
+		}
+		if named.Conname, err = s.chooseConstraintName(c, rel, cols, "check"); err != nil {
+			return err
+		}
+	}
+	if err := s.addConstraint(c, rel.OID, pendingConstraint{con: &named}, true); err != nil {
+		return err
+	}
+	return s.addCheckToChildren(c, kids, &named)
+}
+
+func (s *Session) addCheckToChildren(c *exec.Ctx, kids []uint32, con *pg.Constraint) error {
+	for _, oid := range kids {
+		if err := s.addConstraint(c, oid, pendingConstraint{con: con, inherited: true}, true); err != nil {
+			return err
+		}
+		grand, err := s.eng.Catalog.InheritChildren(c.Tx, oid)
+		if err != nil {
+			return err
+		}
+		if err := s.addCheckToChildren(c, grand, con); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropChildConstraints follows ALTER TABLE … DROP CONSTRAINT of k on rel
+// to its children: an inherited CHECK loses one parent (and goes when it
+// has none left and is not the child's own); a partition's copy of a
+// partitioned table's foreign key goes.
+func (s *Session) dropChildConstraints(c *exec.Ctx, rel *catalog.Relation, k *catalog.Constraint) error {
+	if k.Type != catalog.ConCheck && !(k.Type == catalog.ConForeign && rel.IsPartitioned()) {
+		return nil
+	}
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	for _, oid := range kids {
+		kr, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || kr == nil {
+			return err
+		}
+		ck := kr.ConstraintByName(k.Name)
+		if ck == nil || ck.Type != k.Type {
+			continue
+		}
+		if k.Type == catalog.ConCheck && ck.InhCount > 1 {
+			ck.InhCount--
+			if err := s.eng.Catalog.UpdateConstraint(c.Tx, ck); err != nil {
+				return err
+			}
+			continue
+		}
+		if k.Type == catalog.ConCheck && !ck.InheritedOnly {
+			ck.InhCount = 0
+			if err := s.eng.Catalog.UpdateConstraint(c.Tx, ck); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.eng.Catalog.DropConstraint(c.Tx, ck); err != nil {
+			return err
+		}
+		if err := s.dropChildConstraints(c, kr, ck); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -349,6 +349,18 @@ func (m *ModifyTable) moveRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (Ro
 	if top == nil || !top.Rel.IsPartitioned() {
 		return nil, tid, false, m.partitionViolation(c, newRow)
 	}
+	prow := make(Row, len(top.Rel.Attrs))
+	for i, ci := range m.inhMember.colMap {
+		if ci >= 0 {
+			prow[i] = newRow[ci]
+		} else {
+			prow[i] = types.Null()
+		}
+	}
+	// The row may move only within the partitioned table updated.
+	if err := top.checkPartition(c, prow); err != nil {
+		return nil, tid, false, err
+	}
 	oc, err := m.Rel.Table.Delete(c.Context, c.U(), c.Tx.Heap, tid)
 	if err != nil {
 		return nil, tid, false, err
@@ -362,14 +374,6 @@ func (m *ModifyTable) moveRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (Ro
 	}
 	if err := afterDelete(c, m.Rel, oc); err != nil {
 		return nil, tid, false, err
-	}
-	prow := make(Row, len(top.Rel.Attrs))
-	for i, ci := range m.inhMember.colMap {
-		if ci >= 0 {
-			prow[i] = newRow[ci]
-		} else {
-			prow[i] = types.Null()
-		}
 	}
 	if err := top.insertRow(c, prow); err != nil {
 		return nil, tid, false, err
