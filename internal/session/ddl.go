@@ -106,9 +106,12 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		}
 		return pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 	}
+	if err := checkPartitionedCreate(cs); err != nil {
+		return err
+	}
 	var np *newPartition
 	if cs.Partbound != nil {
-		if np, err = s.partitionParent(c, cs); err != nil {
+		if np, err = s.partitionParent(c, cs, s.eng.Catalog.IsTempNamespace(nsp)); err != nil {
 			return err
 		}
 	}

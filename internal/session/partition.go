@@ -29,7 +29,7 @@ type newPartition struct {
 
 // partitionParent opens and checks the parent of CREATE TABLE …
 // PARTITION OF and the new partition's bound.
-func (s *Session) partitionParent(c *exec.Ctx, cs *pg.CreateStmt) (*newPartition, error) {
+func (s *Session) partitionParent(c *exec.Ctx, cs *pg.CreateStmt, temp bool) (*newPartition, error) {
 	if len(cs.InhRelations) != 1 {
 		return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "a partition has exactly one parent")
 	}
@@ -43,6 +43,12 @@ func (s *Session) partitionParent(c *exec.Ctx, cs *pg.CreateStmt) (*newPartition
 			return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", parent.Name)
 		}
 		return nil, pgerr.Errorf(pgerr.InvalidObjectDefinition, "\"%s\" is not partitioned", parent.Name)
+	}
+	if parent.IsTemp() && !temp {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot create a permanent relation as partition of temporary relation \"%s\"", parent.Name)
+	}
+	if !parent.IsTemp() && temp {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot create a temporary relation as partition of permanent relation \"%s\"", parent.Name)
 	}
 	bound, def, err := exec.NewPartitionBound(c, parent, cs.Relation.Relname, cs.Partbound)
 	if err != nil {
@@ -585,6 +591,39 @@ func (s *Session) dropChildConstraints(c *exec.Ctx, rel *catalog.Relation, k *ca
 		}
 		if err := s.dropChildConstraints(c, kr, ck); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkPartitionedCreate refuses what CREATE TABLE … PARTITION BY may not
+// combine with.
+func checkPartitionedCreate(cs *pg.CreateStmt) error {
+	if cs.Partspec == nil {
+		return nil
+	}
+	if len(cs.InhRelations) > 0 && cs.Partbound == nil {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot create partitioned table as inheritance child")
+	}
+	noInherit := func(con *pg.Constraint) error {
+		if con != nil && con.Contype == pg.ConstrType_CONSTR_CHECK && con.IsNoInherit {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot add NO INHERIT constraint to partitioned table \"%s\"", cs.Relation.Relname)
+		}
+		if con != nil && con.Contype == pg.ConstrType_CONSTR_EXCLUSION {
+			return pgerr.Errorf(pgerr.WrongObjectType, "exclusion constraints are not supported on partitioned tables")
+		}
+		return nil
+	}
+	for _, el := range cs.TableElts {
+		if err := noInherit(el.GetConstraint()); err != nil {
+			return err
+		}
+		if cd := el.GetColumnDef(); cd != nil {
+			for _, n := range cd.Constraints {
+				if err := noInherit(n.GetConstraint()); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

@@ -36,18 +36,27 @@ func PartitionKeyFromSpec(c *Ctx, rel *catalog.Relation, spec *pg.PartitionSpec,
 	if len(spec.PartParams) > 32 {
 		return nil, pgerr.Errorf(pgerr.TooManyColumns, "cannot partition using more than 32 columns")
 	}
-	for _, n := range spec.PartParams {
+	for pos, n := range spec.PartParams {
 		el := n.GetPartitionElem()
+		if len(el.Opclass) > 0 || len(el.Collation) > 0 {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator classes and collations in a partition key are not supported yet")
+		}
 		if el.Name != "" {
 			i := rel.AttrByName(el.Name)
 			if i < 0 {
+				if isSystemColumnName(el.Name) {
+					return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cannot use system column \"%s\" in partition key", el.Name)
+				}
 				return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" named in partition key does not exist", el.Name)
 			}
-			if strings.HasPrefix(el.Name, "xmin") || i < 0 {
-				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cannot use system column \"%s\" in partition key", el.Name)
+			if t := rel.Attrs[i].Type; types.Category(t) == 'P' {
+				return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "partition key column %d has pseudo-type %s", pos+1, t)
 			}
 			k.Attrs = append(k.Attrs, int16(i+1))
 			continue
+		}
+		if err := partitionExprAllowed(el.Expr, false); err != nil {
+			return nil, err
 		}
 		// A bare column in parentheses is a column key, as in PostgreSQL.
 		if cr := el.Expr.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
@@ -65,8 +74,14 @@ func PartitionKeyFromSpec(c *Ctx, rel *catalog.Relation, spec *pg.PartitionSpec,
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := e.(*expr.Const); ok {
+		if !exprUsesVars(e) {
 			return nil, pgerr.Errorf(pgerr.InvalidObjectDefinition, "cannot use constant expression as partition key")
+		}
+		if !keyExprIsImmutable(e) {
+			return nil, pgerr.Errorf(pgerr.InvalidObjectDefinition, "functions in partition key expression must be marked IMMUTABLE")
+		}
+		if t := e.Type(); types.Category(t) == 'P' {
+			return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "partition key column %d has pseudo-type %s", pos+1, t)
 		}
 		k.Attrs = append(k.Attrs, 0)
 		k.Exprs = append(k.Exprs, text)
@@ -219,4 +234,80 @@ func DefaultPartitionOf(parent *catalog.Relation) uint32 {
 		return 0
 	}
 	return parent.PartKey.DefaultOID
+}
+
+// partitionExprAllowed refuses what PostgreSQL refuses in a partition key
+// expression (bound=false) or bound value (bound=true).
+func partitionExprAllowed(n *pg.Node, bound bool) error {
+	where, sub := "partition key expressions", "cannot use subquery in partition key expression"
+	if bound {
+		where, sub = "partition bound", "cannot use subquery in partition bound"
+	}
+	var err error
+	WalkExpr(n, func(x *pg.Node) {
+		if err != nil {
+			return
+		}
+		switch {
+		case x.GetSubLink() != nil:
+			err = pgerr.Errorf(pgerr.FeatureNotSupported, "%s", sub)
+		case x.GetFuncCall() != nil && x.GetFuncCall().Over != nil:
+			err = pgerr.Errorf("42P20", "window functions are not allowed in %s", where)
+		case x.GetFuncCall() != nil && types.IsSRF(funcCallName(x.GetFuncCall())):
+			err = pgerr.Errorf(pgerr.FeatureNotSupported, "set-returning functions are not allowed in %s", where)
+		case bound && x.GetColumnRef() != nil && !isMinMaxValue(x):
+			err = pgerr.Errorf(pgerr.InvalidColumnReference, "cannot use column reference in partition bound expression")
+		}
+	})
+	if err == nil && hasAggregates(n) {
+		err = pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in %s", where)
+	}
+	return err
+}
+
+func funcCallName(fc *pg.FuncCall) string {
+	if len(fc.Funcname) == 0 {
+		return ""
+	}
+	return fc.Funcname[len(fc.Funcname)-1].GetString_().GetSval()
+}
+
+func isMinMaxValue(n *pg.Node) bool {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return false
+	}
+	s := strings.ToLower(cr.Fields[0].GetString_().Sval)
+	return s == "minvalue" || s == "maxvalue"
+}
+
+// keyExprIsImmutable: e calls no volatile or stable function.
+func keyExprIsImmutable(e expr.Expr) bool {
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		if f, isF := x.(*expr.Func); isF && (f.Fn.Volatile || f.Fn.Stable) {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+func exprUsesVars(e expr.Expr) bool {
+	uses := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if _, ok := x.(*expr.Var); ok {
+			uses = true
+		}
+		return !uses
+	})
+	return uses
+}
+
+func isSystemColumnName(s string) bool {
+	switch s {
+	case "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid":
+		return true
+	}
+	return false
 }

@@ -148,6 +148,9 @@ func parseBoundText(text string) (*pg.PartitionBoundSpec, error) {
 func (d *partDesc) evalBound(c *Ctx, kr *catalog.Relation, spec *pg.PartitionBoundSpec) (*partBound, error) {
 	b := &partBound{rel: kr}
 	if spec.IsDefault {
+		if d.key.Strategy == 'h' {
+			return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "a hash-partitioned table may not have a default partition")
+		}
 		b.isDefault = true
 		return b, nil
 	}
@@ -198,6 +201,11 @@ func (d *partDesc) evalBound(c *Ctx, kr *catalog.Relation, spec *pg.PartitionBou
 		if spec.Strategy != "r" {
 			return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "invalid bound specification for a range partition")
 		}
+		for i, list := range [][]*pg.Node{spec.Lowerdatums, spec.Upperdatums} {
+			if len(list) != len(d.keyTypes) {
+				return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "%s must specify exactly one value per partitioning column", []string{"FROM", "TO"}[i])
+			}
+		}
 		var err error
 		if b.lower, err = d.rangeBound(c, spec.Lowerdatums, "FROM", name); err != nil {
 			return nil, err
@@ -210,12 +218,6 @@ func (d *partDesc) evalBound(c *Ctx, kr *catalog.Relation, spec *pg.PartitionBou
 }
 
 func (d *partDesc) rangeBound(c *Ctx, list []*pg.Node, which, name string) ([]rangeDatum, error) {
-	if len(list) > len(d.keyTypes) {
-		return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "too many values in partition bound specification")
-	}
-	if len(list) < len(d.keyTypes) {
-		return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "%s must specify exactly one value per partitioning column", which)
-	}
 	out := make([]rangeDatum, len(list))
 	for i, n := range list {
 		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
@@ -251,14 +253,8 @@ func (d *partDesc) rangeBound(c *Ctx, list []*pg.Node, which, name string) ([]ra
 
 // boundValue evaluates one bound value for key column i.
 func (d *partDesc) boundValue(c *Ctx, n *pg.Node, i int, name string) (types.Datum, error) {
-	var colRef error
-	WalkExpr(n, func(x *pg.Node) {
-		if x.GetColumnRef() != nil && colRef == nil {
-			colRef = pgerr.Errorf(pgerr.InvalidColumnReference, "cannot use column reference in partition bound expression")
-		}
-	})
-	if colRef != nil {
-		return types.Datum{}, colRef
+	if err := partitionExprAllowed(n, true); err != nil {
+		return types.Datum{}, err
 	}
 	p := &Planner{C: c}
 	e, err := p.compiler(nil).Compile(n)
