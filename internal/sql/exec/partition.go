@@ -326,7 +326,10 @@ func boundLiteral(t types.Type, v types.Datum) string {
 			return s
 		}
 	case types.BoolOID:
-		return s
+		if v.Bool() {
+			return "true"
+		}
+		return "false"
 	}
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

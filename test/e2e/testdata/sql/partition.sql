@@ -263,3 +263,22 @@ SELECT count(*) FROM pg_class WHERE relname LIKE 'pt\_list%' AND relnamespace = 
 
 error 42P17
 CREATE TABLE pt_not PARTITION OF pt_range_1 FOR VALUES IN (1)
+
+# A boolean bound prints as true / false, and reads back.
+statement ok
+CREATE TABLE pt_bool (a bool) PARTITION BY LIST (a)
+
+statement ok
+CREATE TABLE pt_bool_t PARTITION OF pt_bool FOR VALUES IN ('true')
+
+statement ok
+CREATE TABLE pt_bool_f PARTITION OF pt_bool FOR VALUES IN (false)
+
+statement ok
+INSERT INTO pt_bool VALUES (true), (false)
+
+query
+SELECT pt_bool.tableoid::regclass, a, pg_get_expr(c.relpartbound, c.oid) FROM pt_bool JOIN pg_class c ON c.oid = pt_bool.tableoid ORDER BY 2
+----
+pt_bool_f|f|FOR VALUES IN (false)
+pt_bool_t|t|FOR VALUES IN (true)
