@@ -182,6 +182,21 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 			attrs = append(attrs, a)
 			continue
 		}
+		if tl := el.GetTableLikeClause(); tl != nil {
+			like, likeCons, err := s.tableLike(c, tl)
+			if err != nil {
+				return err
+			}
+			for _, a := range like {
+				if seen[a.Name] {
+					return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", a.Name)
+				}
+				seen[a.Name] = true
+				attrs = append(attrs, a)
+			}
+			cons = append(cons, likeCons...)
+			continue
+		}
 		if con := el.GetConstraint(); con != nil {
 			if isTableConstraint(con) {
 				cons = append(cons, pendingConstraint{con: con})
@@ -637,6 +652,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			}
 		default:
 			handled, err := s.alterPartitionCmd(c, rel, ac, w)
+			if err == nil && !handled {
+				handled, err = s.alterColumnRecursive(c, rel, ac, at.Relation.Inh)
+			}
 			if err == nil && !handled {
 				handled, err = s.alterIdentityCmd(c, rel, ac)
 			}

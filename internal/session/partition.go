@@ -15,6 +15,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -625,6 +626,208 @@ func checkPartitionedCreate(cs *pg.CreateStmt) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// LIKE options (PostgreSQL's CREATE_TABLE_LIKE_* bits).
+const (
+	likeConstraints = 1 << 2
+	likeDefaults    = 1 << 3
+)
+
+// tableLike is CREATE TABLE … (LIKE source …): source's columns with
+// their types and NOT NULL, with INCLUDING DEFAULTS their defaults, with
+// INCLUDING CONSTRAINTS their CHECK constraints. (Indexes, identity,
+// storage and comments are not copied.)
+func (s *Session) tableLike(c *exec.Ctx, tl *pg.TableLikeClause) ([]catalog.Attr, []pendingConstraint, error) {
+	src, err := (&exec.Planner{C: c}).OpenRelation(tl.Relation, int(xact.AccessShareLock))
+	if err != nil {
+		return nil, nil, err
+	}
+	var attrs []catalog.Attr
+	for _, a := range src.Attrs {
+		if a.Dropped {
+			continue
+		}
+		na := catalog.Attr{Name: a.Name, Type: a.Type, NotNull: a.NotNull, Storage: a.Storage, Compression: a.Compression}
+		if tl.Options&likeDefaults != 0 && a.HasDefault && a.Identity == 0 {
+			na.Default, na.HasDefault = a.Default, true
+		}
+		attrs = append(attrs, na)
+	}
+	var cons []pendingConstraint
+	if tl.Options&likeConstraints != 0 {
+		for _, k := range src.Constraints {
+			if k.Type != catalog.ConCheck {
+				continue
+			}
+			tree, err := pg.Parse("SELECT " + k.Expr)
+			if err != nil {
+				return nil, nil, err
+			}
+			raw := tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val
+			cons = append(cons, pendingConstraint{con: &pg.Constraint{Contype: pg.ConstrType_CONSTR_CHECK, Conname: k.Name,
+				RawExpr: raw, IsNoInherit: k.NoInherit, SkipValidation: !k.Validated}})
+		}
+	}
+	return attrs, cons, nil
+}
+
+// alterColumnRecursive runs the column subcommands of ALTER TABLE that
+// reach a table's children (partitions and inheritance children, as
+// PostgreSQL's ATSimpleRecursion / ATExecAddColumn / ATExecDropColumn):
+// ADD COLUMN, DROP COLUMN, SET / DROP NOT NULL and ALTER COLUMN TYPE.
+// handled is false for other subcommands, and for a table without
+// children.
+func (s *Session) alterColumnRecursive(c *exec.Ctx, rel *catalog.Relation, ac *pg.AlterTableCmd, recurse bool) (bool, error) {
+	switch ac.Subtype {
+	case pg.AlterTableType_AT_AddColumn, pg.AlterTableType_AT_DropColumn, pg.AlterTableType_AT_SetNotNull,
+		pg.AlterTableType_AT_DropNotNull, pg.AlterTableType_AT_AlterColumnType:
+	default:
+		return false, nil
+	}
+	if err := partitionColumnRules(rel, ac); err != nil {
+		return true, err
+	}
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil || len(kids) == 0 {
+		return err != nil, err
+	}
+	if !recurse {
+		switch ac.Subtype {
+		case pg.AlterTableType_AT_AddColumn:
+			return true, pgerr.Errorf(pgerr.InvalidTableDefinition, "column must be added to child tables too")
+		case pg.AlterTableType_AT_AlterColumnType:
+			return true, pgerr.Errorf(pgerr.InvalidTableDefinition, "type of inherited column \"%s\" must be changed in child tables too", ac.Name)
+		case pg.AlterTableType_AT_DropColumn:
+			if rel.IsPartitioned() {
+				return true, pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop column from only the partitioned table when partitions exist").
+					WithHint("Do not specify the ONLY keyword.")
+			}
+		}
+		return false, nil
+	}
+	if handled, err := s.alterColumnCmd(c, rel, ac); err != nil || !handled {
+		return handled, err
+	}
+	for _, oid := range kids {
+		kr, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || kr == nil {
+			return true, err
+		}
+		if err := s.alterChildColumn(c, kr, ac); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// alterChildColumn applies a recursed column subcommand to child kr (and
+// its own children).
+func (s *Session) alterChildColumn(c *exec.Ctx, kr *catalog.Relation, ac *pg.AlterTableCmd) error {
+	switch ac.Subtype {
+	case pg.AlterTableType_AT_AddColumn:
+		cd := ac.Def.GetColumnDef()
+		if i := kr.AttrByName(cd.Colname); i >= 0 {
+			a := kr.Attrs[i]
+			if !sameType(a.Type, mustType(cd)) {
+				return pgerr.Errorf(pgerr.DatatypeMismatch, "child table \"%s\" has different type for column \"%s\"", kr.Name, cd.Colname)
+			}
+			if !kr.IsPartition() {
+				notice(c, "merging definition of column \"%s\" for child \"%s\"", cd.Colname, kr.Name)
+			}
+			return s.eng.Catalog.SetColumnInheritance(c.Tx, kr.OID, a.Num, a.InhCount+1, a.InheritedOnly)
+		}
+		if _, err := s.alterColumnCmd(c, kr, ac); err != nil {
+			return err
+		}
+		cur, err := s.eng.Catalog.ByOID(c.Tx, kr.OID)
+		if err != nil || cur == nil {
+			return err
+		}
+		i := cur.AttrByName(cd.Colname)
+		if err := s.eng.Catalog.SetColumnInheritance(c.Tx, cur.OID, cur.Attrs[i].Num, 1, true); err != nil {
+			return err
+		}
+		kr = cur
+	case pg.AlterTableType_AT_DropColumn:
+		i := kr.AttrByName(ac.Name)
+		if i < 0 {
+			return nil
+		}
+		if a := kr.Attrs[i]; a.InhCount > 1 || !a.InheritedOnly {
+			return s.eng.Catalog.SetColumnInheritance(c.Tx, kr.OID, a.Num, a.InhCount-1, false)
+		}
+		if _, err := s.alterColumnCmd(c, kr, ac); err != nil {
+			return err
+		}
+	default:
+		if kr.AttrByName(ac.Name) < 0 {
+			return nil
+		}
+		if _, err := s.alterColumnCmd(c, kr, ac); err != nil {
+			return err
+		}
+	}
+	grand, err := s.eng.Catalog.InheritChildren(c.Tx, kr.OID)
+	if err != nil {
+		return err
+	}
+	for _, oid := range grand {
+		g, err := s.eng.Catalog.ByOID(c.Tx, oid)
+		if err != nil || g == nil {
+			return err
+		}
+		if err := s.alterChildColumn(c, g, ac); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mustType(cd *pg.ColumnDef) types.Type {
+	t, _ := expr.TypeFromName(cd.TypeName)
+	return t
+}
+
+// partitionColumnRules refuses the column changes partitioning forbids:
+// on a partition, adding or dropping a column or dropping an inherited
+// NOT NULL; on a partitioned table, dropping or retyping a key column.
+func partitionColumnRules(rel *catalog.Relation, ac *pg.AlterTableCmd) error {
+	if rel.IsPartition() {
+		switch ac.Subtype {
+		case pg.AlterTableType_AT_AddColumn:
+			return pgerr.Errorf(pgerr.WrongObjectType, "cannot add column to a partition")
+		case pg.AlterTableType_AT_DropColumn:
+			if i := rel.AttrByName(ac.Name); i >= 0 && rel.Attrs[i].InhCount > 0 {
+				return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop inherited column \"%s\"", ac.Name)
+			}
+		case pg.AlterTableType_AT_AlterColumnType:
+			if i := rel.AttrByName(ac.Name); i >= 0 && rel.Attrs[i].InhCount > 0 {
+				return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot alter inherited column \"%s\"", ac.Name)
+			}
+		}
+	}
+	if !rel.IsPartitioned() {
+		return nil
+	}
+	i := rel.AttrByName(ac.Name)
+	if i < 0 {
+		return nil
+	}
+	inKey := false
+	for _, a := range rel.PartKey.Attrs {
+		inKey = inKey || a == rel.Attrs[i].Num
+	}
+	if !inKey {
+		return nil
+	}
+	switch ac.Subtype {
+	case pg.AlterTableType_AT_DropColumn:
+		return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop column \"%s\" because it is part of the partition key of relation \"%s\"", ac.Name, rel.Name)
+	case pg.AlterTableType_AT_AlterColumnType:
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot alter column \"%s\" because it is part of the partition key of relation \"%s\"", ac.Name, rel.Name)
 	}
 	return nil
 }

@@ -233,15 +233,16 @@ func (m *ModifyTable) run(c *Ctx) error {
 // insertRow inserts row (in m.Rel's layout), routed to its partition
 // when m.Rel is partitioned.
 func (m *ModifyTable) insertRow(c *Ctx, row Row) error {
+	orig := row
 	t, row, err := m.insertTarget(c, row)
 	if err != nil {
 		return err
 	}
 	if err := t.checkNotNull(c, row); err != nil {
-		return err
+		return m.rootRowDetail(t, err, orig)
 	}
 	if err := t.checkRow(c, row); err != nil {
-		return err
+		return m.rootRowDetail(t, err, orig)
 	}
 	sr, err := formRow(c, t.Rel, t.deformer, row, nil)
 	if err != nil {

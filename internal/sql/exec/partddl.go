@@ -38,8 +38,8 @@ func PartitionKeyFromSpec(c *Ctx, rel *catalog.Relation, spec *pg.PartitionSpec,
 	}
 	for pos, n := range spec.PartParams {
 		el := n.GetPartitionElem()
-		if len(el.Opclass) > 0 || len(el.Collation) > 0 {
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator classes and collations in a partition key are not supported yet")
+		if err := builtinKeyOptions(el); err != nil {
+			return nil, err
 		}
 		if el.Name != "" {
 			i := rel.AttrByName(el.Name)
@@ -310,4 +310,27 @@ func isSystemColumnName(s string) bool {
 		return true
 	}
 	return false
+}
+
+// builtinKeyOptions accepts the operator classes and collations of a key
+// column that mean what tidal's comparisons and hashes do (the default
+// ones, byte-wise text order); a custom operator class would route rows
+// elsewhere than PostgreSQL, so it is refused.
+func builtinKeyOptions(el *pg.PartitionElem) error {
+	for _, n := range el.Opclass {
+		switch n.GetString_().GetSval() {
+		case "int2_ops", "int4_ops", "int8_ops", "integer_ops", "text_ops", "varchar_ops", "bpchar_ops", "numeric_ops",
+			"float4_ops", "float8_ops", "float_ops", "date_ops", "timestamp_ops", "timestamptz_ops", "bool_ops", "oid_ops", "text_pattern_ops", "varchar_pattern_ops":
+		default:
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "operator class \"%s\" in a partition key is not supported yet", n.GetString_().GetSval())
+		}
+	}
+	for _, n := range el.Collation {
+		switch n.GetString_().GetSval() {
+		case "C", "POSIX", "default":
+		default:
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "collation \"%s\" in a partition key is not supported yet", n.GetString_().GetSval())
+		}
+	}
+	return nil
 }

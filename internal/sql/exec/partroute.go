@@ -322,6 +322,11 @@ func (m *ModifyTable) insertTarget(c *Ctx, row Row) (*ModifyTable, Row, error) {
 		}
 		return m, row, nil
 	}
+	if m.routedFrom == nil {
+		if err := m.checkPartition(c, row); err != nil {
+			return nil, nil, err
+		}
+	}
 	if m.router == nil {
 		r, err := newPartRouter(c, m, m.Rel)
 		if err != nil {
@@ -379,4 +384,15 @@ func (m *ModifyTable) moveRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (Ro
 		return nil, tid, false, err
 	}
 	return newRow, tid, true, nil
+}
+
+// rootRowDetail shows a routed row's constraint violation with the row as
+// the statement's table has it (PostgreSQL reports the root's layout).
+func (m *ModifyTable) rootRowDetail(t *ModifyTable, err error, orig Row) error {
+	pe, ok := err.(*pgerr.Error)
+	if t == m || !ok || !strings.HasPrefix(pe.Detail, "Failing row contains") {
+		return err
+	}
+	pe.Detail = "Failing row contains " + formatRow(m.Rel, orig) + "."
+	return pe
 }
