@@ -60,7 +60,9 @@ func (c *Catalog) AddPartitionKey(tx *Txn, oid uint32, k *PartitionKey) error {
 	if _, err := c.insert(tx, PgPartitionedTable, row); err != nil {
 		return err
 	}
-	return c.updateClassRow(tx, oid, map[int]types.Datum{cRelkind: cv(KindPartitioned)})
+	// No storage of its own in PostgreSQL, so relam 0 (tidal reads 0 as
+	// heap for the empty heap it keeps).
+	return c.updateClassRow(tx, oid, map[int]types.Datum{cRelkind: cv(KindPartitioned), cRelam: ov(0)})
 }
 
 func (c *Catalog) partitionKeyRow(tx *Txn, oid uint32) (*PartitionKey, page.ItemPointer, []types.Datum, error) {

@@ -10,6 +10,7 @@ package session
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -470,7 +471,7 @@ func (s *Session) cloneForeignKey(c *exec.Ctx, parent *catalog.Relation, oid uin
 		return err
 	}
 	con := &pg.Constraint{Contype: pg.ConstrType_CONSTR_FOREIGN, Conname: k.Name, SkipValidation: !k.Validated,
-		Pktable: &pg.RangeVar{Relname: ref.Name, Schemaname: s.nspName(ref.Namespace), Inh: true},
+		Pktable:     &pg.RangeVar{Relname: ref.Name, Schemaname: s.nspName(ref.Namespace), Inh: true},
 		FkUpdAction: string(rune(k.FUpdType)), FkDelAction: string(rune(k.FDelType)), FkMatchtype: "s"}
 	if k.FMatch == catalog.FKMatchFull {
 		con.FkMatchtype = "f"
@@ -520,7 +521,7 @@ func (s *Session) addTableConstraint(c *exec.Ctx, rel *catalog.Relation, con *pg
 	if len(kids) == 0 || !recurse {
 		return s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true)
 	}
-	named := *con
+	named := proto.Clone(con).(*pg.Constraint)
 	if named.Conname == "" {
 		var cols []string
 		if refs := columnRefs(con.RawExpr); len(refs) == 1 {
@@ -530,10 +531,10 @@ func (s *Session) addTableConstraint(c *exec.Ctx, rel *catalog.Relation, con *pg
 			return err
 		}
 	}
-	if err := s.addConstraint(c, rel.OID, pendingConstraint{con: &named}, true); err != nil {
+	if err := s.addConstraint(c, rel.OID, pendingConstraint{con: named}, true); err != nil {
 		return err
 	}
-	return s.addCheckToChildren(c, kids, &named)
+	return s.addCheckToChildren(c, kids, named)
 }
 
 func (s *Session) addCheckToChildren(c *exec.Ctx, kids []uint32, con *pg.Constraint) error {

@@ -251,6 +251,16 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 	case "pg_get_functiondef", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
 		"pg_get_function_sqlbody", "regprocin", "regprocedurein", "regprocout", "regprocedureout":
 		return f.procCall(name, args)
+	case "pg_get_partition_constraintdef":
+		rel, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || rel == nil {
+			return types.Null(), err
+		}
+		def, ok, err := PartitionConstraintDef(f.c, rel)
+		if err != nil || !ok {
+			return types.Null(), err
+		}
+		return types.Str(def), nil
 	case "pg_get_partkeydef":
 		rel, err := cat.ByOID(tx, uint32(args[0].Int()))
 		if err != nil || rel == nil || !rel.IsPartitioned() {

@@ -282,3 +282,59 @@ SELECT pt_bool.tableoid::regclass, a, pg_get_expr(c.relpartbound, c.oid) FROM pt
 ----
 pt_bool_f|f|FOR VALUES IN (false)
 pt_bool_t|t|FOR VALUES IN (true)
+
+# The partition constraint as pg_get_partition_constraintdef prints it,
+# and the partition tree functions.
+statement ok
+CREATE TABLE pt_tree (a int, b text) PARTITION BY LIST (a)
+
+statement ok
+CREATE TABLE pt_tree_1 PARTITION OF pt_tree FOR VALUES IN (1, NULL)
+
+statement ok
+CREATE TABLE pt_tree_2 PARTITION OF pt_tree FOR VALUES IN (2) PARTITION BY RANGE (b)
+
+statement ok
+CREATE TABLE pt_tree_21 PARTITION OF pt_tree_2 FOR VALUES FROM ('a') TO ('m')
+
+query
+SELECT c.relname, pg_get_partition_constraintdef(c.oid) FROM pg_class c WHERE c.relname LIKE 'pt\_tree%' AND c.relnamespace = current_schema()::regnamespace ORDER BY 1
+----
+pt_tree|NULL
+pt_tree_1|((a IS NULL) OR (a = 1))
+pt_tree_2|((a IS NOT NULL) AND (a = 2))
+pt_tree_21|((a IS NOT NULL) AND (a = 2) AND (b IS NOT NULL) AND (b >= 'a'::text) AND (b < 'm'::text))
+
+query
+SELECT relid::regclass, parentrelid::regclass, isleaf, level FROM pg_partition_tree('pt_tree'::regclass) ORDER BY level, relid::regclass::text
+----
+pt_tree|NULL|f|0
+pt_tree_1|pt_tree|t|1
+pt_tree_2|pt_tree|f|1
+pt_tree_21|pt_tree_2|t|2
+
+query
+SELECT relid::regclass FROM pg_partition_ancestors('pt_tree_21'::regclass)
+----
+pt_tree_21
+pt_tree_2
+pt_tree
+
+# ALTER TABLE ADD COLUMN reaches every partition; a partition may not add
+# one of its own.
+statement ok
+ALTER TABLE pt_tree ADD COLUMN c int
+
+error 42809
+ALTER TABLE pt_tree_1 ADD COLUMN d int
+
+statement ok
+INSERT INTO pt_tree VALUES (2, 'b', 7)
+
+query
+SELECT tableoid::regclass, * FROM pt_tree
+----
+pt_tree_21|2|b|7
+
+error 42P16
+ALTER TABLE pt_tree DROP COLUMN a
