@@ -8,6 +8,7 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/storage/page"
+	"github.com/tidal-db/tidal/internal/xact"
 )
 
 // Tuple routing (PostgreSQL's execPartition.c): a row inserted into a
@@ -175,7 +176,7 @@ func (r *partRouter) route(c *Ctx, row Row) (*ModifyTable, Row, error) {
 	leaf, ok := r.leaves[b.rel.OID]
 	if !ok {
 		if c.LockRel != nil {
-			if err := c.LockRel(b.rel.OID, 3); err != nil { // RowExclusiveLock
+			if err := c.LockRel(b.rel.OID, int(xact.RowExclusiveLock)); err != nil {
 				return nil, nil, err
 			}
 		}
