@@ -508,6 +508,9 @@ func (s *Session) cloneParentForeignKeys(c *exec.Ctx, parent *catalog.Relation, 
 // children and partitions, as PostgreSQL's ATAddCheckConstraint), unless
 // NO INHERIT or ONLY (refused for a partitioned table).
 func (s *Session) addTableConstraint(c *exec.Ctx, rel *catalog.Relation, con *pg.Constraint, recurse bool) error {
+	if con.Contype == pg.ConstrType_CONSTR_CHECK && con.IsNoInherit && rel.IsPartitioned() {
+		return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot add NO INHERIT constraint to partitioned table \"%s\"", rel.Name)
+	}
 	if con.Contype != pg.ConstrType_CONSTR_CHECK || con.IsNoInherit {
 		return s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true)
 	}
@@ -796,6 +799,11 @@ func mustType(cd *pg.ColumnDef) types.Type {
 // on a partition, adding or dropping a column or dropping an inherited
 // NOT NULL; on a partitioned table, dropping or retyping a key column.
 func partitionColumnRules(rel *catalog.Relation, ac *pg.AlterTableCmd) error {
+	if ac.Subtype == pg.AlterTableType_AT_DropColumn && !rel.IsPartition() {
+		if i := rel.AttrByName(ac.Name); i >= 0 && rel.Attrs[i].InhCount > 0 {
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop inherited column \"%s\"", ac.Name)
+		}
+	}
 	if rel.IsPartition() {
 		switch ac.Subtype {
 		case pg.AlterTableType_AT_AddColumn:
@@ -820,6 +828,13 @@ func partitionColumnRules(rel *catalog.Relation, ac *pg.AlterTableCmd) error {
 	inKey := false
 	for _, a := range rel.PartKey.Attrs {
 		inKey = inKey || a == rel.Attrs[i].Num
+	}
+	for _, e := range rel.PartKey.Exprs {
+		if tree, err := pg.Parse("SELECT " + e); err == nil {
+			for _, name := range columnRefs(tree.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val) {
+				inKey = inKey || name == ac.Name
+			}
+		}
 	}
 	if !inKey {
 		return nil
