@@ -238,6 +238,13 @@ func (m *ModifyTable) insertRow(c *Ctx, row Row) error {
 	if err != nil {
 		return err
 	}
+	if t != m {
+		// The statement's columns coerce to their domains, whatever the
+		// partition's columns say.
+		if err := m.checkDomains(c, orig); err != nil {
+			return err
+		}
+	}
 	if err := t.checkNotNull(c, row); err != nil {
 		return m.rootRowDetail(t, err, orig)
 	}
