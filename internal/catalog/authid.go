@@ -234,7 +234,7 @@ func bootstrapTables() []*TableDef {
 	}
 	var out []*TableDef
 	for _, d := range SystemTables {
-		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers && d != PgProc && d != PgLanguage && d != PgInherits && d != PgEnum && d != PgRewrite {
+		if d != PgAuthid && d != PgConstraint && d != PgSequence && d != PgDepend && d != PgAuthMembers && d != PgProc && d != PgLanguage && d != PgInherits && d != PgEnum && d != PgRewrite && d != PgPartitionedTable {
 			out = append(out, d)
 		}
 	}

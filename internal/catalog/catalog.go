@@ -106,7 +106,13 @@ type Relation struct {
 	ViewQuery string
 	MatView   bool
 	Populated bool
-	tid       page.ItemPointer // of its pg_class row
+	// PartKey is a partitioned table's key (partition.go), PartBound a
+	// partition's bound as pg_get_expr prints it ("" for no partition);
+	// PartitionedIndex marks an index of relkind 'I'.
+	PartKey          *PartitionKey
+	PartBound        string
+	PartitionedIndex bool
+	tid              page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).
@@ -520,6 +526,7 @@ var (
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 	var r *Relation
 	var toastOID, amOID uint32
+	var classVals []types.Datum
 	err := c.scan(tx, PgClass, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[cOid].Int()) != oid {
 			return true, nil
@@ -536,6 +543,10 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		if r.Kind == KindMatView {
 			r.Kind, r.MatView, r.Populated = KindTable, true, v[cRelispopulated].Bool()
 		}
+		if r.Kind == KindPartitionedIndex {
+			r.Kind, r.PartitionedIndex = KindIndex, true
+		}
+		classVals = append([]types.Datum(nil), v...)
 		return false, nil
 	})
 	if err != nil || r == nil {
@@ -545,6 +556,9 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 		if r.ViewQuery, err = c.viewQuery(tx, oid); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.loadPartitioning(tx, r, classVals); err != nil {
+		return nil, err
 	}
 	if r.AM, err = c.tableAM(r, amOID); err != nil {
 		return nil, err
@@ -691,7 +705,7 @@ var _ = xact.InvalidXid
 func (c *Catalog) UserTables(tx *Txn) ([]*Relation, error) {
 	var oids []uint32
 	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
-		if byte(v[cRelkind].Int()) == KindTable && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
+		if k := byte(v[cRelkind].Int()); (k == KindTable || k == KindPartitioned) && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
 			oids = append(oids, uint32(v[cOid].Int()))
 		}
 		return true, nil

@@ -210,6 +210,14 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 		if err := c.dropInheritsOf(tx, r.OID); err != nil {
 			return err
 		}
+		if err := c.dropPartitionKey(tx, r.OID); err != nil {
+			return err
+		}
+		if r.PartBound == "DEFAULT" && len(r.Parents) == 1 {
+			if err := c.SetDefaultPartition(tx, r.Parents[0], 0); err != nil {
+				return err
+			}
+		}
 	}
 	if r.Kind == KindIndex {
 		if err := c.dropIndexConstraint(tx, r.OID); err != nil {

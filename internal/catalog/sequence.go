@@ -295,7 +295,7 @@ func (c *Catalog) MissingSystemTables(tx *Txn) ([]*TableDef, error) {
 		return true, nil
 	})
 	var out []*TableDef
-	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite} {
+	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite, PgPartitionedTable} {
 		if !have[d.OID] {
 			out = append(out, d)
 		}

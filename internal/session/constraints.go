@@ -21,6 +21,8 @@ import (
 type pendingConstraint struct {
 	con    *pg.Constraint
 	column string
+	// inherited: a CHECK an ALTER TABLE of a parent adds to its child.
+	inherited bool
 }
 
 // isTableConstraint reports whether addConstraint handles con (rather
@@ -150,6 +152,7 @@ func (s *Session) addCheck(c *exec.Ctx, rel *catalog.Relation, pc pendingConstra
 	return s.eng.Catalog.AddConstraint(c.Tx, &catalog.Constraint{
 		Name: name, Namespace: rel.Namespace, Type: catalog.ConCheck, Validated: !con.SkipValidation,
 		RelID: rel.OID, Keys: keys, Expr: text, NoInherit: con.IsNoInherit,
+		InhCount: map[bool]int{true: 1}[pc.inherited], InheritedOnly: pc.inherited,
 	})
 }
 
@@ -191,6 +194,9 @@ func (s *Session) addForeignKey(c *exec.Ctx, rel *catalog.Relation, pc pendingCo
 		}
 		if parent.Kind != catalog.KindTable {
 			return pgerr.Errorf(pgerr.WrongObjectType, "referenced relation \"%s\" is not a table", parent.Name)
+		}
+		if parent.IsPartitioned() {
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "foreign keys referencing partitioned tables are not supported yet")
 		}
 		if err := checkForeignKeyPersistence(c, rel, parent); err != nil {
 			return err
@@ -302,7 +308,13 @@ func (s *Session) addForeignKey(c *exec.Ctx, rel *catalog.Relation, pc pendingCo
 			return err
 		}
 	}
-	return s.eng.Catalog.AddConstraint(c.Tx, k)
+	if err := s.eng.Catalog.AddConstraint(c.Tx, k); err != nil {
+		return err
+	}
+	if rel.IsPartitioned() {
+		return s.foreignKeyOnPartitions(c, rel, k, validate)
+	}
+	return nil
 }
 
 // dropConstraint is ALTER TABLE … DROP CONSTRAINT.
@@ -345,7 +357,13 @@ func (s *Session) dropConstraint(c *exec.Ctx, rel *catalog.Relation, name string
 		}
 		return nil
 	}
-	return s.eng.Catalog.DropConstraint(c.Tx, k)
+	if k.Type == catalog.ConCheck && k.InhCount > 0 {
+		return pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop inherited constraint \"%s\" of relation \"%s\"", k.Name, rel.Name)
+	}
+	if err := s.eng.Catalog.DropConstraint(c.Tx, k); err != nil {
+		return err
+	}
+	return s.dropChildConstraints(c, rel, k)
 }
 
 // dropDependentFKs refuses to drop what (on which the foreign keys deps

@@ -86,8 +86,8 @@ type indexSpec struct {
 }
 
 func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWriter) error {
-	if cs.Partbound != nil || cs.Partspec != nil || cs.OfTypename != nil {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "partitioning and typed tables are not supported yet")
+	if cs.OfTypename != nil {
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "typed tables are not supported yet")
 	}
 	rv := cs.Relation
 	nsp, err := s.namespaceFor(c, rv)
@@ -106,6 +106,15 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		}
 		return pgerr.Errorf(pgerr.DuplicateTable, "relation \"%s\" already exists", rv.Relname)
 	}
+	if err := checkPartitionedCreate(cs); err != nil {
+		return err
+	}
+	var np *newPartition
+	if cs.Partbound != nil {
+		if np, err = s.partitionParent(c, cs, s.eng.Catalog.IsTempNamespace(nsp)); err != nil {
+			return err
+		}
+	}
 	var attrs []catalog.Attr
 	var idx []indexSpec
 	var cons []pendingConstraint
@@ -118,9 +127,15 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
 			}
 			seen[cd.Colname] = true
-			t, serial := serialType(cd.TypeName)
+			var t types.Type
 			var domain uint32
-			if !serial {
+			serial := false
+			if cd.TypeName == nil {
+				t, err = partitionColumnType(np, cd.Colname)
+				if err != nil {
+					return err
+				}
+			} else if t, serial = serialType(cd.TypeName); !serial {
 				if t, domain, err = s.columnType(c, cd.TypeName); err != nil {
 					return err
 				}
@@ -165,6 +180,21 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 				colSeqs = append(colSeqs, colSeq)
 			}
 			attrs = append(attrs, a)
+			continue
+		}
+		if tl := el.GetTableLikeClause(); tl != nil {
+			like, likeCons, err := s.tableLike(c, tl)
+			if err != nil {
+				return err
+			}
+			for _, a := range like {
+				if seen[a.Name] {
+					return pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", a.Name)
+				}
+				seen[a.Name] = true
+				attrs = append(attrs, a)
+			}
+			cons = append(cons, likeCons...)
 			continue
 		}
 		if con := el.GetConstraint(); con != nil {
@@ -216,6 +246,9 @@ func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWri
 		if err := s.storeInheritance(c, oid, inh); err != nil {
 			return err
 		}
+	}
+	if err := s.storePartitioning(c, oid, cs, np); err != nil {
+		return err
 	}
 	if err := s.createColumnSequences(c, nsp, oid, colSeqs); err != nil {
 		return err
@@ -302,6 +335,9 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 		}
 		keys = append(keys, int16(i+1))
 	}
+	if err := partitionedIndexCheck(rel, sp); err != nil {
+		return err
+	}
 	if sp.primary {
 		for _, ix := range rel.Indexes {
 			if ix.Index.Primary {
@@ -370,7 +406,13 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 	if ir == nil {
 		return fmt.Errorf("index %q vanished after creation", name)
 	}
-	return exec.BuildIndex(c, rel, ir)
+	if err := exec.BuildIndex(c, rel, ir); err != nil {
+		return err
+	}
+	if rel.IsPartitioned() {
+		return s.indexPartitions(c, rel, ioid, sp)
+	}
+	return nil
 }
 
 func (s *Session) checkNoNulls(c *exec.Ctx, rel *catalog.Relation, col int) error {
@@ -593,7 +635,7 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return pgerr.Errorf(pgerr.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
 			}
 			if isTableConstraint(con) {
-				if err := s.addConstraint(c, rel.OID, pendingConstraint{con: con}, true); err != nil {
+				if err := s.addTableConstraint(c, rel, con, at.Relation.Inh); err != nil {
 					return err
 				}
 				continue
@@ -628,7 +670,13 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return err
 			}
 		default:
-			handled, err := s.alterIdentityCmd(c, rel, ac)
+			handled, err := s.alterPartitionCmd(c, rel, ac, w)
+			if err == nil && !handled {
+				handled, err = s.alterColumnRecursive(c, rel, ac, at.Relation.Inh)
+			}
+			if err == nil && !handled {
+				handled, err = s.alterIdentityCmd(c, rel, ac)
+			}
 			if err == nil && !handled {
 				handled, err = s.alterColumnCmd(c, rel, ac)
 			}
@@ -854,6 +902,13 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 			return err
 		}
 		rels = append(rels, rel)
+		if n.GetRangeVar().Inh {
+			kids, err := s.truncateDescendants(c, rel)
+			if err != nil {
+				return err
+			}
+			rels = append(rels, kids...)
+		}
 	}
 	rels, err := s.truncateReferencing(c, rels, ts.Behavior == pg.DropBehavior_DROP_CASCADE, w)
 	if err != nil {

@@ -25,6 +25,9 @@ type tableInheritance struct {
 	parents []*catalog.Relation
 	// checks are the child's inherited CHECK constraints, merged by name.
 	checks []*catalog.Constraint
+	// partition: the new table is a partition, whose columns merge with
+	// its parent's without notices.
+	partition bool
 }
 
 func notice(c *exec.Ctx, format string, args ...any) {
@@ -39,7 +42,7 @@ func noticeDetail(c *exec.Ctx, detail, format string, args ...any) {
 
 // openParents locks and checks the tables of an INHERITS list for a new
 // table in namespace nsp.
-func (s *Session) openParents(c *exec.Ctx, list []*pg.Node, nsp uint32) ([]*catalog.Relation, error) {
+func (s *Session) openParents(c *exec.Ctx, list []*pg.Node, nsp uint32, partition bool) ([]*catalog.Relation, error) {
 	childTemp := s.eng.Catalog.IsTempNamespace(nsp)
 	var parents []*catalog.Relation
 	for _, n := range list {
@@ -50,7 +53,14 @@ func (s *Session) openParents(c *exec.Ctx, list []*pg.Node, nsp uint32) ([]*cata
 		if err != nil {
 			return nil, err
 		}
-		if err := checkInheritable(c, rel, childTemp); err != nil {
+		if partition && rel.IsPartitioned() {
+			if rel.IsTemp() && !childTemp {
+				return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot create a permanent relation as partition of temporary relation \"%s\"", rel.Name)
+			}
+			if !rel.IsTemp() && childTemp {
+				return nil, pgerr.Errorf(pgerr.WrongObjectType, "cannot create a temporary relation as partition of permanent relation \"%s\"", rel.Name)
+			}
+		} else if err := checkInheritable(c, rel, childTemp); err != nil {
 			return nil, err
 		}
 		for _, p := range parents {
@@ -65,6 +75,12 @@ func (s *Session) openParents(c *exec.Ctx, list []*pg.Node, nsp uint32) ([]*cata
 
 // checkInheritable refuses a parent a table cannot inherit from.
 func checkInheritable(c *exec.Ctx, parent *catalog.Relation, childTemp bool) error {
+	if parent.IsPartitioned() {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot inherit from partitioned table \"%s\"", parent.Name)
+	}
+	if parent.IsPartition() {
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot inherit from partition \"%s\"", parent.Name)
+	}
 	if parent.Kind != catalog.KindTable {
 		return pgerr.Errorf(pgerr.WrongObjectType, "inherited relation \"%s\" is not a table or foreign table", parent.Name)
 	}
@@ -127,7 +143,8 @@ func (inh *tableInheritance) mergeColumns(c *exec.Ctx, local []catalog.Attr) (at
 			attrs = append(attrs, la)
 			continue
 		}
-		if i == li {
+		if inh.partition {
+		} else if i == li {
 			notice(c, "merging column \"%s\" with inherited definition", la.Name)
 		} else {
 			noticeDetail(c, "User-specified column moved to the position of the inherited column.",
@@ -210,7 +227,9 @@ func (inh *tableInheritance) mergeLocalChecks(c *exec.Ctx, table string, cons []
 		if err := mergeableCheck(k, text, pc.con.IsNoInherit, table); err != nil {
 			return nil, err
 		}
-		notice(c, "merging constraint \"%s\" with inherited definition", k.Name)
+		if !inh.partition {
+			notice(c, "merging constraint \"%s\" with inherited definition", k.Name)
+		}
 		k.InheritedOnly = false
 	}
 	return rest, nil
@@ -292,6 +311,8 @@ func (s *Session) dropInheritors(c *exec.Ctx, rel *catalog.Relation, dropping []
 	}
 	type dep struct {
 		child, parent *catalog.Relation
+		// auto: a partition, dropped with its parent unasked.
+		auto bool
 	}
 	var deps []dep
 	seen := map[uint32]bool{rel.OID: true}
@@ -311,7 +332,7 @@ func (s *Session) dropInheritors(c *exec.Ctx, rel *catalog.Relation, dropping []
 				return err
 			}
 			if !listed[k] {
-				deps = append(deps, dep{kr, p})
+				deps = append(deps, dep{kr, p, kr.IsPartition() && p.IsPartitioned()})
 			}
 			if err := walk(kr); err != nil {
 				return err
@@ -324,20 +345,23 @@ func (s *Session) dropInheritors(c *exec.Ctx, rel *catalog.Relation, dropping []
 	}
 	var lines []string
 	for _, d := range deps {
+		if d.auto {
+			continue
+		}
 		if cascade {
 			lines = append(lines, "drop cascades to table "+d.child.Name)
 		} else {
 			lines = append(lines, fmt.Sprintf("table %s depends on table %s", d.child.Name, d.parent.Name))
 		}
 	}
-	if !cascade {
+	if !cascade && len(lines) > 0 {
 		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop table %s because other objects depend on it", rel.Name).
 			WithDetail("%s", strings.Join(lines, "\n")).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	if len(lines) == 1 {
 		notice(c, "%s", lines[0])
-	} else {
+	} else if len(lines) > 1 {
 		noticeDetail(c, strings.Join(lines, "\n"), "drop cascades to %d other objects", len(lines))
 	}
 	if err := s.assignXid(c); err != nil {
@@ -363,11 +387,11 @@ func (s *Session) dropInheritors(c *exec.Ctx, rel *catalog.Relation, dropping []
 // merged column list (local columns renumbered, their sequences with
 // them) and the constraints left to add after the inherited ones.
 func (s *Session) inheritFor(c *exec.Ctx, cs *pg.CreateStmt, nsp uint32, local []catalog.Attr, seqs []*columnSequence, cons []pendingConstraint) (*tableInheritance, []catalog.Attr, []pendingConstraint, error) {
-	parents, err := s.openParents(c, cs.InhRelations, nsp)
+	parents, err := s.openParents(c, cs.InhRelations, nsp, cs.Partbound != nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	inh := &tableInheritance{parents: parents}
+	inh := &tableInheritance{parents: parents, partition: cs.Partbound != nil}
 	attrs, pos, err := inh.mergeColumns(c, local)
 	if err != nil {
 		return nil, nil, nil, err

@@ -82,8 +82,6 @@ var catalogViews = map[string]*systemView{
 			}, nil
 		},
 	},
-	"pg_partitioned_table": emptyView("partrelid", types.Oid, "partstrat", types.Char, "partnatts", types.Int2,
-		"partdefid", types.Oid, "partattrs", types.Int2VectorType, "partclass", types.Text, "partcollation", types.Text, "partexprs", types.Text),
 	"pg_description":           emptyView("objoid", types.Oid, "classoid", types.Oid, "objsubid", types.Int4, "description", types.Text),
 	"pg_shdescription":         emptyView("objoid", types.Oid, "classoid", types.Oid, "description", types.Text),
 	"pg_trigger":               emptyView("oid", types.Oid, "tgrelid", types.Oid, "tgparentid", types.Oid, "tgname", types.Name, "tgfoid", types.Oid, "tgtype", types.Int2, "tgenabled", types.Char, "tgisinternal", types.Boolean, "tgconstrrelid", types.Oid, "tgconstrindid", types.Oid, "tgconstraint", types.Oid),
@@ -258,6 +256,26 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return f.ruleDef(uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_get_viewdef":
 		return f.viewDef(uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
+	case "pg_get_partition_constraintdef":
+		rel, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || rel == nil {
+			return types.Null(), err
+		}
+		def, ok, err := PartitionConstraintDef(f.c, rel)
+		if err != nil || !ok {
+			return types.Null(), err
+		}
+		return types.Str(def), nil
+	case "pg_get_partkeydef":
+		rel, err := cat.ByOID(tx, uint32(args[0].Int()))
+		if err != nil || rel == nil || !rel.IsPartitioned() {
+			return types.Null(), err
+		}
+		def, err := PartitionKeyDef(f.c, rel)
+		if err != nil {
+			return types.Null(), err
+		}
+		return types.Str(def), nil
 	case "pg_get_constraintdef":
 		return constraintDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_relation_filenode":

@@ -77,24 +77,33 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 			}
 			row[i] = v
 		}
-		if err := ci.mt.checkNotNull(c, row); err != nil {
-			return err
-		}
-		if err := ci.mt.checkRow(c, row); err != nil {
-			return err
-		}
-		sr, err := formRow(c, ci.Rel, ci.deformer, row, nil)
+		t, row, err := ci.mt.insertTarget(c, row)
 		if err != nil {
 			return err
 		}
-		tid, err := ci.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, ci.ring)
+		deformer := ci.deformer
+		if t != &ci.mt {
+			deformer = t.deformer
+			t.Count++
+		}
+		if err := t.checkNotNull(c, row); err != nil {
+			return err
+		}
+		if err := t.checkRow(c, row); err != nil {
+			return err
+		}
+		sr, err := formRow(c, t.Rel, deformer, row, nil)
 		if err != nil {
 			return err
 		}
-		if err := insertIndexEntries(c, ci.Rel, row, tid); err != nil {
+		tid, err := t.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, ci.ring)
+		if err != nil {
 			return err
 		}
-		if err := ci.mt.checkForeignKeys(c, row, nil); err != nil {
+		if err := insertIndexEntries(c, t.Rel, row, tid); err != nil {
+			return err
+		}
+		if err := t.checkForeignKeys(c, row, nil); err != nil {
 			return err
 		}
 		ci.Count++
@@ -104,6 +113,13 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 
 // Finish reports the inserted rows to the statistics collector.
 func (ci *CopyInserter) Finish(c *Ctx) {
+	if ci.mt.router != nil {
+		_ = ci.mt.router.forEachLeaf(func(l *ModifyTable) error {
+			c.Eng.Stats.Modified(l.Rel.OID, l.Count, 0, 0, 0)
+			return nil
+		})
+		return
+	}
 	if ci.Count > 0 {
 		c.Eng.Stats.Modified(ci.Rel.OID, ci.Count, 0, 0, 0)
 	}

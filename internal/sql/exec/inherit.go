@@ -71,7 +71,13 @@ func (p *Planner) inheritanceMembers(parent *catalog.Relation, alias string, loc
 				p.C.Tx.AccessedTemp = true
 			}
 		}
+		if rel.IsPartitioned() {
+			continue // no rows of its own: its leaves have them
+		}
 		out = append(out, &inhMember{Rel: rel, colMap: columnMap(parent, rel), name: fmt.Sprintf("%s_%d", alias, len(out)+1)})
+	}
+	if parent.IsPartitioned() {
+		return p.partitionMembers(parent, alias, out)
 	}
 	if len(out) < 2 {
 		return nil, nil
@@ -180,7 +186,11 @@ func (m *inhMember) toParent(in Row, pnatts, sys int, withTID bool) Row {
 func (p *Planner) inheritScan(fi *fromItem, q expr.Expr, withTID bool) Node {
 	pnatts := len(fi.rel.Attrs)
 	app := &Append{}
-	for _, m := range fi.inh {
+	members := fi.inh
+	if fi.rel.IsPartitioned() {
+		members = renamedMembers(fi.alias, p.pruneMembers(fi.rel, members, q))
+	}
+	for _, m := range members {
 		mfi := &fromItem{rel: m.Rel, alias: m.name, sys: fi.sys, withTID: withTID}
 		mq, ok := m.translate(q, pnatts)
 		var node Node
@@ -194,6 +204,12 @@ func (p *Planner) inheritScan(fi *fromItem, q expr.Expr, withTID bool) Node {
 			out = &Filter{Input: out, Qual: q}
 		}
 		app.Inputs = append(app.Inputs, out)
+	}
+	if len(app.Inputs) == 1 && fi.rel.IsPartitioned() {
+		return app.Inputs[0] // PostgreSQL removes an Append of one partition
+	}
+	if len(app.Inputs) == 0 {
+		return noPartitions((&InhChild{Parent: fi.rel, Sys: fi.sys, WithTID: withTID}).Columns())
 	}
 	app.Cols = app.Inputs[0].Columns()
 	return app

@@ -58,6 +58,13 @@ type ModifyTable struct {
 	inh       *inheritTargets
 	inhParent *ModifyTable
 	inhMember *inhMember
+	// Partitioning (partroute.go): router routes an INSERT into a
+	// partitioned table; routedFrom is set on the leaves' ModifyTables;
+	// partCons is the partition constraint of a partition, loaded once.
+	router     *partRouter
+	routedFrom *ModifyTable
+	partCons   *partConstraint
+	partLoaded bool
 }
 
 func (m *ModifyTable) Columns() []Column { return m.RetCols }
@@ -81,6 +88,7 @@ func (m *ModifyTable) Open(c *Ctx) error {
 func (m *ModifyTable) openTarget(c *Ctx) error {
 	m.done, m.Count, m.hot, m.inplace, m.retRows, m.retI, m.upserted = false, 0, 0, inplaceCount{}, nil, 0, 0
 	m.deferred = nil
+	m.router, m.partCons, m.partLoaded = nil, nil, false
 	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
 	return m.prepareConstraints(c)
 }
@@ -97,6 +105,9 @@ func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 			}
 		} else {
 			m.reportStats(c)
+		}
+		if m.router != nil {
+			_ = m.router.forEachLeaf(func(l *ModifyTable) error { l.reportStats(c); return nil })
 		}
 		if err != nil {
 			return nil, err
@@ -135,6 +146,9 @@ func (m *ModifyTable) run(c *Ctx) error {
 			return err
 		}
 		if in == nil {
+			if err := m.routedDeferredChecks(c); err != nil {
+				return err
+			}
 			if m.inh != nil {
 				return m.inh.runDeferredChecks(c)
 			}
@@ -143,14 +157,20 @@ func (m *ModifyTable) run(c *Ctx) error {
 		var out Row
 		switch m.Kind {
 		case "Insert":
-			row := in[:natts]
-			if err := m.checkNotNull(c, row); err != nil {
-				return err
-			}
-			if err := m.checkRow(c, row); err != nil {
-				return err
-			}
 			if m.Conflict != nil {
+				row := in[:natts]
+				if err := m.checkNotNull(c, row); err != nil {
+					return err
+				}
+				if err := m.checkRow(c, row); err != nil {
+					return err
+				}
+				if m.Rel.IsPartitioned() {
+					return pgerr.Errorf(pgerr.FeatureNotSupported, "ON CONFLICT on a partitioned table is not supported yet")
+				}
+				if err := m.checkPartition(c, row); err != nil {
+					return err
+				}
 				res, ok, err := m.insertOnConflict(c, row)
 				if err != nil {
 					return err
@@ -161,21 +181,10 @@ func (m *ModifyTable) run(c *Ctx) error {
 				out = res
 				break
 			}
-			sr, err := formRow(c, m.Rel, m.deformer, row, nil)
-			if err != nil {
+			if err := m.insertRow(c, in[:natts]); err != nil {
 				return err
 			}
-			tid, err := m.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
-			if err != nil {
-				return err
-			}
-			if err := insertIndexEntries(c, m.Rel, row, tid); err != nil {
-				return err
-			}
-			if err := m.checkForeignKeys(c, row, nil); err != nil {
-				return err
-			}
-			out = row
+			out = in[:natts]
 		case "Update":
 			t, tin, err := m.route(c, in)
 			if err != nil {
@@ -222,6 +231,44 @@ func (m *ModifyTable) run(c *Ctx) error {
 			m.retRows = append(m.retRows, r)
 		}
 	}
+}
+
+// insertRow inserts row (in m.Rel's layout), routed to its partition
+// when m.Rel is partitioned.
+func (m *ModifyTable) insertRow(c *Ctx, row Row) error {
+	orig := row
+	t, row, err := m.insertTarget(c, row)
+	if err != nil {
+		return err
+	}
+	if t != m {
+		// The statement's columns coerce to their domains, whatever the
+		// partition's columns say.
+		if err := m.checkDomains(c, orig); err != nil {
+			return err
+		}
+	}
+	if err := t.checkNotNull(c, row); err != nil {
+		return m.rootRowDetail(t, err, orig)
+	}
+	if err := t.checkRow(c, row); err != nil {
+		return m.rootRowDetail(t, err, orig)
+	}
+	sr, err := formRow(c, t.Rel, t.deformer, row, nil)
+	if err != nil {
+		return err
+	}
+	tid, err := t.Rel.Table.Insert(c.U(), c.Tx.Heap, sr.tup, nil)
+	if err != nil {
+		return err
+	}
+	if err := insertIndexEntries(c, t.Rel, row, tid); err != nil {
+		return err
+	}
+	if t != m {
+		t.Count++
+	}
+	return t.checkForeignKeys(c, row, nil)
 }
 
 func (m *ModifyTable) checkNotNull(c *Ctx, row Row) error {
@@ -301,6 +348,11 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error
 		}
 		if err := m.checkRow(c, newRow); err != nil {
 			return nil, tid, false, err
+		}
+		if ok, err := m.partitionHolds(c, newRow); err != nil {
+			return nil, tid, false, err
+		} else if !ok {
+			return m.moveRow(c, tid, old, newRow)
 		}
 		oc, ntid, err := m.replaceRow(c, tid, old, newRow)
 		if err != nil {

@@ -325,6 +325,11 @@ func (f *FunctionScan) Open(c *Ctx) error {
 		f.rowIter = it
 		return err
 	}
+	if f.SRF.FnRowsCtx != nil {
+		it, err := f.SRF.FnRowsCtx(c, args)
+		f.rowIter = it
+		return err
+	}
 	var it func() (types.Datum, bool, error)
 	var err error
 	switch {

@@ -284,24 +284,26 @@ var catalogCalls = map[string]struct {
 	min  int
 	ret  types.Type
 }{
-	"pg_get_indexdef":          {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
-	"pg_get_constraintdef":     {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
-	"pg_relation_is_updatable": {[]types.Type{types.Oid, types.Boolean}, 2, types.Int4},
-	"pg_column_is_updatable":   {[]types.Type{types.Oid, types.Int2, types.Boolean}, 3, types.Boolean},
-	"pg_get_ruledef":           {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
-	"pg_get_viewdef":           {[]types.Type{types.Oid, types.Boolean}, 1, types.Text}, // a view's OID or name (regclass)
-	"regclassout":              {[]types.Type{types.Oid}, 1, types.Text},
-	"regclassin":               {[]types.Type{types.Text}, 1, types.Oid},
-	"regtypein":                {[]types.Type{types.Text}, 1, types.Regtype},
-	"regnamespaceout":          {[]types.Type{types.Oid}, 1, types.Text},
-	"regnamespacein":           {[]types.Type{types.Text}, 1, types.Oid},
-	"regrolein":                {[]types.Type{types.Text}, 1, types.Oid},
-	"pg_table_is_visible":      {[]types.Type{types.Oid}, 1, types.Boolean},
-	"pg_my_temp_schema":        {nil, 0, types.Oid},
-	"current_schemas":          {[]types.Type{types.Boolean}, 1, nameArray},
-	"pg_is_other_temp_schema":  {[]types.Type{types.Oid}, 1, types.Boolean},
-	"pg_get_userbyid":          {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
-	"pg_get_triggerdef":        {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_indexdef":                {[]types.Type{types.Oid, types.Int4, types.Boolean}, 1, types.Text},
+	"pg_get_constraintdef":           {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_partkeydef":              {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_get_partition_constraintdef": {[]types.Type{types.Oid}, 1, types.Text},
+	"pg_relation_is_updatable":       {[]types.Type{types.Oid, types.Boolean}, 2, types.Int4},
+	"pg_column_is_updatable":         {[]types.Type{types.Oid, types.Int2, types.Boolean}, 3, types.Boolean},
+	"pg_get_ruledef":                 {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
+	"pg_get_viewdef":                 {[]types.Type{types.Oid, types.Boolean}, 1, types.Text}, // a view's OID or name (regclass)
+	"regclassout":                    {[]types.Type{types.Oid}, 1, types.Text},
+	"regclassin":                     {[]types.Type{types.Text}, 1, types.Oid},
+	"regtypein":                      {[]types.Type{types.Text}, 1, types.Regtype},
+	"regnamespaceout":                {[]types.Type{types.Oid}, 1, types.Text},
+	"regnamespacein":                 {[]types.Type{types.Text}, 1, types.Oid},
+	"regrolein":                      {[]types.Type{types.Text}, 1, types.Oid},
+	"pg_table_is_visible":            {[]types.Type{types.Oid}, 1, types.Boolean},
+	"pg_my_temp_schema":              {nil, 0, types.Oid},
+	"current_schemas":                {[]types.Type{types.Boolean}, 1, nameArray},
+	"pg_is_other_temp_schema":        {[]types.Type{types.Oid}, 1, types.Boolean},
+	"pg_get_userbyid":                {[]types.Type{types.Oid}, 1, types.Name}, // any role, not only the bootstrap one
+	"pg_get_triggerdef":              {[]types.Type{types.Oid, types.Boolean}, 1, types.Text},
 	// Routines (exec/proccat.go).
 	"pg_get_functiondef":                 {[]types.Type{types.Oid}, 1, types.Text},
 	"pg_get_function_arguments":          {[]types.Type{types.Oid}, 1, types.Text},

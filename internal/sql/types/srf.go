@@ -24,6 +24,9 @@ type SRF struct {
 	// FnWith and Ret are unused.
 	Cols   []SRFColumn
 	FnRows func(args []Datum) (func() ([]Datum, bool, error), error)
+	// FnRowsCtx, when set, is FnRows given the executor's context (for
+	// functions of the catalog: pg_partition_tree).
+	FnRowsCtx func(ctx any, args []Datum) (func() ([]Datum, bool, error), error)
 	// FnSession, when set, is Fn given the session the statement runs in
 	// (the executor's SessionHooks), for functions of session state.
 	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
