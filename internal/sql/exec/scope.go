@@ -115,8 +115,8 @@ func resolveChain(s levelScope, qual, name string) (expr.Expr, error) {
 		}
 		return &expr.OuterVar{Depth: s.lvl() - cur.lvl(), Index: v.Index, T: v.T, Name: v.Name}, nil
 	}
-	if e := s.planner().routineParam(qual, name); e != nil {
-		return e, nil
+	if e, err := s.planner().routineParam(qual, name); e != nil || err != nil {
+		return e, err
 	}
 	if t, ok := wantSystemColumn(s, qual, name); ok {
 		// The statement is planned again with the column (syscols.go);
