@@ -65,6 +65,9 @@ type program struct {
 	exprScope    map[*exprNode]*scope
 	handlerScope map[*handler]*scope
 	loopVar      map[*stmt]int
+	// src is the body; stmtScope the scope of each statement.
+	src       string
+	stmtScope map[*stmt]*scope
 }
 
 // param is a routine parameter as the body sees it.
@@ -75,8 +78,8 @@ type param struct {
 
 // buildProgram places the datums of f: the parser makes one datum per
 // parameter, in pg_proc order, then FOUND.
-func buildProgram(f *function, name string, params []param, funcLabel string) *program {
-	p := &program{name: name, datums: f.Datums, root: f.Action, blockVars: map[*stmt][]int{},
+func buildProgram(f *function, name, src string, params []param, funcLabel string) *program {
+	p := &program{name: name, src: src, stmtScope: map[*stmt]*scope{}, datums: f.Datums, root: f.Action, blockVars: map[*stmt][]int{},
 		declScope: map[int]*scope{}, exprScope: map[*exprNode]*scope{}, handlerScope: map[*handler]*scope{},
 		loopVar: map[*stmt]int{}, found: -1}
 	top := &scope{label: funcLabel, names: map[string]int{}}
@@ -225,6 +228,7 @@ func (b *builder) stmts(list []*stmt, sc *scope) {
 }
 
 func (b *builder) stmt(s *stmt, sc *scope) {
+	b.p.stmtScope[s] = sc
 	if s.kind == "block" {
 		b.block(s, sc)
 		return

@@ -132,10 +132,29 @@ func (x *call) raise(s *stmt) error {
 	}
 	e.Severity = severity(s.ElogLevel)
 	e.Where = "PL/pgSQL function " + x.prog.name + " line " + itoa(s.Lineno) + " at RAISE"
-	if x.c.Notice != nil && s.ElogLevel >= levelInfo {
+	if x.c.Notice != nil && x.clientWants(s.ElogLevel) {
 		x.c.Notice(e)
 	}
 	return nil
+}
+
+// clientWants applies client_min_messages to a RAISE below ERROR; INFO
+// always goes to the client, as in PostgreSQL.
+func (x *call) clientWants(level int) bool {
+	if level == levelInfo {
+		return true
+	}
+	min := "notice"
+	if x.c.Setting != nil {
+		min = x.c.Setting("client_min_messages")
+	}
+	rank := map[string]int{"debug5": 10, "debug4": 11, "debug3": 12, "debug2": 13, "debug1": 14, "debug": 14,
+		"log": 15, "notice": levelNotice, "warning": levelWarning, "error": levelError}
+	want, ok := rank[strings.ToLower(min)]
+	if !ok {
+		want = levelNotice
+	}
+	return level >= want
 }
 
 func severity(level int) string {
@@ -225,6 +244,9 @@ func (x *call) format(f string, params []exprRef) (string, error) {
 }
 
 func (x *call) assert(s *stmt) error {
+	if x.c.Setting != nil && x.c.Setting("plpgsql.check_asserts") == "off" {
+		return nil
+	}
 	ok, err := x.evalBool(s.Cond.e)
 	if err != nil || ok {
 		return err

@@ -230,7 +230,7 @@ func (language) Call(c *exec.Ctx, rc *exec.RoutineCall, args []types.Datum, emit
 		if err != nil {
 			return err
 		}
-		prog := buildProgram(f, exec.ProcSignature(rc.Proc), procParams(rc.Proc), rc.Proc.Name)
+		prog := buildProgram(f, exec.ProcSignature(rc.Proc), rc.Proc.Src, procParams(rc.Proc), rc.Proc.Name)
 		st = &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode]*compiled{}}
 		if err := st.resolveTypes(c, rc); err != nil {
 			return err
@@ -273,12 +273,12 @@ func (x *call) runCall() error {
 	rc := x.rc
 	switch {
 	case rc.Proc.Kind == catalog.ProcProcedure:
-		if rc.Cols != nil {
-			return x.emitRow(x.outRow())
+		if len(x.prog.outDnos) > 0 {
+			return x.emitOut()
 		}
 	case rc.Proc.RetSet, x.returned, rc.Ret.OID == types.VoidOID:
-	case rc.Cols != nil:
-		return x.emitRow(x.outRow())
+	case len(x.prog.outDnos) > 0:
+		return x.emitOut()
 	default:
 		e := pgerr.Errorf(codeNoReturn, "control reached end of function without RETURN")
 		e.Where = "PL/pgSQL function " + x.prog.name
@@ -317,7 +317,7 @@ func (language) Inline(c *exec.Ctx, src string) error {
 	if err != nil {
 		return err
 	}
-	prog := buildProgram(f, "inline_code_block", nil, "")
+	prog := buildProgram(f, "inline_code_block", src, nil, "")
 	st := &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode]*compiled{}}
 	if err := st.resolveTypes(c, nil); err != nil {
 		return err

@@ -219,6 +219,9 @@ func withSQLContext(err error, what, text string) error {
 
 // evalScalar evaluates an expression: its one value and type.
 func (x *call) evalScalar(e *exprNode) (types.Datum, types.Type, error) {
+	if e == nil {
+		return types.Null(), types.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "this form of PL/pgSQL statement is not supported yet")
+	}
 	text := e.Query
 	what := "SQL expression"
 	if e.ParseMode >= modeAssign1 {

@@ -3,6 +3,7 @@ package plpgsql
 // Assignment, loops, RETURN, and the statements that run SQL.
 
 import (
+	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -330,13 +331,20 @@ func (x *call) returnStmt(s *stmt) (ctl, error) {
 	if rc.Proc.RetSet || rc.Proc.Kind == catalog.ProcProcedure {
 		return ctlReturn, nil
 	}
-	if rc.Cols != nil {
-		return ctlReturn, x.emitRow(x.outRow())
+	if len(x.prog.outDnos) > 0 {
+		return ctlReturn, x.emitOut()
 	}
 	if rc.Ret.OID == types.VoidOID {
 		return ctlReturn, nil
 	}
 	if s.Expr.e == nil {
+		if d, ok := x.returnedVar(s, "return"); ok {
+			t, v, err := x.refValue(d, "")
+			if err != nil {
+				return ctlReturn, err
+			}
+			return ctlReturn, x.emitValue(v, t)
+		}
 		return ctlReturn, pgerr.Errorf(codeNoReturn, "control reached end of function without RETURN")
 	}
 	d, t, err := x.evalScalar(s.Expr.e)
@@ -381,6 +389,19 @@ func (x *call) emitRow(r []types.Datum) error {
 	return err
 }
 
+// emitOut emits the output parameters: a row of them, or the one's
+// value cast to the result type.
+func (x *call) emitOut() error {
+	if x.rc.Cols != nil {
+		return x.emitRow(x.outRow())
+	}
+	t, v, err := x.refValue(x.prog.outDnos[0], "")
+	if err != nil {
+		return err
+	}
+	return x.emitValue(v, t)
+}
+
 // outRow is the output parameters' values.
 func (x *call) outRow() []types.Datum {
 	out := make([]types.Datum, len(x.prog.outDnos))
@@ -394,14 +415,51 @@ func (x *call) returnNext(s *stmt) error {
 	if x.rc == nil || !x.rc.Proc.RetSet {
 		return pgerr.Errorf(pgerr.SyntaxError, "cannot use RETURN NEXT in a non-SETOF function")
 	}
-	if x.rc.Cols != nil {
-		return x.emitRow(x.outRow())
+	if len(x.prog.outDnos) > 0 {
+		return x.emitOut()
+	}
+	if s.Expr.e == nil {
+		d, ok := x.returnedVar(s, "return next")
+		if !ok {
+			return pgerr.Errorf(pgerr.SyntaxError, "RETURN NEXT must have a parameter")
+		}
+		t, v, err := x.refValue(d, "")
+		if err != nil {
+			return err
+		}
+		return x.emitValue(v, t)
 	}
 	d, t, err := x.evalScalar(s.Expr.e)
 	if err != nil {
 		return err
 	}
 	return x.emitValue(d, t)
+}
+
+// returnedVar is the record or row variable of "RETURN [NEXT] var": the
+// parser keeps it as retvarno, which pg_query's tree leaves out, so it
+// is read back from the statement's line of the body.
+func (x *call) returnedVar(s *stmt, keyword string) (int, bool) {
+	lines := strings.Split(x.prog.src, "\n")
+	if s.Lineno < 1 || s.Lineno > len(lines) {
+		return 0, false
+	}
+	pat := `(?i)\b` + strings.ReplaceAll(keyword, " ", `\s+`) + `\s+("(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)\s*;`
+	m := regexp.MustCompile(pat).FindStringSubmatch(lines[s.Lineno-1])
+	if m == nil {
+		return 0, false
+	}
+	name := m[1]
+	if strings.HasPrefix(name, `"`) {
+		name = strings.ReplaceAll(name[1:len(name)-1], `""`, `"`)
+	} else {
+		name = strings.ToLower(name)
+	}
+	sc := x.prog.stmtScope[s]
+	if sc == nil {
+		return 0, false
+	}
+	return sc.lookup(name)
 }
 
 func (x *call) returnQuery(s *stmt) error {
