@@ -184,7 +184,9 @@ func walkStmts(list []*stmt, f func(*stmt)) {
 // cursor declared on lines up to its BEGIN.
 func (b *builder) block(s *stmt, parent *scope) {
 	sc := &scope{parent: parent, label: s.Label, names: map[string]int{}}
-	for b.cursor < len(b.p.datums) {
+	// Line 0: the block the parser wraps around a labelled top block (or
+	// one with handlers) to add the final RETURN; it declares nothing.
+	for b.cursor < len(b.p.datums) && s.Lineno > 0 {
 		i := b.cursor
 		if b.claimed[i] {
 			b.cursor++
