@@ -12,7 +12,20 @@ import (
 	_ "github.com/tidal-db/tidal/internal/sql/plpgsql"
 )
 
-var _ exec.SubTransactions = (*Session)(nil)
+var (
+	_ exec.SubTransactions = (*Session)(nil)
+	_ exec.RoutineCaches   = (*Session)(nil)
+)
+
+// RoutineCache implements exec.RoutineCaches: the session's compiled
+// routines, which their language validates against the catalog version
+// before each use.
+func (s *Session) RoutineCache() map[string]any {
+	if s.routineCache == nil {
+		s.routineCache = map[string]any{}
+	}
+	return s.routineCache
+}
 
 // callStmt runs CALL: the procedure's output parameters, if any, come
 // back as one row.

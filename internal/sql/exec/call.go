@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/routine"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
@@ -63,18 +64,52 @@ func PlanCall(c *Ctx, cs *pg.CallStmt) (*RoutineCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	cands := routine.Candidates(procs, call, func(uint32) int { return 1 })
+	shadows, real := callSignatures(procs)
+	cands := routine.Candidates(shadows, call, func(uint32) int { return 1 })
 	best, err := routine.Select(cands, call)
 	if err != nil {
 		return nil, procedureNotFound(err)
 	}
-	if best.Proc.Kind != catalog.ProcProcedure {
-		e := pgerr.Errorf(pgerr.WrongObjectType, "%s is not a procedure", funcSignature(best.Proc)).
+	proc := real[best.Proc]
+	if proc.Kind != catalog.ProcProcedure {
+		e := pgerr.Errorf(pgerr.WrongObjectType, "%s is not a procedure", funcSignature(proc)).
 			WithHint("To call a function, use SELECT.")
 		e.Position = fc.Location + 1
 		return nil, e
 	}
-	return p.bindRoutineCall(best, args, call)
+	rc, err := p.bindRoutineCall(best, args, call)
+	if err != nil || best.Proc == proc {
+		return rc, err
+	}
+	// Drop the OUT parameters' arguments: the body gets the input ones.
+	rc.Proc = proc
+	var in []expr.Expr
+	var inTypes []types.Type
+	for i, m := range proc.ArgModes {
+		if catalog.IsInputMode(m) {
+			in, inTypes = append(in, rc.Args[i]), append(inTypes, rc.ArgTypes[i])
+		}
+	}
+	rc.Args, rc.ArgTypes, rc.Cols = in, inTypes, nil
+	return rc, p.bindResult(rc, routine.Binding{})
+}
+
+// callSignatures are the routines as CALL resolves them: a procedure's
+// OUT parameters take arguments too (PostgreSQL 14+), so its signature
+// is every parameter's type. real maps each back to its routine.
+func callSignatures(procs []*catalog.Proc) ([]*catalog.Proc, map[*catalog.Proc]*catalog.Proc) {
+	real := map[*catalog.Proc]*catalog.Proc{}
+	out := make([]*catalog.Proc, len(procs))
+	for i, p := range procs {
+		out[i] = p
+		if p.Kind == catalog.ProcProcedure && p.AllArgTypes != nil && len(p.AllArgTypes) != len(p.ArgTypes) {
+			sh := *p
+			sh.ArgTypes, sh.ArgModes = p.AllArgTypes, nil
+			out[i] = &sh
+		}
+		real[out[i]] = p
+	}
+	return out, real
 }
 
 // procedureNotFound is a resolution error worded for a procedure.

@@ -31,6 +31,14 @@ type SubTransactions interface {
 	BeginSubTransaction() (end func(commit bool))
 }
 
+// RoutineCaches is where a language keeps what it compiled of a
+// routine for the session's later calls, as PostgreSQL keeps compiled
+// PL/pgSQL functions per backend. Entries are the language's to check
+// against the catalog version.
+type RoutineCaches interface {
+	RoutineCache() map[string]any
+}
+
 // BodyCtx is the Ctx a procedural body's statements run in: the
 // caller's transaction and session, vars resolving the body's names,
 // one routine level deeper than c. Env.Params is set per statement.

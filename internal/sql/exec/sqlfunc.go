@@ -350,11 +350,7 @@ func withRoutineContext(err error, p *catalog.Proc, where string) error {
 	if where != "" {
 		line += " " + where
 	}
-	if pe.Where == "" {
-		pe.Where = line
-	} else {
-		pe.Where += "\n" + line
-	}
+	pe.AddContext(line)
 	pe.Position = 0
 	return pe
 }

@@ -19,6 +19,7 @@ const (
 	codeNoReturn       = "2F005"
 	codeNoHandler      = "0Z002"
 	codeUndefinedObj   = "42704"
+	codeErrorInAssign  = "22005"
 )
 
 // matches reports whether a handler's conditions catch code: OTHERS

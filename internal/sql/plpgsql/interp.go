@@ -106,13 +106,7 @@ func asError(err error) *pgerr.Error {
 	return nil
 }
 
-func addContext(pe *pgerr.Error, line string) {
-	if pe.Where == "" {
-		pe.Where = line
-	} else {
-		pe.Where += "\n" + line
-	}
-}
+func addContext(pe *pgerr.Error, line string) { pe.AddContext(line) }
 
 func (x *call) dispatch(s *stmt) (ctl, error) {
 	switch s.kind {

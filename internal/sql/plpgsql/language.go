@@ -28,11 +28,14 @@ type language struct{}
 // datums' kinds and types, compiled expressions and plans.
 type site struct {
 	prog    *program
+	proc    *catalog.Proc
 	version uint64
 	kinds   []int
 	types   []types.Type
 	rows    map[int]*record // a %ROWTYPE datum's fields
-	exprs   map[*exprNode]*compiled
+	// exprs are each expression's compiled forms: one per level of
+	// recursion that runs it at once.
+	exprs map[*exprNode][]*compiled
 }
 
 // initial is datum i's value before it is assigned.
@@ -113,6 +116,9 @@ func compileError(err error, src string) error {
 		return pgerr.Errorf(pgerr.SyntaxError, "%v", err)
 	}
 	e := pgerr.Errorf(pgerr.SyntaxError, "%s", pe.Message)
+	if strings.HasSuffix(pe.Message, "is declared CONSTANT") {
+		e.Code = codeErrorInAssign
+	}
 	e.Where = pe.Context
 	ce := &compileErr{pe: e}
 	if m := nearLine.FindStringSubmatch(pe.Context); m != nil {
@@ -194,14 +200,14 @@ func checkReturns(p *catalog.Proc, f *function) error {
 		at = s
 		switch {
 		case s.kind == "return" && s.Expr.e != nil && p.RetSet:
-			bad = pgerr.Errorf(pgerr.SyntaxError, "RETURN cannot have a parameter in function returning set").
+			bad = pgerr.Errorf(pgerr.DatatypeMismatch, "RETURN cannot have a parameter in function returning set").
 				WithHint("Use RETURN NEXT or RETURN QUERY.")
 		case s.kind == "return" && s.Expr.e != nil && p.Kind == catalog.ProcProcedure:
-			bad = pgerr.Errorf(pgerr.SyntaxError, "RETURN cannot have a parameter in a procedure")
+			bad = pgerr.Errorf(pgerr.DatatypeMismatch, "RETURN cannot have a parameter in a procedure")
 		case s.kind == "return" && s.Expr.e != nil && hasOut:
-			bad = pgerr.Errorf(pgerr.SyntaxError, "RETURN cannot have a parameter in function with OUT parameters")
+			bad = pgerr.Errorf(pgerr.DatatypeMismatch, "RETURN cannot have a parameter in function with OUT parameters")
 		case s.kind == "return" && s.Expr.e != nil && p.RetType == types.VoidOID:
-			bad = pgerr.Errorf(pgerr.SyntaxError, "RETURN cannot have a parameter in function returning void")
+			bad = pgerr.Errorf(pgerr.DatatypeMismatch, "RETURN cannot have a parameter in function returning void")
 		case s.kind == "return" && s.Expr.e == nil && s.Lineno > 0 && !p.RetSet && !hasOut && p.RetType != types.VoidOID && p.Kind != catalog.ProcProcedure:
 			bad = pgerr.Errorf(pgerr.SyntaxError, "missing expression at or near \";\"")
 		case (s.kind == "return_next" || s.kind == "return_query") && !p.RetSet:
@@ -224,18 +230,9 @@ func (language) Call(c *exec.Ctx, rc *exec.RoutineCall, args []types.Datum, emit
 	if err := c.CheckRoutineDepth(); err != nil {
 		return err
 	}
-	st, _ := rc.Compiled().(*site)
-	if st == nil || st.version != c.Eng.Catalog.Version() || c.Tx.Dirty {
-		f, err := parseBody(createText(rc.Proc), rc.Proc.Src)
-		if err != nil {
-			return err
-		}
-		prog := buildProgram(f, exec.ProcSignature(rc.Proc), rc.Proc.Src, procParams(rc.Proc), rc.Proc.Name)
-		st = &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode]*compiled{}}
-		if err := st.resolveTypes(c, rc); err != nil {
-			return err
-		}
-		rc.SetCompiled(st)
+	st, err := siteFor(c, rc)
+	if err != nil {
+		return err
 	}
 	x := newCall(c, st, rc, emit)
 	for i, d := range st.prog.argDnos {
@@ -244,6 +241,43 @@ func (language) Call(c *exec.Ctx, rc *exec.RoutineCall, args []types.Datum, emit
 		}
 	}
 	return x.runCall()
+}
+
+// siteFor is the compiled routine a call runs: the call site's, else
+// the session's for this routine and argument types (so a recursive
+// function is compiled once), else compiled now. A catalog change, or a
+// transaction's own uncommitted one, compiles it again.
+func siteFor(c *exec.Ctx, rc *exec.RoutineCall) (*site, error) {
+	current := func(st *site) bool { return st != nil && st.version == c.Eng.Catalog.Version() && !c.Tx.Dirty }
+	if st, _ := rc.Compiled().(*site); current(st) {
+		return st, nil
+	}
+	key := strconv.FormatUint(uint64(rc.Proc.OID), 10)
+	for _, t := range rc.ArgTypes {
+		key += "," + strconv.FormatUint(uint64(t.OID), 10)
+	}
+	cache := map[string]any{}
+	if rcs, ok := c.Session.(exec.RoutineCaches); ok {
+		cache = rcs.RoutineCache()
+	}
+	if st, _ := cache[key].(*site); current(st) {
+		rc.SetCompiled(st)
+		return st, nil
+	}
+	f, err := parseBody(createText(rc.Proc), rc.Proc.Src)
+	if err != nil {
+		return nil, err
+	}
+	prog := buildProgram(f, exec.ProcSignature(rc.Proc), rc.Proc.Src, procParams(rc.Proc), rc.Proc.Name)
+	st := &site{prog: prog, proc: rc.Proc, version: c.Eng.Catalog.Version(), exprs: map[*exprNode][]*compiled{}}
+	if err := st.resolveTypes(c, rc); err != nil {
+		return nil, err
+	}
+	rc.SetCompiled(st)
+	if !c.Tx.Dirty {
+		cache[key] = st
+	}
+	return st, nil
 }
 
 func newCall(c *exec.Ctx, st *site, rc *exec.RoutineCall, emit func(exec.Row) (bool, error)) *call {
@@ -318,7 +352,7 @@ func (language) Inline(c *exec.Ctx, src string) error {
 		return err
 	}
 	prog := buildProgram(f, "inline_code_block", src, nil, "")
-	st := &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode]*compiled{}}
+	st := &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode][]*compiled{}}
 	if err := st.resolveTypes(c, nil); err != nil {
 		return err
 	}

@@ -159,8 +159,17 @@ func (x *call) argTypes() []types.Type {
 // compile parses and plans text (a whole statement) for e, or takes
 // the call site's kept one.
 func (x *call) compile(e *exprNode, text string, wantExpr bool) (*compiled, error) {
-	if cp := x.site.exprs[e]; cp != nil && cp.text == text && !cp.inUse && cp.keep && x.valid(cp) {
-		return cp, nil
+	pool := x.site.exprs[e]
+	for i, cp := range pool {
+		if cp.inUse || cp.text != text {
+			continue
+		}
+		if x.valid(cp) {
+			return cp, nil
+		}
+		pool[i] = pool[len(pool)-1]
+		x.site.exprs[e] = pool[:len(pool)-1]
+		break
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {
@@ -186,7 +195,7 @@ func (x *call) compile(e *exprNode, text string, wantExpr bool) (*compiled, erro
 	cp.refs = x.res.refs
 	cp.keep = !dirty && !x.c.Tx.Dirty && cp.version == x.c.Eng.Catalog.Version() && (cp.node == nil || exec.Reusable(cp.node))
 	if cp.keep {
-		x.site.exprs[e] = cp
+		x.site.exprs[e] = append(x.site.exprs[e], cp)
 	}
 	return cp, nil
 }
@@ -245,6 +254,10 @@ func (x *call) evalText(e *exprNode, text string) (types.Datum, types.Type, erro
 		return types.Null(), types.Type{}, err
 	}
 	if cp.simple != nil {
+		// In use until evaluated: a recursive call compiles its own (a
+		// subquery's plan inside the expression is not re-entrant).
+		cp.inUse = true
+		defer func() { cp.inUse = false }()
 		ctx := x.bc.WithParams(params)
 		d, err := cp.simple.Eval(ctx.Env, nil)
 		return d, cp.simple.Type(), err

@@ -759,16 +759,57 @@ func (x *call) callStmt(s *stmt) error {
 	if err != nil {
 		return err
 	}
+	targets, err := x.callTargets(s, tree.Stmts[0].Stmt.GetCallStmt().Funccall, rc)
+	if err != nil {
+		return err
+	}
 	err = exec.RunCall(x.bc.WithParams(params), rc, func(r exec.Row) error {
-		if s.Target == nil {
-			return nil
+		for i, d := range targets {
+			if i < len(r) {
+				if err := x.assign(d, r[i], rc.Cols[i].Type); err != nil {
+					return err
+				}
+			}
 		}
-		return x.assignRow(x.targetDno(s.Target), rc.Cols, r)
+		return nil
 	})
 	if err != nil {
 		return withSQLContext(err, "SQL statement", s.Expr.e.Query)
 	}
 	return nil
+}
+
+// callTargets are the variables a CALL's output parameters go back to:
+// the argument written for each must be one (PostgreSQL builds this
+// target when the CALL first runs).
+func (x *call) callTargets(s *stmt, fc *pg.FuncCall, rc *exec.RoutineCall) ([]int, error) {
+	params := procParams(rc.Proc)
+	var out []int
+	for i, prm := range params {
+		if !prm.output {
+			continue
+		}
+		var arg *pg.Node
+		for k, a := range fc.Args {
+			if na := a.GetNamedArgExpr(); na != nil {
+				if na.Name == prm.name {
+					arg = na.Arg
+				}
+			} else if k == i {
+				arg = a
+			}
+		}
+		cr := arg.GetColumnRef()
+		d, ok := -1, false
+		if cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+			d, ok = x.prog.stmtScope[s].lookup(cr.Fields[0].GetString_().Sval)
+		}
+		if !ok {
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "procedure parameter \"%s\" is an output parameter but corresponding argument is not writable", prm.name)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // arrayElems are an array value's elements in storage order.
