@@ -227,3 +227,9 @@ func (r *RoutineCall) Compiled() any { return r.compiled }
 
 // SetCompiled keeps the language's per-call-site state.
 func (r *RoutineCall) SetCompiled(v any) { r.compiled = v }
+
+// IsMutable reports whether e may give another value for the same
+// inputs (a STABLE or VOLATILE function, or a node of unknown
+// volatility): a body evaluates such an expression after a command
+// counter increment and under a new snapshot, as any statement.
+func IsMutable(e expr.Expr) bool { return volatility(e) != catalog.VolatileImmutable }

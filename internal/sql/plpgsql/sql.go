@@ -30,6 +30,9 @@ type compiled struct {
 	text   string
 	stmt   *pg.Node
 	simple expr.Expr // an expression without FROM: evaluated directly
+	// mutable: simple calls a function that is not IMMUTABLE (so it is
+	// evaluated as a statement, seeing the body's changes so far).
+	mutable bool
 	node   exec.Node
 	cols   []exec.Column
 	isDML  bool
@@ -187,6 +190,7 @@ func (x *call) compile(e *exprNode, text string, wantExpr bool) (*compiled, erro
 		if cp.simple, err = p.CompileExpr(sel.TargetList[0].GetResTarget().Val); err != nil {
 			return nil, err
 		}
+		cp.mutable = exec.IsMutable(cp.simple)
 	} else if exec.IsPlannable(cp.stmt) {
 		if cp.node, cp.cols, cp.isDML, err = p.PlanBodyStatement(cp.stmt); err != nil {
 			return nil, err
@@ -258,6 +262,9 @@ func (x *call) evalText(e *exprNode, text string) (types.Datum, types.Type, erro
 		// subquery's plan inside the expression is not re-entrant).
 		cp.inUse = true
 		defer func() { cp.inUse = false }()
+		if cp.mutable {
+			x.snaps.Next()
+		}
 		ctx := x.bc.WithParams(params)
 		d, err := cp.simple.Eval(ctx.Env, nil)
 		return d, cp.simple.Type(), err
@@ -265,6 +272,7 @@ func (x *call) evalText(e *exprNode, text string) (types.Datum, types.Type, erro
 	if cp.node == nil {
 		return types.Null(), types.Type{}, pgerr.Errorf(pgerr.SyntaxError, "query \"%s\" is not a SELECT", text)
 	}
+	x.snaps.Next()
 	if len(cp.cols) != 1 {
 		return types.Null(), types.Type{}, pgerr.Errorf(pgerr.SyntaxError, "query \"%s\" returned %d columns", strings.TrimPrefix(text, "SELECT "), len(cp.cols))
 	}
