@@ -58,6 +58,8 @@ type call struct {
 	emit  func(exec.Row) (bool, error)
 	snaps *exec.BodySnapshots
 	res   *resolver
+	// simpleCtx is where simple expressions run (exprEnv).
+	simpleCtx *exec.Ctx
 	// label is the target of the pending EXIT / CONTINUE ("" innermost).
 	label    string
 	rowCount int64

@@ -33,15 +33,18 @@ type compiled struct {
 	// mutable: simple calls a function that is not IMMUTABLE (so it is
 	// evaluated as a statement, seeing the body's changes so far).
 	mutable bool
-	node   exec.Node
-	cols   []exec.Column
-	isDML  bool
-	refs   []ref
+	node    exec.Node
+	cols    []exec.Column
+	isDML   bool
+	refs    []ref
 	// version is the catalog version it was made under; keep: the plan
 	// may run again; inUse: a call is running it (recursion plans anew).
 	version uint64
 	keep    bool
 	inUse   bool
+	// params is the buffer of a simple expression's parameter values
+	// (reused: an expression in use is not evaluated again meanwhile).
+	params []types.Datum
 }
 
 // resolver is the body Ctx's exec.ProcVars: while a statement is
@@ -118,7 +121,11 @@ func (x *call) refValue(d int, field string) (types.Type, types.Datum, error) {
 // as $1…, then its refs.
 func (x *call) params(cp *compiled) ([]types.Datum, error) {
 	n := len(x.prog.argDnos)
-	out := make([]types.Datum, n+len(cp.refs))
+	out := cp.params[:0]
+	if cap(out) < n+len(cp.refs) {
+		out = make([]types.Datum, n+len(cp.refs))
+	}
+	out = out[:n+len(cp.refs)]
 	for i, d := range x.prog.argDnos {
 		_, v, err := x.refValue(d, "")
 		if err != nil {
@@ -265,8 +272,8 @@ func (x *call) evalText(e *exprNode, text string) (types.Datum, types.Type, erro
 		if cp.mutable {
 			x.snaps.Next()
 		}
-		ctx := x.bc.WithParams(params)
-		d, err := cp.simple.Eval(ctx.Env, nil)
+		cp.params = params
+		d, err := cp.simple.Eval(x.exprEnv(params), nil)
 		return d, cp.simple.Type(), err
 	}
 	if cp.node == nil {
@@ -286,6 +293,16 @@ func (x *call) evalText(e *exprNode, text string) (types.Datum, types.Type, erro
 		return true, nil
 	})
 	return out, cp.cols[0].Type, err
+}
+
+// exprEnv is the Env simple expressions of this call evaluate in: one
+// copy of the body Ctx per call, its parameters set per expression.
+func (x *call) exprEnv(params []types.Datum) *expr.Env {
+	if x.simpleCtx == nil {
+		x.simpleCtx = x.bc.WithParams(nil)
+	}
+	x.simpleCtx.Env.Params = params
+	return x.simpleCtx.Env
 }
 
 // runPlan runs a compiled plan with params; each returns false to stop.
