@@ -66,9 +66,22 @@ func PlanCall(c *Ctx, cs *pg.CallStmt) (*RoutineCall, error) {
 	}
 	shadows, real := callSignatures(procs)
 	cands := routine.Candidates(shadows, call, func(uint32) int { return 1 })
+	if schema == "" || schema == "pg_catalog" {
+		cands = append(routine.BuiltinCandidates(call), cands...)
+	}
 	best, err := routine.Select(cands, call)
 	if err != nil {
 		return nil, procedureNotFound(err)
+	}
+	if best.Builtin != nil {
+		names := make([]string, len(best.Types))
+		for i, t := range best.Types {
+			names[i] = t.BaseName()
+		}
+		e := pgerr.Errorf(pgerr.WrongObjectType, "%s(%s) is not a procedure", name, strings.Join(names, ", ")).
+			WithHint("To call a function, use SELECT.")
+		e.Position = fc.Location + 1
+		return nil, e
 	}
 	proc := real[best.Proc]
 	if proc.Kind != catalog.ProcProcedure {

@@ -21,6 +21,43 @@ import (
 // the statement runs — or nil when the body has no such variable.
 type ProcVars interface {
 	Var(qual, name string) (expr.Expr, error)
+	// Has reports whether the name is a variable, without using it.
+	Has(qual, name string) bool
+	// Conflict is plpgsql.variable_conflict: "error", "use_variable"
+	// or "use_column".
+	Conflict() string
+}
+
+// resolveWithVars resolves a column reference in a body's statement
+// where a variable may have the same name: an error (42702) by default,
+// as PostgreSQL's plpgsql.variable_conflict = error, else the variable or
+// the column as the setting says.
+func (p *Planner) resolveWithVars(s *scope, qual, name string, loc int32) (expr.Expr, error) {
+	vars := p.C.vars
+	if !vars.Has(qual, name) {
+		return resolveChain(s, qual, name)
+	}
+	switch vars.Conflict() {
+	case "use_variable":
+		return vars.Var(qual, name)
+	case "use_column":
+		return resolveChain(s, qual, name)
+	}
+	col, err := resolveChain(s, qual, name)
+	if err != nil {
+		return vars.Var(qual, name)
+	}
+	if _, isColumn := col.(*expr.Param); isColumn {
+		return col, nil // no column: it was the variable
+	}
+	ref := name
+	if qual != "" {
+		ref = qual + "." + name
+	}
+	e := pgerr.Errorf(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", ref).
+		WithDetail("It could refer to either a PL/pgSQL variable or a table column.")
+	e.Position = loc + 1
+	return nil, e
 }
 
 // SubTransactions is what a body's exception block needs of the

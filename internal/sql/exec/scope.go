@@ -93,6 +93,9 @@ func (s *scope) lookup(qual, name string) (*expr.Var, bool, error) {
 }
 
 func (s *scope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	if p := s.planner(); p != nil && p.C != nil && p.C.vars != nil {
+		return p.resolveWithVars(s, qual, name, loc)
+	}
 	return resolveChain(s, qual, name)
 }
 

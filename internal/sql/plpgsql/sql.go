@@ -78,6 +78,35 @@ func (r *resolver) Var(qual, name string) (expr.Expr, error) {
 	return nil, nil
 }
 
+// Has reports whether Var would resolve the name.
+func (r *resolver) Has(qual, name string) bool {
+	if r.sc == nil {
+		return false
+	}
+	if qual == "" {
+		_, ok := r.sc.lookup(name)
+		return ok
+	}
+	if d, ok := r.sc.lookup(qual); ok {
+		if k := r.x.vals[d].kind; k == kRecord || k == kRow {
+			return true
+		}
+	}
+	if s := r.sc.labelled(qual); s != nil {
+		_, ok := s.names[name]
+		return ok
+	}
+	return false
+}
+
+// Conflict is plpgsql.variable_conflict.
+func (r *resolver) Conflict() string {
+	if r.x.c.Setting == nil {
+		return "error"
+	}
+	return r.x.c.Setting("plpgsql.variable_conflict")
+}
+
 func (r *resolver) ref(d int, field string) (expr.Expr, error) {
 	t, _, err := r.x.refValue(d, field)
 	if err != nil {
