@@ -196,12 +196,18 @@ func (b *builder) block(s *stmt, parent *scope) {
 		if _, dup := sc.names[d.Refname]; dup || d.Lineno > s.Lineno {
 			break // a nested block's declaration on the same line
 		}
-		b.p.declScope[i] = sc
+		// A declaration sees the ones before it, not itself or later
+		// ones (x int := x + 1 is an error, as in PostgreSQL).
+		before := &scope{parent: parent, label: s.Label, names: make(map[string]int, len(sc.names))}
+		for n, v := range sc.names {
+			before.names[n] = v
+		}
+		b.p.declScope[i] = before
+		b.exprs(d.Default.e, before)
 		sc.names[d.Refname] = i
 		b.p.blockVars[s] = append(b.p.blockVars[s], i)
 		b.claimed[i] = true
 		b.cursor++
-		b.exprs(d.Default.e, sc)
 	}
 	b.stmts(s.Body, sc)
 	if s.Exc != nil {

@@ -111,7 +111,16 @@ func (x *call) raise(s *stmt) error {
 		}
 		e.Message = msg
 	}
+	seen := map[int]bool{}
+	if s.messageString() != "" {
+		seen[optMessage] = true
+	}
 	for _, o := range s.Options {
+		if seen[o.OptType] {
+			names := []string{"ERRCODE", "MESSAGE", "DETAIL", "HINT", "COLUMN", "CONSTRAINT", "DATATYPE", "TABLE", "SCHEMA"}
+			return pgerr.Errorf(pgerr.SyntaxError, "RAISE option already specified: %s", names[o.OptType])
+		}
+		seen[o.OptType] = true
 		if err := x.raiseOption(e, o); err != nil {
 			return err
 		}

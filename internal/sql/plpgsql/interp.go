@@ -232,6 +232,10 @@ func stmtName(s *stmt) string {
 func (x *call) block(s *stmt) (ctl, error) {
 	for _, d := range x.prog.blockVars[s] {
 		if err := x.initVar(d); err != nil {
+			if pe := asError(err); pe != nil && pe != x.annotated {
+				x.annotated = pe
+				addContext(pe, fmt.Sprintf("PL/pgSQL function %s line %d during statement block local variable initialization", x.prog.name, s.Lineno))
+			}
 			return ctlNone, err
 		}
 	}

@@ -143,6 +143,15 @@ type compileErr struct {
 }
 
 func (c *compileErr) Error() string { return c.pe.Error() }
+
+// plainError is the *pgerr.Error inside a compile error (err itself if
+// it holds none).
+func plainError(err error) error {
+	if pe := asError(err); pe != nil {
+		return pe
+	}
+	return err
+}
 func (c *compileErr) Unwrap() error { return c.pe }
 
 func (language) Validate(c *exec.Ctx, p *catalog.Proc, def *routine.Definition, checkBodies bool) error {
@@ -266,7 +275,7 @@ func siteFor(c *exec.Ctx, rc *exec.RoutineCall) (*site, error) {
 	}
 	f, err := parseBody(createText(rc.Proc), rc.Proc.Src)
 	if err != nil {
-		return nil, err
+		return nil, plainError(err)
 	}
 	prog := buildProgram(f, exec.ProcSignature(rc.Proc), rc.Proc.Src, procParams(rc.Proc), rc.Proc.Name)
 	st := &site{prog: prog, proc: rc.Proc, version: c.Eng.Catalog.Version(), exprs: map[*exprNode][]*compiled{}}
@@ -348,8 +357,12 @@ func (language) Inline(c *exec.Ctx, src string) error {
 		return err
 	}
 	f, err := parseBody("DO "+dollarQuote(src), src)
+	if err == nil {
+		// A DO block is a procedure-like routine returning void.
+		err = checkReturns(&catalog.Proc{RetType: types.VoidOID}, f)
+	}
 	if err != nil {
-		return err
+		return plainError(err)
 	}
 	prog := buildProgram(f, "inline_code_block", src, nil, "")
 	st := &site{prog: prog, version: c.Eng.Catalog.Version(), exprs: map[*exprNode][]*compiled{}}
