@@ -123,6 +123,12 @@ func init() {
 	def(Def{Name: "default_table_access_method", Kind: String, Default: "heap", Context: User})
 	def(Def{Name: "default_toast_compression", Kind: Enum, Default: "pglz", Context: User, Enum: []string{"pglz", "lz4"}, Desc: "Sets the default compression method for compressible values."})
 	def(Def{Name: "client_min_messages", Kind: Enum, Default: "notice", Context: User, Enum: []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}})
+	// PL/pgSQL's settings (internal/sql/plpgsql).
+	def(Def{Name: "plpgsql.variable_conflict", Kind: Enum, Default: "error", Context: User, Enum: []string{"error", "use_variable", "use_column"}, Desc: "Sets handling of conflicts between PL/pgSQL variable names and table column names."})
+	def(Def{Name: "plpgsql.print_strict_params", Kind: Bool, Default: "off", Context: User, Desc: "Print information about parameters in the DETAIL part of the error messages generated on INTO ... STRICT failures."})
+	def(Def{Name: "plpgsql.check_asserts", Kind: Bool, Default: "on", Context: User, Desc: "Perform checks given in ASSERT statements."})
+	def(Def{Name: "plpgsql.extra_warnings", Kind: String, Default: "none", Context: User, Desc: "List of programming constructs that should produce a warning."})
+	def(Def{Name: "plpgsql.extra_errors", Kind: String, Default: "none", Context: User, Desc: "List of programming constructs that should produce an error."})
 	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
 	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})
 	def(Def{Name: "vacuum_freeze_min_age", Kind: Int, Default: "50000000", Context: User, Min: 0, Max: 1000000000})

@@ -116,6 +116,11 @@ type Error struct {
 	ColumnName     string
 	DataTypeName   string
 	ConstraintName string
+
+	// ctx backs Where while AddContext grows it; ctxOwner is the Error
+	// that may append to ctx in place (a copy of the struct may not).
+	ctx      []byte
+	ctxOwner *Error
 }
 
 func (e *Error) Error() string {

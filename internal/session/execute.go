@@ -124,6 +124,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.listenStmt(stmt, w)
 	case stmt.GetCreateFunctionStmt() != nil:
 		return s.createFunction(c, stmt.GetCreateFunctionStmt(), w)
+	case stmt.GetCallStmt() != nil:
+		return s.callStmt(c, stmt.GetCallStmt(), w)
+	case stmt.GetDoStmt() != nil:
+		return s.doStmt(c, stmt.GetDoStmt(), w)
 	case stmt.GetAlterFunctionStmt() != nil:
 		return s.alterFunction(c, stmt.GetAlterFunctionStmt(), w)
 	case stmt.GetCompositeTypeStmt() != nil:

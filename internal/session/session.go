@@ -173,7 +173,9 @@ type Session struct {
 	// aborted by an error outside every savepoint (the block is failed).
 	savepoints []*savepoint
 	txAborted  bool
-	gucs       gucStack // settings to restore per transaction level (gucstack.go)
+	// routineCache is what languages compiled of routines (plcalls.go).
+	routineCache map[string]any
+	gucs         gucStack // settings to restore per transaction level (gucstack.go)
 	// settingsGen counts changes of settings (storeSetting).
 	settingsGen uint64
 

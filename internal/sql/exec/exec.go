@@ -71,6 +71,9 @@ type Ctx struct {
 	// enclose it (sqlfunc.go).
 	routine      *routineFrame
 	routineDepth int
+	// vars are the variables of a procedural body (PL/pgSQL) whose
+	// statement this Ctx plans and runs (plbody.go).
+	vars ProcVars
 	// routineLimit is maxRoutineDepth's answer, once asked (0: not yet).
 	routineLimit, stackKB int
 	// inlining are the functions being inlined (inline.go).

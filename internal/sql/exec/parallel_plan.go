@@ -31,7 +31,7 @@ const (
 // calls a parallel-unsafe function anywhere. Asked only once a parallel
 // plan is in view, so ordinary statements pay nothing for it.
 func (p *Planner) parallelAllowed() bool {
-	if p.NoParallel || p.topSelect == nil || p.C == nil || p.C.routine != nil || p.C.Eng == nil || p.C.Eng.AMEnv == nil || p.C.Eng.AMEnv.Workers == nil {
+	if p.NoParallel || p.topSelect == nil || p.C == nil || p.C.routine != nil || p.C.vars != nil || p.C.Eng == nil || p.C.Eng.AMEnv == nil || p.C.Eng.AMEnv.Workers == nil {
 		return false
 	}
 	return !withWrites(p.topSelect.WithClause) && !p.callsParallelUnsafe(p.topSelect)

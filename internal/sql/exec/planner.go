@@ -56,7 +56,7 @@ func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
 		st = p.C.Env.Settings
 	}
 	hooks := expr.Hooks{ParamTypes: p.ParamTypes, SubLink: p.subLink, Exists: p.hashedExists, Routine: p.routineCall}
-	hooks.FixedParams = p.C != nil && p.C.routine != nil
+	hooks.FixedParams = p.C != nil && (p.C.routine != nil || p.C.vars != nil)
 	if s == nil && hooks.FixedParams {
 		s = routineParamScope{p}
 	}

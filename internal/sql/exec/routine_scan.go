@@ -161,6 +161,9 @@ func (p *Planner) routineScan(rf *pg.RangeFunction, fc *pg.FuncCall, call expr.E
 		if rf.Alias != nil {
 			colName = alias
 		}
+		if out := singleOutName(rc, isRoutine); out != "" {
+			colName = out // the OUT parameter names the column, alias or not
+		}
 		cols = []Column{{Name: colName, Type: call.Type()}}
 	}
 	for i := range cols {
@@ -267,4 +270,18 @@ func (p *Planner) noteTargetListSRF(s *pg.SelectStmt) {
 		p.q.tlistSRFs = map[*pg.RangeFunction]bool{}
 	}
 	p.q.tlistSRFs[s.FromClause[0].GetRangeFunction()] = true
+}
+
+// singleOutName is the name of a routine's only output parameter, "" if
+// it has none, several, or an unnamed one.
+func singleOutName(rc *RoutineCall, ok bool) string {
+	if !ok {
+		return ""
+	}
+	p := rc.Proc
+	outs := p.OutputArgs()
+	if len(outs) != 1 || outs[0] >= len(p.ArgNames) {
+		return ""
+	}
+	return p.ArgNames[outs[0]]
 }

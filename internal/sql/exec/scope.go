@@ -96,6 +96,9 @@ func (s *scope) lookup(qual, name string) (*expr.Var, bool, error) {
 }
 
 func (s *scope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
+	if p := s.planner(); p != nil && p.C != nil && p.C.vars != nil {
+		return p.resolveWithVars(s, qual, name, loc)
+	}
 	return resolveChain(s, qual, name)
 }
 
@@ -118,8 +121,8 @@ func resolveChain(s levelScope, qual, name string) (expr.Expr, error) {
 		}
 		return &expr.OuterVar{Depth: s.lvl() - cur.lvl(), Index: v.Index, T: v.T, Name: v.Name}, nil
 	}
-	if e := s.planner().routineParam(qual, name); e != nil {
-		return e, nil
+	if e, err := s.planner().routineParam(qual, name); e != nil || err != nil {
+		return e, err
 	}
 	if t, ok := wantSystemColumn(s, qual, name); ok {
 		// The statement is planned again with the column (syscols.go);

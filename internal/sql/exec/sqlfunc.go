@@ -58,20 +58,23 @@ type routineFrame struct {
 // routineParam resolves a column reference that no column matched to a
 // parameter of the routine being planned (sql_fn_post_column_ref: a
 // column of the same name wins).
-func (p *Planner) routineParam(qual, name string) expr.Expr {
-	if p == nil || p.C == nil || p.C.routine == nil {
-		return nil
+func (p *Planner) routineParam(qual, name string) (expr.Expr, error) {
+	if p == nil || p.C == nil {
+		return nil, nil
+	}
+	if p.C.vars != nil {
+		return p.C.vars.Var(qual, name)
 	}
 	f := p.C.routine
-	if qual != "" && qual != f.proc.Name {
-		return nil
+	if f == nil || qual != "" && qual != f.proc.Name {
+		return nil, nil
 	}
 	for i, n := range f.names {
 		if n == name && n != "" {
-			return &expr.Param{N: i + 1, T: f.types[i]}
+			return &expr.Param{N: i + 1, T: f.types[i]}, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // routineParamScope is the scope of an expression without FROM items in
@@ -79,8 +82,8 @@ func (p *Planner) routineParam(qual, name string) expr.Expr {
 type routineParamScope struct{ p *Planner }
 
 func (r routineParamScope) Resolve(qual, name string, loc int32) (expr.Expr, error) {
-	if e := r.p.routineParam(qual, name); e != nil {
-		return e, nil
+	if e, err := r.p.routineParam(qual, name); e != nil || err != nil {
+		return e, err
 	}
 	if qual != "" {
 		return nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table \"%s\"", qual)
@@ -347,11 +350,7 @@ func withRoutineContext(err error, p *catalog.Proc, where string) error {
 	if where != "" {
 		line += " " + where
 	}
-	if pe.Where == "" {
-		pe.Where = line
-	} else {
-		pe.Where += "\n" + line
-	}
+	pe.AddContext(line)
 	pe.Position = 0
 	return pe
 }
@@ -423,45 +422,17 @@ type sqlCall struct {
 // caller's snapshot and command id come back at the end, and the
 // transaction's command counter stays past every command id used.
 func (s *sqlCall) run(emit func(Row) (bool, error)) error {
-	tx := s.c.Tx
-	h := tx.Heap
-	saveSnap, saveCid := h.Snap, h.Cid
-	volatile := s.rc.Proc.Volatile == catalog.VolatileVolatile
-	var done func()
-	defer func() {
-		if h.Cid > tx.CommandHigh {
-			tx.CommandHigh = h.Cid
-		}
-		h.Snap, h.Cid = saveSnap, saveCid
-		if done != nil {
-			done()
-		}
-	}()
-	rs, _ := s.c.Session.(RoutineSession)
+	snaps := s.c.BeginBodySnapshots(s.rc.Proc.Volatile == catalog.VolatileVolatile)
+	defer snaps.End()
 	for i, st := range s.body.stmts {
 		last := i == len(s.body.stmts)-1
-		if volatile {
-			cid := max(h.Cid, tx.CommandHigh) + 1
-			h.Cid, tx.CommandHigh = cid, cid
-			if rs != nil {
-				snap, d := rs.RoutineSnapshot()
-				if done == nil {
-					done = d
-				} else {
-					d()
-				}
-				h.Snap = snap
-			}
-		}
+		snaps.Next()
 		var out func(Row) (bool, error)
 		if last {
 			out = emit
 		}
 		if err := s.statement(i, st, out); err != nil {
 			return withRoutineContext(err, s.rc.Proc, "statement "+strconv.Itoa(i+1))
-		}
-		if h.Cid > tx.CommandHigh {
-			tx.CommandHigh = h.Cid
 		}
 	}
 	return nil
