@@ -120,6 +120,7 @@ func init() {
 	def(Def{Name: "default_table_access_method", Kind: String, Default: "heap", Context: User})
 	def(Def{Name: "default_toast_compression", Kind: Enum, Default: "pglz", Context: User, Enum: []string{"pglz", "lz4"}, Desc: "Sets the default compression method for compressible values."})
 	def(Def{Name: "client_min_messages", Kind: Enum, Default: "notice", Context: User, Enum: []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}})
+	def(Def{Name: "bytea_output", Kind: Enum, Default: "hex", Context: User, Enum: []string{"escape", "hex"}, Desc: "Sets the output format for bytea."})
 	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
 	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})
 	def(Def{Name: "vacuum_freeze_min_age", Kind: Int, Default: "50000000", Context: User, Min: 0, Max: 1000000000})
