@@ -867,8 +867,12 @@ func leadingInt(s string) (int, dtErr) {
 	return v, dtOK
 }
 
-// parseFractionalSecond reads ".nnn" as microseconds, rounded half to even.
+// parseFractionalSecond reads ".nnn" as microseconds, rounded half to
+// even; a lone "." is zero.
 func parseFractionalSecond(frac string) (int64, dtErr) {
+	if frac == "." {
+		return 0, dtOK
+	}
 	if len(frac) < 2 || strings.Trim(frac[1:], "0123456789") != "" {
 		return 0, dtSyntax
 	}

@@ -170,7 +170,7 @@ func parseNewType(st *Settings, t Type, s string) (Datum, error, bool) {
 		d, err := parseTime(st, s, t.Typmod)
 		return d, err, true
 	case IntervalOID:
-		d, err := parseInterval(s, t.Typmod)
+		d, err := parseIntervalText(st, s, t.Typmod)
 		return d, err, true
 	case UUIDOID:
 		d, err := parseUUID(s)
