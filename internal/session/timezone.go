@@ -24,6 +24,9 @@ func (s *Session) typeSettings() *types.Settings {
 		st.RoundFloatDigits = types.RoundFloatDigitsFor(efd)
 	}
 	st.ByteaEscape = s.Setting("bytea_output") == "escape"
+	if !s.txStart.IsZero() {
+		st.TxnTime = types.TimestampFromTime(s.txStart.UTC())
+	}
 	return st
 }
 

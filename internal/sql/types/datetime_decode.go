@@ -286,7 +286,8 @@ type dtValue struct {
 	hasZone        bool
 	offset         int   // seconds east of UTC, when zone is nil
 	zone           *Zone // a named zone, resolved at the value's date
-	now            bool  // "now": the exact current instant
+	now            bool  // "now": the transaction's start
+	nowUTC         int64
 }
 
 // dtDecoder holds the state of one decode.
@@ -302,6 +303,7 @@ type dtDecoder struct {
 	unit      int // the unit label the next number belongs to
 	dstMod    bool
 	sess      *Zone
+	now       int64 // the transaction's start, UTC
 }
 
 // decodeDateTime is DecodeDateTime: a full date (and optional time and
@@ -311,7 +313,7 @@ func decodeDateTime(st *Settings, s string) (dtValue, dtErr, string) {
 	if e != dtOK {
 		return dtValue{}, e, ""
 	}
-	d := dtDecoder{order: st.dateOrder(), sess: st.zone()}
+	d := dtDecoder{order: st.dateOrder(), sess: st.zone(), now: st.now()}
 	for i, f := range fields {
 		var tmask dtMask
 		var err dtErr
@@ -576,7 +578,7 @@ func (d *dtDecoder) reserved(val int, timeOnly bool) (dtMask, bool, dtErr) {
 	if timeOnly {
 		switch val {
 		case tokNow:
-			_, t := splitTimestamp(nowIn(d.sess))
+			_, t := splitTimestamp(d.sess.ToLocal(d.now))
 			d.setTimeOfDay(t)
 			return maskTime, false, dtOK
 		case tokZulu:
@@ -587,13 +589,13 @@ func (d *dtDecoder) reserved(val int, timeOnly bool) (dtMask, bool, dtErr) {
 	}
 	switch val {
 	case tokNow:
-		jd, t := splitTimestamp(nowIn(d.sess))
+		jd, t := splitTimestamp(d.sess.ToLocal(d.now))
 		d.v.year, d.v.mon, d.v.day = j2date(jd)
 		d.setTimeOfDay(t)
-		d.v.now = true
+		d.v.now, d.v.nowUTC = true, d.now
 		return maskDate | maskTime | maskOf(partTZ), false, dtOK
 	case tokToday, tokTomorrow, tokYesterday:
-		jd, _ := splitTimestamp(nowIn(d.sess))
+		jd, _ := splitTimestamp(d.sess.ToLocal(d.now))
 		jd += map[int]int{tokToday: 0, tokTomorrow: 1, tokYesterday: -1}[val]
 		d.v.year, d.v.mon, d.v.day = j2date(jd)
 		return maskDate, false, dtOK
@@ -1052,19 +1054,13 @@ func (v *dtValue) toUTC(sess *Zone) int64 {
 	local := v.localMicros()
 	switch {
 	case v.now:
-		return NowMicros()
+		return v.nowUTC
 	case v.zone != nil:
 		return v.zone.ToUTC(local)
 	case v.hasZone:
 		return local - int64(v.offset)*usecsPerSec
 	}
 	return sess.ToUTC(local)
-}
-
-// nowTime is the current time of day in the zone (for 'now'::time).
-func nowTime(z *Zone) int64 {
-	_, t := splitTimestamp(z.ToLocal(TimestampFromTime(time.Now().UTC())))
-	return t
 }
 
 // decodeTimeOnly is DecodeTimeOnly: a time of day, with an optional zone
@@ -1074,7 +1070,7 @@ func decodeTimeOnly(st *Settings, s string) (dtValue, dtErr, string) {
 	if e != dtOK {
 		return dtValue{}, e, ""
 	}
-	d := dtDecoder{order: st.dateOrder(), sess: st.zone()}
+	d := dtDecoder{order: st.dateOrder(), sess: st.zone(), now: st.now()}
 	nf := len(fields)
 	for i, f := range fields {
 		var tmask dtMask

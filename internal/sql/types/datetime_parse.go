@@ -91,7 +91,7 @@ func parseTimestampIn(st *Settings, orig string, tz bool, typmod int32) (int64, 
 	if tz {
 		ts = v.toUTC(st.zone())
 	} else if v.now {
-		ts = nowIn(st.zone())
+		ts = st.zone().ToLocal(v.nowUTC)
 	} else {
 		ts = v.localMicros()
 	}

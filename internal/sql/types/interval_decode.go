@@ -189,7 +189,6 @@ func defaultIntervalUnit(rng int32) int {
 	return ivuSecond
 }
 
-
 // decodeInterval is DecodeInterval.
 func decodeInterval(st *Settings, s string, rng int32) (ivAcc, dtErr) {
 	var a ivAcc

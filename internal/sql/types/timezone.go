@@ -36,6 +36,18 @@ type Settings struct {
 	RoundFloatDigits int
 	// ByteaEscape is bytea_output = escape (the default is hex).
 	ByteaEscape bool
+	// TxnTime is the transaction's start (timestamp microseconds, UTC),
+	// which 'now', 'today' … in date/time input read; 0 reads the clock.
+	TxnTime int64
+}
+
+// now is the current instant as input's 'now' means it: the
+// transaction's start.
+func (st *Settings) now() int64 {
+	if st == nil || st.TxnTime == 0 {
+		return NowMicros()
+	}
+	return st.TxnTime
 }
 
 // UserTypeNames is what the type system asks the catalog about types it
