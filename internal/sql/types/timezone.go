@@ -450,7 +450,7 @@ func DependsOnSettings(from, to Type) bool {
 // styledInput: the input function reads DateStyle's field order (or,
 // for interval, IntervalStyle's sql_standard signs).
 func styledInput(oid OID) bool {
-	return oid == DateOID || oid == TimestampOID || oid == TimeOID || oid == IntervalOID
+	return oid == DateOID || oid == TimestampOID || oid == TimestamptzOID || oid == TimeOID || oid == IntervalOID
 }
 
 // styledOutput: the output function follows an output-style setting.
