@@ -177,7 +177,8 @@ func dateStyleError(value, detail string) error {
 
 // splitSettingList splits a comma-separated list of identifiers as
 // PostgreSQL's SplitIdentifierString: items are separated by commas with
-// optional blanks; blanks inside an unquoted item are a syntax error.
+// optional blanks, unquoted ones fold to lower case; blanks inside an
+// unquoted item are a syntax error.
 func splitSettingList(v string) ([]string, bool) {
 	var out []string
 	v = strings.TrimSpace(v)
@@ -193,7 +194,7 @@ func splitSettingList(v string) ([]string, bool) {
 		if part == "" || strings.ContainsAny(part, " \t\n\r\"") {
 			return nil, false
 		}
-		out = append(out, part)
+		out = append(out, strings.ToLower(part)) // unquoted identifiers fold to lower case
 	}
 	return out, true
 }
