@@ -129,6 +129,7 @@ func init() {
 	def(Def{Name: "plpgsql.check_asserts", Kind: Bool, Default: "on", Context: User, Desc: "Perform checks given in ASSERT statements."})
 	def(Def{Name: "plpgsql.extra_warnings", Kind: String, Default: "none", Context: User, Desc: "List of programming constructs that should produce a warning."})
 	def(Def{Name: "plpgsql.extra_errors", Kind: String, Default: "none", Context: User, Desc: "List of programming constructs that should produce an error."})
+	def(Def{Name: "bytea_output", Kind: Enum, Default: "hex", Context: User, Enum: []string{"escape", "hex"}, Desc: "Sets the output format for bytea."})
 	def(Def{Name: "extra_float_digits", Kind: Int, Default: "1", Context: User, Min: -15, Max: 3})
 	def(Def{Name: "vacuum_dead_tid_store", Kind: Enum, Default: "radix", Context: User, Enum: []string{"radix", "array"}, Desc: "tidal: dead-TID store used by VACUUM (radix = PostgreSQL 17, array = PostgreSQL 15)."})
 	def(Def{Name: "vacuum_freeze_min_age", Kind: Int, Default: "50000000", Context: User, Min: 0, Max: 1000000000})

@@ -26,6 +26,8 @@ const (
 	NullValueNotAllowed           = "22004"
 	InvalidDatetimeFormat         = "22007"
 	DatetimeFieldOverflow         = "22008"
+	IntervalFieldOverflow         = "22015"
+	InvalidTimeZoneDisplacement   = "22009"
 	DivisionByZero                = "22012"
 	InvalidParameterValue         = "22023"
 	InvalidArgumentForLog         = "2201E"

@@ -103,6 +103,12 @@ func (s *Server) Open(startup map[string]string, key pgwire.CancelKey) (pgwire.S
 						return nil, err
 					}
 				}
+				if strings.EqualFold(d.Name, "DateStyle") {
+					if nv, err = sess.canonicalDateStyle(nv); err != nil {
+						sess.Close()
+						return nil, err
+					}
+				}
 				sess.storeSetting(strings.ToLower(d.Name), nv)
 			}
 		}
@@ -332,6 +338,11 @@ func (s *Session) set(name, value string, local bool) error {
 	k := strings.ToLower(d.Name)
 	if k == "timezone" {
 		if nv, err = canonicalTimeZone(nv); err != nil {
+			return err
+		}
+	}
+	if k == "datestyle" {
+		if nv, err = s.canonicalDateStyle(nv); err != nil {
 			return err
 		}
 	}

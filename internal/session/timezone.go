@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -16,7 +17,24 @@ func (s *Session) typeSettings() *types.Settings {
 	if err != nil {
 		z = nil // a zone from tidal.conf that does not resolve: UTC
 	}
-	return &types.Settings{Zone: z, Interrupts: &s.sig.state, UserTypes: newSessionTypes(s)}
+	st := &types.Settings{Zone: z, Interrupts: &s.sig.state, UserTypes: newSessionTypes(s)}
+	st.DateStyle, st.DateOrder = types.ParseDateStyle(s.Setting("DateStyle"))
+	st.IntervalStyle = types.ParseIntervalStyle(s.Setting("IntervalStyle"))
+	if efd, err := strconv.Atoi(s.Setting("extra_float_digits")); err == nil {
+		st.RoundFloatDigits = types.RoundFloatDigitsFor(efd)
+	}
+	st.ByteaEscape = s.Setting("bytea_output") == "escape"
+	if !s.txStart.IsZero() {
+		st.TxnTime = types.TimestampFromTime(s.txStart.UTC())
+	}
+	return st
+}
+
+// canonicalDateStyle checks a DateStyle value and returns it as SHOW
+// prints it ("ISO, MDY"); a value giving only one half keeps the other
+// from the current setting.
+func (s *Session) canonicalDateStyle(v string) (string, error) {
+	return types.CanonicalDateStyle(v, s.Setting("DateStyle"))
 }
 
 // canonicalTimeZone checks a TimeZone value and returns it as SHOW

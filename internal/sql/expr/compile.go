@@ -70,21 +70,26 @@ type Compiler struct {
 }
 
 // foldSettings converts a cast of a constant that Coerce left for run
-// time because it depends on the session's settings.
-func (c *Compiler) foldSettings(e Expr) Expr {
+// time because it depends on the session's settings. A literal that the
+// settings cannot read is an error now, at the literal, as PostgreSQL's
+// parse-time coercion of literals.
+func (c *Compiler) foldSettings(e Expr) (Expr, error) {
 	cc, ok := e.(*Cast)
 	if !ok || c.Settings == nil {
-		return e
+		return e, nil
 	}
 	k, ok := cc.Arg.(*Const)
 	if !ok || k.Val.IsNull() {
-		return e
+		return e, nil
 	}
 	d, err := types.CastWith(c.Settings, k.Val, k.T, cc.To, cc.Ctx)
 	if err != nil {
-		return e // reported when run, with the statement's context
+		if k.T.OID == types.UnknownOID {
+			return nil, withPos(err, k.Loc)
+		}
+		return e, nil // reported when run, with the statement's context
 	}
-	return &Const{Val: d, T: cc.To, Settings: c.Settings}
+	return &Const{Val: d, T: cc.To, Settings: c.Settings}, nil
 }
 
 func syntaxErrAt(loc int32, format string, args ...any) error {
@@ -250,7 +255,7 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.foldSettings(out), nil
+		return c.foldSettings(out)
 	case n.GetSubLink() != nil:
 		return c.compileSubLink(n.GetSubLink())
 	case n.GetRowExpr() != nil:
@@ -404,8 +409,8 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 			return &Const{Val: c.Val, T: t}, nil
 		}
 		if types.DependsOnSettings(from, t) {
-			// checked now, converted when run (in the session's time zone)
-			if _, err := types.Parse(t, c.Val.Str()); err != nil {
+			// checked now, converted when run (in the session's settings)
+			if err := types.CheckInput(t, c.Val.Str()); err != nil {
 				return nil, withPos(err, c.Loc)
 			}
 			return &Cast{Arg: e, To: t, Ctx: ctx}, nil
@@ -723,7 +728,13 @@ func (c *Compiler) binary(op string, l, r Expr, loc int32) (Expr, error) {
 		if err != nil {
 			return nil, withPos(err, loc)
 		}
-		args = []Expr{c.foldSettings(a), c.foldSettings(b)}
+		if a, err = c.foldSettings(a); err != nil {
+			return nil, err
+		}
+		if b, err = c.foldSettings(b); err != nil {
+			return nil, err
+		}
+		args = []Expr{a, b}
 	} else {
 		a, err := Coerce(r, fn.Args[len(fn.Args)-1], types.CastImplicit)
 		if err != nil {

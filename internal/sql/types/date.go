@@ -28,36 +28,23 @@ func dateOutOfRange() error { return pgerr.Errorf(pgerr.DatetimeFieldOverflow, "
 
 // parseDate is date_in.
 func parseDate(st *Settings, orig string) (Datum, error) {
-	f, e, bad := parseDateTime(orig)
+	v, e, bad := decodeDateTime(st, orig)
 	if e != dtOK {
 		return Datum{}, dtError(e, "date", orig, bad)
 	}
-	switch f.special {
-	case dtInfinity:
+	switch v.special {
+	case tokLate:
 		return DateDays(DateInfinity), nil
-	case dtNegInfinity:
+	case tokEarly:
 		return DateDays(DateNegInfinity), nil
-	case dtEpoch:
+	case tokEpoch:
 		return DateDays(-(postgresEpochJDay - unixEpochJDay)), nil
-	case dtNow, dtToday, dtTomorrow, dtYesterday:
-		day := floorDiv(nowIn(st.zone()), usecsPerDay)
-		if f.special == dtTomorrow {
-			day++
-		} else if f.special == dtYesterday {
-			day--
-		}
-		return DateDays(int32(day)), nil
-	case dtAllballs:
-		return Datum{}, dtError(dtSyntax, "date", orig, "")
 	}
-	if !f.hasDate {
-		return Datum{}, dtError(dtSyntax, "date", orig, "")
-	}
-	if f.year < -4713 || f.year > 5874897 {
+	if !validJulian(v.year, v.mon) {
 		return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", orig)
 	}
-	jd := int64(date2j(f.year, f.month, f.day))
-	if jd < 0 || !validDate(jd-postgresEpochJDay) {
+	jd := int64(date2j(v.year, v.mon, v.day))
+	if !validDate(jd - postgresEpochJDay) {
 		return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range: \"%s\"", orig)
 	}
 	return DateDays(int32(jd - postgresEpochJDay)), nil
@@ -134,28 +121,12 @@ func timestampToDate(ts int64) (int32, error) {
 // Time of day (time without time zone): microseconds since midnight,
 // 00:00:00 through 24:00:00.
 
-func parseTime(orig string, typmod int32) (Datum, error) {
-	f, e, bad := parseDateTime(orig)
+func parseTime(st *Settings, orig string, typmod int32) (Datum, error) {
+	v, e, bad := decodeTimeOnly(st, orig)
 	if e != dtOK {
-		return Datum{}, dtError(e, "time without time zone", orig, bad)
+		return Datum{}, dtError(e, "time", orig, bad)
 	}
-	switch f.special {
-	case dtAllballs:
-		return Int(0), nil
-	case dtNow:
-		_, t := splitTimestamp(nowIn(utcZone))
-		return Int(adjustTimeTypmod(t, typmod)), nil
-	case dtNone:
-	default:
-		return Datum{}, dtError(dtSyntax, "time without time zone", orig, "")
-	}
-	if !f.hasTime {
-		return Datum{}, dtError(dtSyntax, "time without time zone", orig, "")
-	}
-	t := (int64(f.hour)*3600+int64(f.min)*60+int64(f.sec))*usecsPerSec + f.usec
-	if t > usecsPerDay {
-		return Datum{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", orig)
-	}
+	t := (int64(v.hour)*3600+int64(v.min)*60+int64(v.sec))*usecsPerSec + v.fsec
 	return Int(adjustTimeTypmod(t, typmod)), nil
 }
 

@@ -42,24 +42,37 @@
 // as PostgreSQL's binary JsonbContainer, see jsonb_binary.go).
 //
 // Text I/O: [Parse] is the input function (with typmod enforcement),
-// [AppendText] / [FormatText] the output function (PostgreSQL 12+ float
-// output, ISO DateStyle, bytea hex, IntervalStyle postgres). The session is
-// assumed to use DateStyle ISO, MDY, extra_float_digits 1, and the C locale
-// (bytewise collation, ASCII-only upper/lower).
+// [AppendText] / [FormatText] the output function, both in PostgreSQL's
+// default settings (DateStyle ISO, MDY; IntervalStyle postgres;
+// extra_float_digits 1, the shortest exact float output; bytea_output
+// hex); [ParseWith] and [AppendTextWith] follow a session's [Settings].
+// The session is assumed to use the C locale (bytewise collation,
+// ASCII-only upper/lower).
+//
+// Date/time input (datetime_decode.go) is PostgreSQL's field decoding: the
+// text is cut into typed fields and each is claimed by the part it can
+// only be, bare numbers in DateStyle's field order; interval input
+// (interval_decode.go) reads fields right to left, then tries ISO 8601.
+// Output in every DateStyle and IntervalStyle is datetime_out.go's.
 //
 // # Session settings
 //
 // [Settings] carries what depends on the session: its TimeZone (a [Zone]:
 // an IANA zone from Go's time package with tzdata embedded, or a fixed
-// offset). [ParseWith], [AppendTextWith], [FormatTextWith] and [CastWith]
-// take it; the plain functions use TimeZone UTC. timestamptz input without
-// a zone, output, the casts between timestamptz and timestamp, date, time
-// and text, timestamptz ± interval (months and days move in local time)
-// and date_trunc/date_part on timestamptz use it. Functions and operators
-// that depend on it have Func.FnWith set (Fn then runs them in UTC); the
-// expression evaluator calls FnWith with the session's settings.
-// [DependsOnSettings] tells the planner which literal conversions must
-// wait until the settings are known.
+// offset), DateStyle (output style and field order), IntervalStyle,
+// extra_float_digits, bytea_output and the transaction's start (what 'now'
+// means in input). Its zero value is PostgreSQL's defaults.
+// [ParseWith], [AppendTextWith], [FormatTextWith] and [CastWith] take it;
+// the plain functions use the defaults and TimeZone UTC. timestamptz input
+// without a zone, output, the casts between timestamptz and timestamp,
+// date, time and text, timestamptz ± interval (months and days move in
+// local time) and date_trunc/date_part on timestamptz use the zone.
+// Functions and operators that depend on it have Func.FnWith set (Fn then
+// runs them in UTC); the expression evaluator calls FnWith with the
+// session's settings. [DependsOnSettings] tells the planner which literal
+// conversions must wait until the settings are known, and [CheckInput]
+// checks such a literal at plan time in every DateStyle order.
+// [CanonicalDateStyle] is SET DateStyle's check and SHOW value.
 //
 // # NULLs
 //

@@ -115,3 +115,21 @@ func nudgedReadsBack(s string, f float64, bits int) bool {
 	}
 	return true
 }
+
+// appendFloatStyled is float8out/float4out under extra_float_digits: the
+// shortest exact output by default, and for extra_float_digits ≤ 0 the
+// older "%.*g" output with 15 (float4: 6) + extra_float_digits
+// significant digits, at least one.
+func appendFloatStyled(st *Settings, dst []byte, f float64, bits int) []byte {
+	if st == nil || st.RoundFloatDigits == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return appendFloat(dst, f, bits)
+	}
+	digits := 16 - st.RoundFloatDigits
+	if bits == 32 {
+		digits = 7 - st.RoundFloatDigits
+	}
+	if digits < 1 {
+		digits = 1
+	}
+	return strconv.AppendFloat(dst, f, 'g', digits, 64)
+}

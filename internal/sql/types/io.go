@@ -541,21 +541,24 @@ func AppendTextWith(st *Settings, dst []byte, t Type, d Datum) []byte {
 	case TextOID, VarcharOID, BpcharOID, NameOID, UnknownOID:
 		return append(dst, d.Str()...)
 	case Float8OID:
-		return appendFloat(dst, d.Float(), 64)
+		return appendFloatStyled(st, dst, d.Float(), 64)
 	case Float4OID:
-		return appendFloat(dst, d.Float(), 32)
+		return appendFloatStyled(st, dst, d.Float(), 32)
 	case BoolOID:
 		if d.Int() != 0 {
 			return append(dst, 't')
 		}
 		return append(dst, 'f')
 	case TimestampOID:
-		return appendTimestamp(dst, d.Int(), false)
+		return appendTimestampStyled(st, dst, d.Int(), nil)
 	case TimestamptzOID:
-		return appendTimestampIn(dst, d.Int(), st.zone())
+		return appendTimestampStyled(st, dst, d.Int(), st.zone())
 	case OidOID:
 		return strconv.AppendUint(dst, uint64(uint32(d.Int())), 10)
 	case ByteaOID:
+		if st != nil && st.ByteaEscape {
+			return appendByteaEscape(dst, d.Str())
+		}
 		const hx = "0123456789abcdef"
 		dst = append(dst, '\\', 'x')
 		for i := 0; i < len(d.Str()); i++ {
@@ -688,4 +691,21 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 	dst = append(dst, d[:exp+1]...)
 	dst = append(dst, '.')
 	return append(dst, d[exp+1:]...)
+}
+
+// appendByteaEscape is bytea output with bytea_output = escape: printable
+// ASCII as is, a backslash doubled, every other byte as \ooo.
+func appendByteaEscape(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			dst = append(dst, '\\', '\\')
+		case c < 0x20 || c > 0x7e:
+			dst = append(dst, '\\', '0'+c>>6, '0'+(c>>3)&7, '0'+c&7)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }

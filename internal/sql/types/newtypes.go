@@ -167,10 +167,10 @@ func parseNewType(st *Settings, t Type, s string) (Datum, error, bool) {
 		d, err := parseDate(st, s)
 		return d, err, true
 	case TimeOID:
-		d, err := parseTime(s, t.Typmod)
+		d, err := parseTime(st, s, t.Typmod)
 		return d, err, true
 	case IntervalOID:
-		d, err := parseInterval(s, t.Typmod)
+		d, err := parseIntervalText(st, s, t.Typmod)
 		return d, err, true
 	case UUIDOID:
 		d, err := parseUUID(s)
@@ -191,11 +191,11 @@ func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 	}
 	switch t.OID {
 	case DateOID:
-		return appendDate(dst, int32(d.Int())), true
+		return appendDateStyled(st, dst, int32(d.Int())), true
 	case TimeOID:
 		return appendTimeOfDay(dst, d.Int()), true
 	case IntervalOID:
-		return appendInterval(dst, IntervalOf(d)), true
+		return appendIntervalStyled(st, dst, IntervalOf(d)), true
 	case UUIDOID:
 		return appendUUID(dst, d.Str()), true
 	case JSONOID:

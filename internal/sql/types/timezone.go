@@ -23,6 +23,31 @@ type Settings struct {
 	// UserTypes names the session's user-defined types (domains), which
 	// regtype and format_type print; nil: only the builtins.
 	UserTypes UserTypeNames
+	// DateStyle and DateOrder are the DateStyle setting: the output style
+	// of date/time values and the field order of ambiguous numeric dates.
+	DateStyle DateStyle
+	DateOrder DateOrder
+	// IntervalStyle is interval output (and sql_standard's input signs).
+	IntervalStyle IntervalStyle
+	// RoundFloatDigits is 1 - extra_float_digits when that is 0 or less:
+	// float output then rounds to 15 (float4: 6) significant digits less
+	// this plus one, as PostgreSQL's older output. 0 is the default
+	// shortest exact output (RoundFloatDigitsFor converts).
+	RoundFloatDigits int
+	// ByteaEscape is bytea_output = escape (the default is hex).
+	ByteaEscape bool
+	// TxnTime is the transaction's start (timestamp microseconds, UTC),
+	// which 'now', 'today' … in date/time input read; 0 reads the clock.
+	TxnTime int64
+}
+
+// now is the current instant as input's 'now' means it: the
+// transaction's start.
+func (st *Settings) now() int64 {
+	if st == nil || st.TxnTime == 0 {
+		return NowMicros()
+	}
+	return st.TxnTime
 }
 
 // UserTypeNames is what the type system asks the catalog about types it
@@ -402,11 +427,37 @@ func convertTimestampZone(st *Settings, v int64, fromTimestamp bool) int64 {
 }
 
 // DependsOnSettings reports whether converting a value from one type to
-// the other depends on the session's settings (its TimeZone), so that a
-// constant must not be converted before the statement runs.
+// the other depends on the session's settings (TimeZone; DateStyle's field
+// order for date/time input; the output styles of DateStyle,
+// IntervalStyle, extra_float_digits and bytea_output for text output), so
+// that a constant must not be converted before the statement runs.
 func DependsOnSettings(from, to Type) bool {
 	if from.OID == to.OID {
 		return false
 	}
-	return to.OID == TimestamptzOID || from.OID == TimestamptzOID
+	if to.OID == TimestamptzOID || from.OID == TimestamptzOID {
+		return true
+	}
+	if from.OID == UnknownOID || IsString(from) {
+		return styledInput(to.OID)
+	}
+	if IsString(to) {
+		return styledOutput(from.OID)
+	}
+	return false
+}
+
+// styledInput: the input function reads DateStyle's field order (or,
+// for interval, IntervalStyle's sql_standard signs).
+func styledInput(oid OID) bool {
+	return oid == DateOID || oid == TimestampOID || oid == TimestamptzOID || oid == TimeOID || oid == IntervalOID
+}
+
+// styledOutput: the output function follows an output-style setting.
+func styledOutput(oid OID) bool {
+	switch oid {
+	case DateOID, TimestampOID, IntervalOID, Float4OID, Float8OID, ByteaOID:
+		return true
+	}
+	return false
 }
