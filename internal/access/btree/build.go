@@ -112,6 +112,28 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	}
 	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]datum.Datum, 2*ix.nkeys)}
 	var leaf *levelState
+	emit := func(tup []byte) error {
+		if leaf == nil {
+			leaf = w.newLevel(0)
+		}
+		return w.add(leaf, tup)
+	}
+	// Deduplicating builds (not of unique indexes) merge equal keys into
+	// posting lists as they go (_bt_sort_dedup_finish_pending).
+	dedup := ix.dedup && !ix.opt.Unique
+	var pending []byte
+	var tids []page.ItemPointer
+	flush := func() error {
+		if pending == nil {
+			return nil
+		}
+		t := pending
+		if len(tids) > 1 {
+			t = formPosting(pending, tids)
+		}
+		pending, tids = nil, tids[:0]
+		return emit(t)
+	}
 	for i := range b.ents {
 		if i%4096 == 0 {
 			if err := b.Interrupts.Check(); err != nil {
@@ -123,12 +145,23 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 		if err := ix.checkTupleSize(tup); err != nil {
 			return nil, err
 		}
-		if leaf == nil {
-			leaf = w.newLevel(0)
+		if !dedup {
+			if err := emit(tup); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		if err := w.add(leaf, tup); err != nil {
+		if pending != nil && sameKeyImage(pending, tup) && postingSizeWith(pending, len(tids)+1) <= buildMaxPostingSize {
+			tids = append(tids, e.tid)
+			continue
+		}
+		if err := flush(); err != nil {
 			return nil, err
 		}
+		pending, tids = tup, append(tids[:0], e.tid)
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	b.keys, b.ents = nil, nil
 	root, level, err := w.shutdown(leaf)
@@ -137,6 +170,9 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	}
 	meta := make(page.Page, page.Size)
 	initMetaPage(meta, root, level, nil)
+	if allEqualImage(ix.opt) {
+		meta[metaOff+mAllEqualImage] = 1 // btm_allequalimage
+	}
 	if err := w.write(meta, MetaPageBlock); err != nil {
 		return nil, err
 	}

@@ -258,6 +258,14 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 				continue
 			}
 		}
+		if isPosting(t) {
+			// One plain tuple per heap TID, in TID order.
+			for i, n := 0, nPosting(t); i < n; i++ {
+				c.buf = appendPlainTuple(c.buf, t, postingTID(t, i))
+				c.ends = append(c.ends, int32(len(c.buf)))
+			}
+			continue
+		}
 		c.buf = append(c.buf, t...)
 		c.ends = append(c.ends, int32(len(c.buf)))
 	}
