@@ -2,12 +2,19 @@ package catalog
 
 import (
 	"github.com/tidal-db/tidal/internal/access/btree"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 )
 
 // IndexOptions describes index ir of table rel for the btree.
 func IndexOptions(rel, ir *Relation) btree.Options {
 	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor(), TableName: rel.Name}
+	// deduplicate_items; and a table that rewrites rows in place keeps one
+	// entry per (key, TID), since delete marks are per entry.
+	opt.NoDeduplicate = ir.Options["deduplicate_items"] == "false"
+	if ipu, ok := rel.Table.(tableam.InPlaceUpdates); ok && ipu.UpdatesInPlace() {
+		opt.NoDeduplicate = true
+	}
 	for _, k := range ir.Index.Keys {
 		a := rel.Attrs[k-1]
 		opt.KeyTypes = append(opt.KeyTypes, a.Type)
@@ -63,7 +70,7 @@ func (c *Catalog) BtreeEnv() *btree.Env {
 // sameColumns reports whether a cached handle still describes the key
 // columns (a column rename changes the names its errors print).
 func sameColumns(a, b btree.Options) bool {
-	if len(a.ColumnNames) != len(b.ColumnNames) {
+	if len(a.ColumnNames) != len(b.ColumnNames) || a.NoDeduplicate != b.NoDeduplicate {
 		return false
 	}
 	for i := range a.ColumnNames {

@@ -198,6 +198,14 @@ func (o *op) bottomUpPass(lb lockedBuf, need int, entryDead func(page.ItemPointe
 	if len(blocks) > bottomUpMaxBlocks {
 		blocks = blocks[:bottomUpMaxBlocks]
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			// entryDead is the executor's code: a panic in it must not
+			// leave the leaf locked (as checkUnique; crit.Recoverable).
+			o.release(lb)
+			panic(r)
+		}
+	}()
 	dead := map[page.ItemPointer]bool{}
 	for _, b := range blocks {
 		for _, tid := range perBlock[b] {
