@@ -59,8 +59,12 @@ func (o *op) postingSplitAt(lb lockedBuf, off page.OffsetNumber, tup []byte, sk 
 // exclusively locked leaf lb before it splits (_bt_delete_or_dedup_one_page):
 // a bottom-up deletion pass when the insert is a version of an unchanged
 // key (or a unique index found versions of the key), then a deduplication
-// pass. simpleOnly (a unique index inserting a new key) does neither.
+// pass; first of all, the deletion of items index scans marked LP_DEAD.
+// simpleOnly (a unique index inserting a new key) only does that.
 func (o *op) makeRoom(lb lockedBuf, need int, simpleOnly, uniqueDup bool, hints *InsertHints, xid uint32) error {
+	if deleted, err := o.simpleDelete(lb, xid); err != nil || (deleted && o.page(lb).FreeSpace() >= need) {
+		return err
+	}
 	if simpleOnly {
 		return nil
 	}

@@ -413,3 +413,89 @@ func TestPostingRecovery(t *testing.T) {
 		})
 	}
 }
+
+// TestKillAndSimpleDelete: entries a scan reports dead (KillPrior) become
+// LP_DEAD when it leaves the page; scans skip them, an insert into the
+// full page deletes them instead of splitting (simple deletion), and
+// VACUUM removes any left.
+func TestKillAndSimpleDelete(t *testing.T) {
+	te := newTestEnv(t, 256)
+	ix := emptyIndex(t, te, 95, int4Opts("k"))
+	// 400 distinct keys fill one leaf (no deduplication possible)
+	n := 0
+	for n < 400 {
+		n++
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(n))}, tidOf(n), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st0, _ := ix.Stats(nil)
+	if st0.LeafPages != 1 {
+		t.Fatalf("%d leaves for 400 entries", st0.LeafPages)
+	}
+	// kill every even key
+	c := ix.Scan(nil, nil, nil)
+	for {
+		tid, _, ok, err := c.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if tid.Offset%2 == 0 {
+			c.KillPrior()
+		}
+	}
+	c.Close()
+	got := scanAll(t, ix, ix.Scan(nil, nil, nil))
+	for _, e := range got {
+		if e.tid.Offset%2 == 0 {
+			t.Fatalf("scan returned killed entry %s", e.tid)
+		}
+	}
+	if len(got) == 400 {
+		t.Fatal("nothing was marked dead")
+	}
+	mustCheck(t, ix)
+	// fill the page: the LP_DEAD items make room, no split
+	for i := 0; i < 150; i++ {
+		n++
+		if err := ix.Insert(nil, 2, []datum.Datum{datum.Int(int64(n))}, tidOf(n), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := ix.Stats(nil)
+	if st.LeafPages != 1 {
+		t.Fatalf("split instead of deleting LP_DEAD items: %+v", st)
+	}
+	if st.Tuples != int64(len(got)+150) {
+		t.Fatalf("%d entries, want %d", st.Tuples, len(got)+150)
+	}
+	mustCheck(t, ix)
+	// kill some more; VACUUM removes them with nothing else dead
+	c = ix.Scan(nil, nil, nil)
+	killed := 0
+	for {
+		_, _, ok, err := c.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if killed < 10 {
+			c.KillPrior()
+			killed++
+		}
+	}
+	c.Close()
+	bst, err := ix.BulkDelete(nil, 3, func(page.ItemPointer) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bst.TuplesRemoved != 10 {
+		t.Fatalf("VACUUM removed %d LP_DEAD entries, want 10", bst.TuplesRemoved)
+	}
+	mustCheck(t, ix)
+}

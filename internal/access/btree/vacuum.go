@@ -287,6 +287,13 @@ func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 	var updates map[page.OffsetNumber][]byte
 	for off := first; off <= max && (bd.dead != nil || bd.marked != nil); off++ {
 		t := Tuple(itemAt(p, off))
+		if p.Item(off).Flags == page.LPDead {
+			// An index scan found it dead to every snapshot (kill.go);
+			// removing it here also keeps DeleteItems from meeting it.
+			bd.offs = append(bd.offs, off)
+			removed += len(leafTIDs(nil, t))
+			continue
+		}
 		if isPosting(t) {
 			n := nPosting(t)
 			var keep []page.ItemPointer

@@ -257,7 +257,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 			return nil, err
 		}
 		s.entries++
-		t, vtid, found, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
+		t, vtid, found, err := s.fetch(c, tid)
 		if err != nil {
 			return nil, err
 		}
@@ -290,6 +290,21 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		s.lastTID = vtid
 		return row, nil
 	}
+}
+
+// fetch reads the row version tid leads to; when the table says every
+// version there is dead to all snapshots, the entry is marked dead in the
+// index (kill_prior_tuple; not for tables that change keys in place,
+// whose entries are rechecked instead).
+func (s *IndexScan) fetch(c *Ctx, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
+	if adf, ok := s.Rel.Table.(tableam.AllDeadFetcher); ok && !s.recheck {
+		t, vtid, found, allDead, err := adf.FetchAllDead(c.U(), c.Tx.Heap, tid)
+		if err == nil && !found && allDead {
+			s.cur.KillPrior()
+		}
+		return t, vtid, found, err
+	}
+	return s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 }
 
 func (s *IndexScan) Close(c *Ctx) {
