@@ -172,27 +172,17 @@ func indexRelOptions(list []*pg.Node) (map[string]string, error) {
 	return opts, nil
 }
 
-// relOptionBool reads a boolean storage parameter (a bare name is true).
+// relOptionBool checks a boolean storage parameter (a bare name is
+// true) and returns it as written, as reloptions keeps it.
 func relOptionBool(de *pg.DefElem) (string, error) {
 	if de.Arg == nil {
 		return "true", nil
 	}
-	var v string
-	switch a := de.Arg.Node.(type) {
-	case *pg.Node_String_:
-		v = a.String_.Sval
-	case *pg.Node_Integer:
-		v = fmt.Sprint(a.Integer.Ival)
-	case *pg.Node_Boolean:
-		v = fmt.Sprint(a.Boolean.Boolval)
+	v := relOptionText(de)
+	if _, ok := catalog.ParseBoolOption(v); !ok {
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, v)
 	}
-	switch strings.ToLower(v) {
-	case "true", "on", "yes", "1", "t", "y":
-		return "true", nil
-	case "false", "off", "no", "0", "f", "n":
-		return "false", nil
-	}
-	return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, v)
+	return v, nil
 }
 
 func relOptionValue(de *pg.DefElem) (string, error) {
