@@ -61,32 +61,46 @@ func (o *op) postingSplitAt(lb lockedBuf, off page.OffsetNumber, tup []byte, sk 
 // key (or a unique index found versions of the key), then a deduplication
 // pass; first of all, the deletion of items index scans marked LP_DEAD.
 // simpleOnly (a unique index inserting a new key) only does that.
-func (o *op) makeRoom(lb lockedBuf, need int, simpleOnly, uniqueDup bool, hints *InsertHints, xid uint32) error {
-	if deleted, err := o.simpleDelete(lb, xid); err != nil || (deleted && o.page(lb).FreeSpace() >= need) {
+func (o *op) makeRoom(lb lockedBuf, newTup []byte, simpleOnly, uniqueDup bool, hints *InsertHints, xid uint32) error {
+	need := len(newTup) + page.ItemIDSize
+	var entryDead func(page.ItemPointer) (bool, error)
+	if hints != nil {
+		entryDead = hints.EntryDead
+	}
+	if deleted, err := o.simpleDelete(lb, entryDead, xid); err != nil || (deleted && o.page(lb).ExactFreeSpace() >= need) {
 		return err
 	}
 	if simpleOnly {
 		return nil
 	}
-	if hints != nil && hints.EntryDead != nil && (hints.Unchanged || uniqueDup) {
+	bottomUp := hints != nil && hints.Unchanged || uniqueDup
+	if bottomUp && hints != nil && hints.EntryDead != nil {
 		ok, err := o.bottomUpPass(lb, need, hints.EntryDead, xid)
 		if err != nil || ok {
 			return err
 		}
 	}
 	if o.ix.dedup {
-		return o.dedupPass(lb, xid)
+		return o.dedupPass(lb, newTup, need, bottomUp, xid)
 	}
 	return nil
 }
 
 // dedupPass merges each run of leaf items with the same key image into
 // posting lists of at most maxPostingSize bytes (_bt_dedup_pass), in one
-// DEDUP record. Delete-marked items stay as they are.
-func (o *op) dedupPass(lb lockedBuf, xid uint32) error {
+// DEDUP record; need is the new item's size with its line pointer.
+// Delete-marked items stay as they are. When the page holds nothing but
+// newTup's key and the pass was not preceded by a bottom-up attempt, the
+// "single value" strategy leaves the last items alone (see dedupItems).
+func (o *op) dedupPass(lb lockedBuf, newTup []byte, need int, bottomUp bool, xid uint32) error {
 	p := o.page(lb)
 	op := getOpaque(p)
-	items, merged := dedupItems(p, op.firstData(), p.MaxOffset(), maxPostingSize)
+	first, max := op.firstData(), p.MaxOffset()
+	if max < first {
+		return nil
+	}
+	singleValue := !bottomUp && sameKeyImage(newTup, itemAt(p, first)) && sameKeyImage(newTup, itemAt(p, max))
+	items, merged := dedupItems(p, first, max, maxPostingSize, singleValue, need)
 	if merged == 0 {
 		return nil
 	}
@@ -97,15 +111,21 @@ func (o *op) dedupPass(lb lockedBuf, xid uint32) error {
 
 // dedupItems returns the items first..max of p with runs of equal key
 // images merged into posting lists of at most limit bytes, and how many
-// posting lists it formed.
-func dedupItems(p page.Page, first, max page.OffsetNumber, limit int) ([][]byte, int) {
+// posting lists it formed. With singleValue, once five posting lists of
+// the limit's size (over 50 TIDs) have been formed or met, the limit drops
+// by the free space a single-value split leaves on its left page (4%), and
+// after a sixth nothing more is merged: the page is about to split 96:4,
+// and the items bound for the right page are left for its own pass
+// (_bt_do_singleval, _bt_singleval_fillfactor).
+func dedupItems(p page.Page, first, max page.OffsetNumber, limit int, singleValue bool, need int) ([][]byte, int) {
 	items := make([][]byte, 0, int(max-first)+1)
-	merged := 0
+	merged, bigOnes := 0, 0
+	merging := true
 	var tids []page.ItemPointer
 	for i := first; i <= max; {
 		base := itemAt(p, i)
 		j := i + 1
-		if !Tuple(base).DeleteMarked() {
+		if merging && !Tuple(base).DeleteMarked() {
 			tids = leafTIDs(tids[:0], base)
 			for ; j <= max; j++ {
 				t := itemAt(p, j)
@@ -117,6 +137,9 @@ func dedupItems(p page.Page, first, max page.OffsetNumber, limit int) ([][]byte,
 					n = len(tids) + nPosting(t)
 				}
 				if postingSizeWith(base, n) > limit {
+					if len(tids) > 50 {
+						bigOnes++
+					}
 					break
 				}
 				tids = leafTIDs(tids, t)
@@ -129,6 +152,18 @@ func dedupItems(p page.Page, first, max page.OffsetNumber, limit int) ([][]byte,
 			merged++
 		}
 		i = j
+		if singleValue {
+			switch bigOnes {
+			case 5:
+				leftFree := pageAvail - need - heapTIDTrailSize
+				limit -= leftFree * (100 - singleValueFillFactor) / 100
+				if limit < 0 {
+					limit = 0
+				}
+			case 6:
+				merging, singleValue = false, false
+			}
+		}
 	}
 	return items, merged
 }
@@ -164,43 +199,66 @@ func (o *op) rewriteLeaf(lb lockedBuf, items [][]byte, info uint8, main []byte, 
 // (heapam's BOTTOMUP_MAX_NBLOCKS).
 const bottomUpMaxBlocks = 6
 
+// bottomUpCand is one heap TID on the page a bottom-up pass may ask about.
+type bottomUpCand struct {
+	tid       page.ItemPointer
+	promising bool
+	free      int // space its deletion frees, at worst
+}
+
 // bottomUpPass deletes the entries of dead row versions among the
-// duplicates on the full leaf lb (_bt_bottomupdel_pass): the TIDs of
-// items whose key occurs more than once on the page are grouped by table
-// block, the blocks with the most such TIDs asked first, at most
-// bottomUpMaxBlocks of them, each TID through entryDead. It succeeds when
-// the page then has room for max(need, BLCKSZ/16) bytes; the deletions
-// are kept (one DELETE record) either way.
+// duplicates on the full leaf lb (_bt_bottomupdel_pass and heapam's side
+// of it): the TIDs of items in runs of equal key images (all of a posting
+// list's, where PostgreSQL counts one) are "promising"; the table blocks
+// with the most promising TIDs, at most bottomUpMaxBlocks of them, are
+// visited in that order, every TID of the page on each asked about
+// through entryDead, until the dead ones free max(need, BLCKSZ/16) bytes.
+// (PostgreSQL also gives up after a block that freed nothing; doing so
+// here left vac6-like primary keys a third larger than PostgreSQL's,
+// since its other ways of reclaiming old versions are richer.) The deletions (one DELETE record) stand either way. It reports
+// success — the caller need not deduplicate — when the page has no
+// duplicates at all, or now has max(need, BLCKSZ/24) bytes free.
 func (o *op) bottomUpPass(lb lockedBuf, need int, entryDead func(page.ItemPointer) (bool, error), xid uint32) (bool, error) {
 	p := o.page(lb)
 	op := getOpaque(p)
 	first, max := op.firstData(), p.MaxOffset()
-	perBlock := map[page.BlockNumber][]page.ItemPointer{}
-	for i := first; i <= max; i++ {
-		t := itemAt(p, i)
-		dupe := isPosting(t) || (i > first && sameKeyImage(itemAt(p, i-1), t)) || (i < max && sameKeyImage(t, itemAt(p, i+1)))
-		if !dupe || Tuple(t).DeleteMarked() {
-			continue
+	cands, intervals := bottomUpCandidates(p, first, max)
+	if intervals == 0 {
+		return true, nil
+	}
+	type blockGroup struct {
+		blk              page.BlockNumber
+		promising, ntids int
+	}
+	groups := map[page.BlockNumber]*blockGroup{}
+	for _, c := range cands {
+		g := groups[c.tid.Block]
+		if g == nil {
+			g = &blockGroup{blk: c.tid.Block}
+			groups[c.tid.Block] = g
 		}
-		for _, tid := range leafTIDs(nil, t) {
-			perBlock[tid.Block] = append(perBlock[tid.Block], tid)
+		g.ntids++
+		if c.promising {
+			g.promising++
 		}
 	}
-	if len(perBlock) == 0 {
-		return false, nil
+	order := make([]*blockGroup, 0, len(groups))
+	for _, g := range groups {
+		if g.promising > 0 {
+			order = append(order, g)
+		}
 	}
-	blocks := make([]page.BlockNumber, 0, len(perBlock))
-	for b := range perBlock {
-		blocks = append(blocks, b)
-	}
-	slices.SortFunc(blocks, func(a, b page.BlockNumber) int {
-		if c := cmp.Compare(len(perBlock[b]), len(perBlock[a])); c != 0 {
+	slices.SortFunc(order, func(a, b *blockGroup) int {
+		if c := cmp.Compare(b.promising, a.promising); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		if c := cmp.Compare(b.ntids, a.ntids); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.blk, b.blk)
 	})
-	if len(blocks) > bottomUpMaxBlocks {
-		blocks = blocks[:bottomUpMaxBlocks]
+	if len(order) > bottomUpMaxBlocks {
+		order = order[:bottomUpMaxBlocks]
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -210,48 +268,87 @@ func (o *op) bottomUpPass(lb lockedBuf, need int, entryDead func(page.ItemPointe
 			panic(r)
 		}
 	}()
-	dead := map[page.ItemPointer]bool{}
-	for _, b := range blocks {
-		for _, tid := range perBlock[b] {
-			d, err := entryDead(tid)
-			if err != nil {
-				return false, err
-			}
-			if d {
-				dead[tid] = true
-			}
-		}
-	}
-	if len(dead) == 0 {
-		return false, nil
-	}
-	items, removed := dropTIDs(p, first, max, func(tid page.ItemPointer) bool { return dead[tid] })
-	if removed == 0 {
-		return false, nil
-	}
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(removed))
-	if err := o.rewriteLeaf(lb, items, infoDelete, main[:], xid); err != nil {
-		return false, err
-	}
 	target := need
 	if target < page.Size/16 {
 		target = page.Size / 16
 	}
-	return p.FreeSpace() >= target, nil
+	dead := map[page.ItemPointer]bool{}
+	freed := 0
+	for _, g := range order {
+		for _, c := range cands {
+			if c.tid.Block != g.blk {
+				continue
+			}
+			d, err := entryDead(c.tid)
+			if err != nil {
+				return false, err
+			}
+			if d {
+				dead[c.tid] = true
+				freed += c.free
+			}
+		}
+		if freed >= target {
+			break
+		}
+	}
+	if len(dead) > 0 {
+		items, removed := dropTIDs(p, first, max, func(_ page.OffsetNumber, tid page.ItemPointer) bool { return dead[tid] })
+		if removed > 0 {
+			var main [2]byte
+			binary.LittleEndian.PutUint16(main[:], uint16(removed))
+			if err := o.rewriteLeaf(lb, items, infoDelete, main[:], xid); err != nil {
+				return false, err
+			}
+		}
+	}
+	ok := need
+	if ok < page.Size/24 {
+		ok = page.Size / 24
+	}
+	return p.ExactFreeSpace() >= ok, nil
+}
+
+// bottomUpCandidates lists every heap TID of the leaf items first..max,
+// marking the promising ones, and counts the runs of duplicates.
+func bottomUpCandidates(p page.Page, first, max page.OffsetNumber) ([]bottomUpCand, int) {
+	var cands []bottomUpCand
+	intervals := 0
+	for i := first; i <= max; {
+		j := i + 1
+		for j <= max && !Tuple(itemAt(p, i)).DeleteMarked() && sameKeyImage(itemAt(p, i), itemAt(p, j)) {
+			j++
+		}
+		dup := j > i+1
+		if dup {
+			intervals++
+		}
+		for k := i; k < j; k++ {
+			t := itemAt(p, k)
+			if !isPosting(t) {
+				cands = append(cands, bottomUpCand{tid: page.GetItemPointer(t), promising: dup, free: len(t) + page.ItemIDSize})
+				continue
+			}
+			for x, n := 0, nPosting(t); x < n; x++ {
+				cands = append(cands, bottomUpCand{tid: postingTID(t, x), promising: dup, free: page.ItemPointerSize})
+			}
+		}
+		i = j
+	}
+	return cands, intervals
 }
 
 // dropTIDs returns the items first..max of p without the heap TIDs dead
-// reports (posting lists shrink; items left with none go), and how many
-// TIDs it dropped.
-func dropTIDs(p page.Page, first, max page.OffsetNumber, dead func(page.ItemPointer) bool) ([][]byte, int) {
+// reports (given the item's offset; posting lists shrink, items left with
+// none go), and how many TIDs it dropped.
+func dropTIDs(p page.Page, first, max page.OffsetNumber, dead func(page.OffsetNumber, page.ItemPointer) bool) ([][]byte, int) {
 	items := make([][]byte, 0, int(max-first)+1)
 	removed := 0
 	var keep []page.ItemPointer
 	for i := first; i <= max; i++ {
 		t := itemAt(p, i)
 		if !isPosting(t) {
-			if dead(page.GetItemPointer(t)) {
+			if dead(i, page.GetItemPointer(t)) {
 				removed++
 				continue
 			}
@@ -261,7 +358,7 @@ func dropTIDs(p page.Page, first, max page.OffsetNumber, dead func(page.ItemPoin
 		keep = keep[:0]
 		n := nPosting(t)
 		for k := 0; k < n; k++ {
-			if tid := postingTID(t, k); !dead(tid) {
+			if tid := postingTID(t, k); !dead(i, tid) {
 				keep = append(keep, tid)
 			}
 		}

@@ -154,7 +154,11 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 		}
 		uniqueDup := false
 		if checking {
-			if uniqueDup, err = o.checkUnique(lb, keys, tid, check); err != nil {
+			var entryDead func(page.ItemPointer) (bool, error)
+			if hints != nil {
+				entryDead = hints.EntryDead
+			}
+			if uniqueDup, err = o.checkUnique(lb, keys, tid, check, entryDead); err != nil {
 				o.release(lb)
 				return err
 			}
@@ -189,8 +193,10 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 		if p.FreeSpace() < len(tup) && !marked {
 			// Full: delete or deduplicate before splitting
 			// (_bt_delete_or_dedup_one_page). Unique indexes only when the
-			// check saw a duplicate: versions of one key, not new keys.
-			if err := o.makeRoom(lb, len(tup), checking && !uniqueDup, uniqueDup, hints, xid); err != nil {
+			// check saw a duplicate or the key is an update's unchanged
+			// one: versions of one key, not new keys.
+			uniqueDup = uniqueDup || (checking && hints != nil && hints.Unchanged)
+			if err := o.makeRoom(lb, tup, checking && !uniqueDup, uniqueDup, hints, xid); err != nil {
 				o.release(lb)
 				return err
 			}
@@ -217,8 +223,11 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 // locked; pages to its right are share-locked one at a time. An entry for
 // tid itself (a row updated in place back to a key it had) is the same
 // row, never a conflict. dup reports whether an entry with an equal key
-// (of any other row version, live or dead) was seen.
-func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) (dup bool, err error) {
+// (of any other row version, live or dead) was seen. An item on lb whose
+// every TID check finds dead and entryDead (when set) dead to all
+// snapshots is marked LP_DEAD on the way, as _bt_check_unique does, so
+// that a full page deletes it before splitting (kill.go).
+func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, entryDead func(page.ItemPointer) (bool, error)) (dup bool, err error) {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
@@ -253,16 +262,22 @@ func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer,
 			if !eq {
 				return dup, nil
 			}
+			if p.Item(off).Flags == page.LPDead {
+				dup = true // dead to every snapshot (kill.go): no conflict
+				continue
+			}
 			n := 1
 			if isPosting(t) {
 				n = nPosting(t)
 			}
+			allDead := entryDead != nil && extra.buf == buffer.InvalidBuffer && p.Item(off).Flags == page.LPNormal
 			for i := 0; i < n; i++ {
 				htid := page.GetItemPointer(t)
 				if n > 1 {
 					htid = postingTID(t, i)
 				}
 				if htid == tid {
+					allDead = false
 					continue
 				}
 				dup = true
@@ -275,11 +290,19 @@ func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer,
 				}
 				switch v.Kind {
 				case VerdictDead:
+					if allDead {
+						if allDead, err = entryDead(htid); err != nil {
+							return dup, err
+						}
+					}
 				case VerdictWait:
 					return dup, &WaitError{Xid: v.Xid, TID: htid}
 				default:
 					return dup, o.uniqueViolation(lb, keys)
 				}
+			}
+			if allDead {
+				o.markDead(lb, off)
 			}
 		}
 		if op.rightmost() {

@@ -47,7 +47,6 @@ func (c *Cursor) killItems() {
 		return
 	}
 	slices.Sort(killed)
-	changed := false
 	for i := 0; i < len(killed); {
 		off := c.offs[killed[i]]
 		j := i
@@ -62,16 +61,21 @@ func (c *Cursor) killItems() {
 				n = nPosting(t)
 			}
 			if it.Flags == page.LPNormal && j-i == n && minHeapTID(t) == Tuple(c.entry(killed[i])).TID() {
-				p.SetItem(off, page.ItemID{Off: it.Off, Flags: page.LPDead, Len: it.Len}, nil)
-				changed = true
+				o.markDead(lb, off)
 			}
 		}
 		i = j
 	}
-	if changed {
-		binary.LittleEndian.PutUint16(p[specialOff+opFlags:], op.flags|FlagHasGarbage)
-		o.ix.pool.MarkDirtyHint(o.u, lb.buf)
-	}
+}
+
+// markDead sets LP_DEAD on item off of the exclusively locked leaf lb and
+// BTP_HAS_GARBAGE on the page: a hint, not WAL-logged.
+func (o *op) markDead(lb lockedBuf, off page.OffsetNumber) {
+	p := o.page(lb)
+	it := p.Item(off)
+	p.SetItem(off, page.ItemID{Off: it.Off, Flags: page.LPDead, Len: it.Len}, nil)
+	binary.LittleEndian.PutUint16(p[specialOff+opFlags:], pageFlags(p)|FlagHasGarbage)
+	o.ix.pool.MarkDirtyHint(o.u, lb.buf)
 }
 
 // entry is the i-th entry copied from the current page.
@@ -84,26 +88,61 @@ func (c *Cursor) entry(i int32) []byte {
 }
 
 // simpleDelete removes the LP_DEAD items of the exclusively locked leaf lb
-// (_bt_simpledel_pass, without its extra table checks), in one DELETE
-// record; it reports whether there were any.
-func (o *op) simpleDelete(lb lockedBuf, xid uint32) (bool, error) {
+// (_bt_simpledel_pass), in one DELETE record; it reports whether it
+// removed anything. With entryDead, the other TIDs on the page that point
+// into the same table blocks as the LP_DEAD items are asked about too, and
+// the dead ones go as well (_bt_deadblocks: their versions were likely
+// pruned together; this is how entries inside posting lists, which scans
+// rarely kill whole, are reclaimed).
+func (o *op) simpleDelete(lb lockedBuf, entryDead func(page.ItemPointer) (bool, error), xid uint32) (bool, error) {
 	p := o.page(lb)
 	op := getOpaque(p)
 	if op.flags&FlagHasGarbage == 0 {
 		return false, nil
 	}
+	first, max := op.firstData(), p.MaxOffset()
 	var offs []page.OffsetNumber
-	for off := op.firstData(); off <= p.MaxOffset(); off++ {
+	blocks := map[page.BlockNumber]bool{}
+	for off := first; off <= max; off++ {
 		if p.Item(off).Flags == page.LPDead {
 			offs = append(offs, off)
+			for _, tid := range leafTIDs(nil, itemAt(p, off)) {
+				blocks[tid.Block] = true
+			}
 		}
+	}
+	dead := map[page.ItemPointer]bool{}
+	if entryDead != nil && len(offs) > 0 {
+		for off := first; off <= max; off++ {
+			if p.Item(off).Flags == page.LPDead || Tuple(itemAt(p, off)).DeleteMarked() {
+				continue
+			}
+			for _, tid := range leafTIDs(nil, itemAt(p, off)) {
+				if !blocks[tid.Block] {
+					continue
+				}
+				d, err := entryDead(tid)
+				if err != nil {
+					return false, err
+				}
+				if d {
+					dead[tid] = true
+				}
+			}
+		}
+	}
+	var main [2]byte
+	binary.LittleEndian.PutUint16(main[:], uint16(len(offs)+len(dead)))
+	if len(dead) > 0 {
+		items, _ := dropTIDs(p, first, max, func(off page.OffsetNumber, tid page.ItemPointer) bool {
+			return p.Item(off).Flags == page.LPDead || dead[tid]
+		})
+		return true, o.rewriteLeaf(lb, items, infoDelete, main[:], xid)
 	}
 	d := o.delta(0)
 	if len(offs) > 0 {
 		p.DeleteItems(offs, d)
 	}
 	setPageFlags(p, op.flags&^FlagHasGarbage, d)
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(len(offs)))
 	return len(offs) > 0, o.logPages(infoDelete, xid, main[:], []lockedBuf{lb}, []*page.Delta{d})
 }
