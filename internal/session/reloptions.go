@@ -113,4 +113,3 @@ func relOptionText(de *pg.DefElem) string {
 	}
 	return defString(de)
 }
-
