@@ -1,13 +1,24 @@
 package catalog
 
 import (
+	"strings"
+
 	"github.com/tidal-db/tidal/internal/access/btree"
+	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
 )
 
 // IndexOptions describes index ir of table rel for the btree.
 func IndexOptions(rel, ir *Relation) btree.Options {
 	opt := btree.Options{Name: ir.Name, Unique: ir.Index.Unique, FillFactor: ir.FillFactor(), TableName: rel.Name}
+	// deduplicate_items; and a table that rewrites rows in place keeps one
+	// entry per (key, TID), since delete marks are per entry.
+	if v, ok := ParseBoolOption(ir.Options["deduplicate_items"]); ok && !v {
+		opt.NoDeduplicate = true
+	}
+	if ipu, ok := rel.Table.(tableam.InPlaceUpdates); ok && ipu.UpdatesInPlace() {
+		opt.NoDeduplicate = true
+	}
 	for _, k := range ir.Index.Keys {
 		a := rel.Attrs[k-1]
 		opt.KeyTypes = append(opt.KeyTypes, a.Type)
@@ -63,7 +74,7 @@ func (c *Catalog) BtreeEnv() *btree.Env {
 // sameColumns reports whether a cached handle still describes the key
 // columns (a column rename changes the names its errors print).
 func sameColumns(a, b btree.Options) bool {
-	if len(a.ColumnNames) != len(b.ColumnNames) {
+	if len(a.ColumnNames) != len(b.ColumnNames) || a.NoDeduplicate != b.NoDeduplicate {
 		return false
 	}
 	for i := range a.ColumnNames {
@@ -72,4 +83,21 @@ func sameColumns(a, b btree.Options) bool {
 		}
 	}
 	return true
+}
+
+// ParseBoolOption reads a boolean storage parameter's value as
+// PostgreSQL's parse_bool does: true/false, yes/no, on/off, 1/0, and
+// unique prefixes of the words.
+func ParseBoolOption(s string) (value, ok bool) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "" {
+		return false, false
+	}
+	switch {
+	case strings.HasPrefix("true", v), strings.HasPrefix("yes", v), v == "on", v == "1":
+		return true, true
+	case strings.HasPrefix("false", v), strings.HasPrefix("no", v), v == "off" || v == "of", v == "0":
+		return false, true
+	}
+	return false, false
 }

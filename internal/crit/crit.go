@@ -43,6 +43,12 @@ var releasesOnUnwind = []string{
 	// InsertFor without a serializable record; InsertFor and
 	// InsertMarked are insert.
 	module + "access/btree.(*op).checkUnique",
+	// A bottom-up deletion pass asks the table whether entries are dead
+	// with the leaf locked, and releases it on unwind like checkUnique;
+	// makeRoom and InsertWith hold nothing else then.
+	module + "access/btree.(*op).bottomUpPass",
+	module + "access/btree.(*op).makeRoom",
+	module + "access/btree.(*Index).InsertWith",
 	module + "access/btree.(*Index).Insert",
 	module + "access/btree.(*Index).InsertFor",
 	module + "access/btree.(*Index).InsertMarked",

@@ -83,6 +83,8 @@ type indexSpec struct {
 	// constraint: the index enforces a PRIMARY KEY or UNIQUE constraint
 	// (a pg_constraint row), not just CREATE UNIQUE INDEX.
 	constraint bool
+	// options: the index's storage parameters (WITH (...)), checked.
+	options map[string]string
 }
 
 func (s *Session) createTable(c *exec.Ctx, cs *pg.CreateStmt, w pgwire.ResultWriter) error {
@@ -406,6 +408,12 @@ func (s *Session) addIndex(c *exec.Ctx, tableOID uint32, sp indexSpec, ifNotExis
 	if ir == nil {
 		return fmt.Errorf("index %q vanished after creation", name)
 	}
+	if len(sp.options) > 0 {
+		if err := s.eng.Catalog.SetRelOptions(c.Tx, ir, sp.options); err != nil {
+			return err
+		}
+		ir.Options = sp.options
+	}
 	if err := exec.BuildIndex(c, rel, ir); err != nil {
 		return err
 	}
@@ -481,7 +489,11 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 	if len(is.IndexIncludingParams) > 0 {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "INCLUDE columns are not supported yet")
 	}
-	if err := s.addIndex(c, rel.OID, indexSpec{name: is.Idxname, cols: cols, unique: is.Unique, primary: is.Primary}, is.IfNotExists); err != nil {
+	opts, err := indexRelOptions(is.Options)
+	if err != nil {
+		return err
+	}
+	if err := s.addIndex(c, rel.OID, indexSpec{name: is.Idxname, cols: cols, unique: is.Unique, primary: is.Primary, options: opts}, is.IfNotExists); err != nil {
 		return err
 	}
 	return w.CommandComplete("CREATE INDEX")

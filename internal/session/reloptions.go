@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
@@ -70,7 +71,7 @@ func autovacuumRelOption(de *pg.DefElem) (key, value string, ok bool, err error)
 		if de.Arg == nil {
 			return key, "true", true, nil
 		}
-		if _, good := parseBoolPrefix(raw); !good {
+		if _, good := catalog.ParseBoolOption(raw); !good {
 			return "", "", true, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, raw)
 		}
 		return key, raw, true, nil
@@ -111,20 +112,4 @@ func relOptionText(de *pg.DefElem) string {
 		return tn.Names[0].GetString_().Sval // a keyword such as off
 	}
 	return defString(de)
-}
-
-// parseBoolPrefix is PostgreSQL's parse_bool: true/false, yes/no, on/off,
-// 1/0, and unique prefixes of the words.
-func parseBoolPrefix(s string) (bool, bool) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if v == "" {
-		return false, false
-	}
-	switch {
-	case strings.HasPrefix("true", v), strings.HasPrefix("yes", v), v == "on", v == "1":
-		return true, true
-	case strings.HasPrefix("false", v), strings.HasPrefix("no", v), v == "off" || v == "of", v == "0":
-		return false, true
-	}
-	return false, false
 }

@@ -146,6 +146,45 @@ func relOption(de *pg.DefElem) (string, string, error) {
 	return de.Defname, v, err
 }
 
+// indexRelOptions checks a B-tree index's storage parameters (fillfactor,
+// deduplicate_items) and returns them as reloptions keeps them.
+func indexRelOptions(list []*pg.Node) (map[string]string, error) {
+	opts := map[string]string{}
+	for _, o := range list {
+		de := o.GetDefElem()
+		if de.Defname == "deduplicate_items" {
+			v, err := relOptionBool(de)
+			if err != nil {
+				return nil, err
+			}
+			opts[de.Defname] = v
+			continue
+		}
+		if de.Defname != "fillfactor" {
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", de.Defname)
+		}
+		v, err := relOptionValue(de)
+		if err != nil {
+			return nil, err
+		}
+		opts[de.Defname] = v
+	}
+	return opts, nil
+}
+
+// relOptionBool checks a boolean storage parameter (a bare name is
+// true) and returns it as written, as reloptions keeps it.
+func relOptionBool(de *pg.DefElem) (string, error) {
+	if de.Arg == nil {
+		return "true", nil
+	}
+	v := relOptionText(de)
+	if _, ok := catalog.ParseBoolOption(v); !ok {
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for boolean option \"%s\": %s", de.Defname, v)
+	}
+	return v, nil
+}
+
 func relOptionValue(de *pg.DefElem) (string, error) {
 	bounded := func(lo, hi int) (string, error) {
 		v := defInt(de)

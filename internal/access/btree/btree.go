@@ -158,6 +158,9 @@ type Options struct {
 	// KeyCompression is each key column's attcompression ('p', 'l'; 0
 	// = pglz), for values compressed inline.
 	KeyCompression []byte
+	// NoDeduplicate is deduplicate_items = off (README "Posting lists");
+	// deduplication also needs every key column to be equalimage.
+	NoDeduplicate bool
 }
 
 // Index is an open B-tree index. It is safe for concurrent use by any number
@@ -172,6 +175,9 @@ type Index struct {
 	ff    int
 
 	lay layout
+	// dedup: equal keys are merged into posting lists (deduplicate_items
+	// and every opclass equalimage).
+	dedup bool
 
 	meta atomic.Pointer[metaInfo] // cached copy of the metapage (rd_amcache)
 
@@ -207,6 +213,7 @@ func Open(env *Env, rel smgr.RelFileNumber, opt Options) *Index {
 		ix.ff = 100
 	}
 	ix.lay = newLayout(opt.KeyTypes, opt.Comparators)
+	ix.dedup = !opt.NoDeduplicate && allEqualImage(opt)
 	return ix
 }
 
@@ -311,7 +318,7 @@ func initMetaPage(p page.Page, root page.BlockNumber, level uint32, d *page.Delt
 	binary.LittleEndian.PutUint32(b[mFastLevel:], level)
 	binary.LittleEndian.PutUint32(b[mLastCleanupDel:], 0)
 	binary.LittleEndian.PutUint64(b[mLastCleanupTuples:], math.Float64bits(-1))
-	b[mAllEqualImage] = 0 // deduplication is not implemented
+	b[mAllEqualImage] = 0 // set by the builder when every opclass is equalimage
 	d.PutBytes(p, metaOff, b[:])
 	setLower(p, metaOff+metaDataSize, d)
 }

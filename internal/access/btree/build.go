@@ -141,6 +141,28 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	}
 	w := &loader{ix: ix, sm: sm, wal: b.env.WAL, u: u, xid: xid, alloc: 1, scratch: make([]datum.Datum, 2*ix.nkeys)}
 	var leaf *levelState
+	emit := func(tup []byte) error {
+		if leaf == nil {
+			leaf = w.newLevel(0)
+		}
+		return w.add(leaf, tup)
+	}
+	// Deduplicating builds (not of unique indexes) merge equal keys into
+	// posting lists as they go (_bt_sort_dedup_finish_pending).
+	dedup := ix.dedup && !ix.opt.Unique
+	var pending []byte
+	var tids []page.ItemPointer
+	flush := func() error {
+		if pending == nil {
+			return nil
+		}
+		t := pending
+		if len(tids) > 1 {
+			t = formPosting(pending, tids)
+		}
+		pending, tids = nil, tids[:0]
+		return emit(t)
+	}
 	uniq := uniqueCheck{b: b}
 	for i := 0; ; i++ {
 		if i%4096 == 0 {
@@ -161,16 +183,28 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 			break
 		}
 		blk, off := datum.TidParts(t[ix.nkeys])
-		tup := ix.formTuple(t[:ix.nkeys], page.ItemPointer{Block: blk, Offset: off})
+		tid := page.ItemPointer{Block: blk, Offset: off}
+		tup := ix.formTuple(t[:ix.nkeys], tid)
 		if err := ix.checkTupleSize(tup); err != nil {
 			return nil, err
 		}
-		if leaf == nil {
-			leaf = w.newLevel(0)
+		if !dedup {
+			if err := emit(tup); err != nil {
+				return nil, err
+			}
+			continue
 		}
-		if err := w.add(leaf, tup); err != nil {
+		if pending != nil && sameKeyImage(pending, tup) && postingSizeWith(pending, len(tids)+1) <= buildMaxPostingSize {
+			tids = append(tids, tid)
+			continue
+		}
+		if err := flush(); err != nil {
 			return nil, err
 		}
+		pending, tids = tup, append(tids[:0], tid)
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	root, level, err := w.shutdown(leaf)
 	if err != nil {
@@ -178,6 +212,9 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	}
 	meta := make(page.Page, page.Size)
 	initMetaPage(meta, root, level, nil)
+	if allEqualImage(ix.opt) {
+		meta[metaOff+mAllEqualImage] = 1 // btm_allequalimage
+	}
 	if err := w.write(meta, MetaPageBlock); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package btree
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/tidal-db/tidal/internal/datum"
 	"github.com/tidal-db/tidal/internal/stats"
@@ -130,6 +131,9 @@ func (o *op) checkPage(lb lockedBuf, p page.Page, level uint32, prev page.BlockN
 	if op.incomplete() {
 		return ix.corrupt("block %d has an incomplete split", lb.blk)
 	}
+	if err := checkLayout(p); err != nil {
+		return ix.corrupt("block %d: %v", lb.blk, err)
+	}
 	first, max := op.firstData(), p.MaxOffset()
 	if !op.isLeaf() && max < first {
 		return ix.corrupt("internal block %d is empty", lb.blk)
@@ -139,6 +143,14 @@ func (o *op) checkPage(lb lockedBuf, p page.Page, level uint32, prev page.BlockN
 		t := itemAt(p, off)
 		if tupSize(t) != len(t) {
 			return ix.corrupt("block %d item %d: tuple size %d, line pointer %d", lb.blk, off, tupSize(t), len(t))
+		}
+		if isPosting(t) {
+			if !op.isLeaf() {
+				return ix.corrupt("internal block %d item %d is a posting list", lb.blk, off)
+			}
+			if err := checkPosting(t); err != nil {
+				return ix.corrupt("block %d item %d: %v", lb.blk, off, err)
+			}
 		}
 		if !op.isLeaf() && off == first {
 			if ix.natts(t) != 0 {
@@ -177,7 +189,27 @@ func (o *op) checkPage(lb lockedBuf, p page.Page, level uint32, prev page.BlockN
 				return ix.corrupt("block %d: item %d is above the high key", lb.blk, off)
 			}
 		}
+		if isPosting(t) {
+			sk.tid = maxHeapTID(t) // the next item must be above the list's last TID
+		}
 		prevKey = sk
+	}
+	return nil
+}
+
+// checkLayout verifies the page header and line pointers, so that items
+// can be read at all: pd_lower and pd_upper in order, the special space
+// where a B-tree keeps it, and every item inside the tuple space.
+func checkLayout(p page.Page) error {
+	lower, upper := p.Lower(), p.Upper()
+	if p.Special() != specialOff || lower < page.HeaderSize || lower > upper || upper > specialOff || (lower-page.HeaderSize)%page.ItemIDSize != 0 {
+		return fmt.Errorf("impossible page layout: pd_lower %d, pd_upper %d, pd_special %d", lower, upper, p.Special())
+	}
+	for off := page.OffsetNumber(1); off <= p.MaxOffset(); off++ {
+		it := p.Item(off)
+		if it.Off < upper || it.Off+it.Len > specialOff || it.Len < tupleHeaderSize {
+			return fmt.Errorf("item %d of %d lies outside the tuple space (offset %d, length %d)", off, p.MaxOffset(), it.Off, it.Len)
+		}
 	}
 	return nil
 }

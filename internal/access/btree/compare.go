@@ -28,7 +28,7 @@ func (ix *Index) cmpKeysFast(keys []datum.Datum, t []byte, n int) (c int, ok boo
 		bitmap = t[tupleHeaderSize : tupleHeaderSize+nullBitmapSize]
 		start = dataOffset(info)
 	}
-	end := int(info & storedSizeMask)
+	end := keyEnd(t)
 	if end > len(t) {
 		end = len(t)
 	}

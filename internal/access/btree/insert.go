@@ -76,7 +76,30 @@ func (ix *Index) Insert(u *stats.Usage, xid uint32, keys []datum.Datum, tid page
 // the leaf page written to, or the one a unique violation is found on, is
 // checked for SIREAD locks of concurrent readers first.
 func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
-	return ix.insert(u, sx, xid, keys, tid, check, false)
+	return ix.insert(u, sx, xid, keys, tid, check, false, nil)
+}
+
+// InsertHints are what the executor knows about an insert that lets the
+// B-tree delete entries instead of splitting a full leaf (README
+// "Deleting before a split").
+type InsertHints struct {
+	// Unchanged: the entry is a non-HOT update's new version whose key
+	// equals the old version's (PostgreSQL's indexUnchanged hint), so
+	// the page likely holds versions of the same rows that are dead now:
+	// a bottom-up deletion pass is tried before deduplicating or
+	// splitting.
+	Unchanged bool
+	// EntryDead reports whether no snapshot can reach any row version
+	// through an entry for tid (the table AM's IndexEntryDead at the
+	// current horizon). It is called with the leaf exclusively locked;
+	// it may read table pages but must not touch this index. nil: no
+	// bottom-up deletion.
+	EntryDead func(tid page.ItemPointer) (bool, error)
+}
+
+// InsertWith is InsertFor with hints (nil: none).
+func (ix *Index) InsertWith(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, hints *InsertHints) error {
+	return ix.insert(u, sx, xid, keys, tid, check, false, hints)
 }
 
 // InsertMarked is InsertFor of a delete-marked entry (mark.go): the new
@@ -84,10 +107,10 @@ func (ix *Index) InsertFor(u *stats.Usage, sx *predicate.Xact, xid uint32, keys 
 // (keys, tid) exists already (the row had this key before), it is marked
 // instead of inserted twice.
 func (ix *Index) InsertMarked(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
-	return ix.insert(u, sx, xid, keys, tid, check, true)
+	return ix.insert(u, sx, xid, keys, tid, check, true, nil)
 }
 
-func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, marked bool) error {
+func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, marked bool, hints *InsertHints) error {
 	if len(keys) != ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", ix.opt.Name, ix.nkeys, len(keys))
 	}
@@ -129,8 +152,13 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 			}
 			continue
 		}
+		uniqueDup := false
 		if checking {
-			if err := o.checkUnique(lb, keys, tid, check); err != nil {
+			var entryDead func(page.ItemPointer) (bool, error)
+			if hints != nil {
+				entryDead = hints.EntryDead
+			}
+			if uniqueDup, err = o.checkUnique(lb, keys, tid, check, entryDead); err != nil {
 				o.release(lb)
 				return err
 			}
@@ -162,12 +190,31 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 			}
 		}
 		p := o.page(lb)
+		if p.FreeSpace() < len(tup) && !marked {
+			// Full: delete or deduplicate before splitting
+			// (_bt_delete_or_dedup_one_page). Unique indexes only when the
+			// check saw a duplicate or the key is an update's unchanged
+			// one: versions of one key, not new keys.
+			uniqueDup = uniqueDup || (checking && hints != nil && hints.Unchanged)
+			if err := o.makeRoom(lb, tup, checking && !uniqueDup, uniqueDup, hints, xid); err != nil {
+				o.release(lb)
+				return err
+			}
+		}
 		off, err := o.binsrch(p, getOpaque(p), sk)
 		if err != nil {
 			o.release(lb)
 			return err
 		}
-		return o.insertOnPage(lb, stack, tup, off, lockedBuf{}, xid)
+		ps, err := o.postingSplitAt(lb, off, tup, sk)
+		if err != nil {
+			o.release(lb)
+			return err
+		}
+		if ps != nil {
+			tup = ps.newItem
+		}
+		return o.insertOnPage(lb, stack, tup, off+ps.shift(), lockedBuf{}, xid, ps)
 	}
 }
 
@@ -175,14 +222,18 @@ func (ix *Index) insert(u *stats.Usage, sx *predicate.Xact, xid uint32, keys []d
 // (_bt_check_unique). lb (the first page that may hold such keys) stays
 // locked; pages to its right are share-locked one at a time. An entry for
 // tid itself (a row updated in place back to a key it had) is the same
-// row, never a conflict.
-func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck) error {
+// row, never a conflict. dup reports whether an entry with an equal key
+// (of any other row version, live or dead) was seen. An item on lb whose
+// every TID check finds dead and entryDead (when set) dead to all
+// snapshots is marked LP_DEAD on the way, as _bt_check_unique does, so
+// that a full page deletes it before splitting (kill.go).
+func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer, check UniqueCheck, entryDead func(page.ItemPointer) (bool, error)) (dup bool, err error) {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
 	off, err := o.binsrch(p, op, &scanKey{keys: keys, tail: tailMinus})
 	if err != nil {
-		return err
+		return false, err
 	}
 	var extra lockedBuf
 	defer func() {
@@ -206,47 +257,71 @@ func (o *op) checkUnique(lb lockedBuf, keys []datum.Datum, tid page.ItemPointer,
 			t := itemAt(p, off)
 			eq, err := ix.keysEqual(keys, t, o.scratch)
 			if err != nil {
-				return err
+				return dup, err
 			}
 			if !eq {
-				return nil
+				return dup, nil
 			}
-			htid := page.GetItemPointer(t)
-			if htid == tid {
+			if p.Item(off).Flags == page.LPDead {
+				dup = true // dead to every snapshot (kill.go): no conflict
 				continue
 			}
-			if check == nil {
-				return o.uniqueViolation(lb, keys)
+			n := 1
+			if isPosting(t) {
+				n = nPosting(t)
 			}
-			v, err := check(htid)
-			if err != nil {
-				return err
+			allDead := entryDead != nil && extra.buf == buffer.InvalidBuffer && p.Item(off).Flags == page.LPNormal
+			for i := 0; i < n; i++ {
+				htid := page.GetItemPointer(t)
+				if n > 1 {
+					htid = postingTID(t, i)
+				}
+				if htid == tid {
+					allDead = false
+					continue
+				}
+				dup = true
+				if check == nil {
+					return dup, o.uniqueViolation(lb, keys)
+				}
+				v, err := check(htid)
+				if err != nil {
+					return dup, err
+				}
+				switch v.Kind {
+				case VerdictDead:
+					if allDead {
+						if allDead, err = entryDead(htid); err != nil {
+							return dup, err
+						}
+					}
+				case VerdictWait:
+					return dup, &WaitError{Xid: v.Xid, TID: htid}
+				default:
+					return dup, o.uniqueViolation(lb, keys)
+				}
 			}
-			switch v.Kind {
-			case VerdictDead:
-			case VerdictWait:
-				return &WaitError{Xid: v.Xid, TID: htid}
-			default:
-				return o.uniqueViolation(lb, keys)
+			if allDead {
+				o.markDead(lb, off)
 			}
 		}
 		if op.rightmost() {
-			return nil
+			return dup, nil
 		}
 		if !op.ignore() {
 			c, err := ix.compare(plus, itemAt(p, PHiKey), o.scratch)
 			if err != nil {
-				return err
+				return dup, err
 			}
 			if c < 0 {
-				return nil // the right page holds only larger keys
+				return dup, nil // the right page holds only larger keys
 			}
 		}
 		next := op.next
 		o.release(extra)
 		extra = lockedBuf{}
 		if extra, err = o.read(next, false); err != nil {
-			return err
+			return dup, err
 		}
 		p = o.page(extra)
 		op = getOpaque(p)
@@ -327,19 +402,25 @@ func (o *op) logPages(info uint8, xid uint32, main []byte, bufs []lockedBuf, del
 // left half of a split one level down whose downlink tup is: its
 // INCOMPLETE_SPLIT flag is cleared in the same WAL record. lb and child are
 // released.
-func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32) error {
+func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32, ps *postingSplit) error {
 	p := o.page(lb)
 	if p.FreeSpace() < len(tup) {
-		return o.split(lb, stack, tup, off, child, xid)
+		return o.split(lb, stack, tup, off, child, xid, ps)
 	}
 	ob := o.bufs()
 	d := o.delta(0)
+	info := infoInsertLeaf
+	if ps != nil {
+		// The posting list keeps its size: the new TID goes in, its
+		// highest TID moves out into tup, right after it.
+		p.Overwrite(ps.off, ps.nposting, d)
+		info = infoInsertPost
+	}
 	if p.AddItem(tup, off, true, false, 0, d) == page.InvalidOffset {
 		o.release(lb)
 		o.release(child)
 		return o.ix.corrupt("failed to add new item to block %d", lb.blk)
 	}
-	info := infoInsertLeaf
 	bufs := append(ob.bufs[:0], lb)
 	deltas := append(ob.dptrs[:0], d)
 	if child.buf != buffer.InvalidBuffer {
@@ -361,7 +442,7 @@ func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page
 // split splits the full page lb while inserting tup at off (_bt_split),
 // then inserts the downlink to the new right page into the parent
 // (_bt_insert_parent). lb, child are released.
-func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32) error {
+func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.OffsetNumber, child lockedBuf, xid uint32, ps *postingSplit) error {
 	ix := o.ix
 	p := o.page(lb)
 	op := getOpaque(p)
@@ -387,6 +468,10 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 		if i == off {
 			newPos = len(items)
 			items = append(items, tup)
+		}
+		if ps != nil && i == ps.off {
+			items = append(items, ps.nposting)
+			continue
 		}
 		items = append(items, itemAt(orig, i))
 	}
@@ -545,7 +630,7 @@ func (o *op) insertParent(left, right lockedBuf, sep []byte, stack []stackEntry,
 		o.release(left)
 		return err
 	}
-	return o.insertOnPage(pb, stack, sep, poff+1, left, xid)
+	return o.insertOnPage(pb, stack, sep, poff+1, left, xid, nil)
 }
 
 // getStackBuf re-finds and exclusively locks the parent page holding the

@@ -458,7 +458,8 @@ func TestPageDeletionConcurrent(t *testing.T) {
 		t.Fatalf("after the run, with no transaction left: %+v, %d in the free list; %+v", st, len(ix.FreePages()), ist)
 	}
 	assertSplitsReuse(t, te, ix, rel, st.Free, func(i int) (int64, page.ItemPointer) {
-		return int64(20000 + i%100), page.ItemPointer{Block: 900000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}
+		// distinct keys (duplicates would be deduplicated, not split)
+		return int64(20000+i%100)*1000 + int64(i/100), page.ItemPointer{Block: 900000 + page.BlockNumber(i/100), Offset: page.OffsetNumber(i%100 + 1)}
 	})
 	inserted.Add(int64(st.Free * splitReuseEntries))
 	got := scanAll(t, ix, ix.Scan(nil, nil, nil))

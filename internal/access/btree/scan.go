@@ -45,6 +45,11 @@ type Cursor struct {
 	buf  []byte
 	ends []int32
 	pos  int
+	// offs[i] is entry i's line pointer; lsn the page's LSN when read;
+	// killed the entries KillPrior marked (kill.go).
+	offs   []page.OffsetNumber
+	lsn    page.LSN
+	killed []int32
 
 	// inline storage, so that a point lookup allocates only the Cursor
 	opv     op
@@ -54,6 +59,7 @@ type Cursor struct {
 	bufArr  [64]byte
 	endsArr [4]int32
 
+	cur     int32            // the entry Next returned last
 	next    page.BlockNumber // right link still to read; PNone when done
 	blk     page.BlockNumber // the leaf the current entries came from (diagnostics)
 	started bool
@@ -134,6 +140,7 @@ func (c *Cursor) Next() (tid page.ItemPointer, tup Tuple, ok bool, err error) {
 	if c.pos > 0 {
 		start = c.ends[c.pos-1]
 	}
+	c.cur = int32(c.pos)
 	t := Tuple(c.buf[start:c.ends[c.pos]:c.ends[c.pos]])
 	c.pos++
 	return page.GetItemPointer(t), t, true, nil
@@ -142,6 +149,7 @@ func (c *Cursor) Next() (tid page.ItemPointer, tup Tuple, ok bool, err error) {
 // Close ends the scan (it holds no locks or pins between calls; Close only
 // drops its buffers).
 func (c *Cursor) Close() {
+	c.killItems()
 	c.done = true
 	c.buf, c.ends = nil, nil
 	c.pos = 0
@@ -150,7 +158,8 @@ func (c *Cursor) Close() {
 // fetch loads the matching entries of the next leaf page.
 func (c *Cursor) fetch() error {
 	o := c.o
-	c.buf, c.ends, c.pos = c.buf[:0], c.ends[:0], 0
+	c.killItems()
+	c.buf, c.ends, c.pos, c.offs = c.buf[:0], c.ends[:0], 0, c.offs[:0]
 	var lb lockedBuf
 	var off page.OffsetNumber
 	if !c.started {
@@ -213,6 +222,7 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 		return nil
 	}
 	c.SSI.LockPage(uint32(ix.rel), uint32(lb.blk))
+	c.lsn = p.LSN()
 	max := p.MaxOffset()
 	// After a page deletion moved key space to the right, a page further
 	// on may start with entries inserted below the lower bound: skip them
@@ -240,6 +250,9 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 				return nil
 			}
 		}
+		if p.Item(off).Flags == page.LPDead {
+			continue // known dead to every snapshot (kill.go)
+		}
 		if c.rej != nil && tupInfo(t)&infoHasNulls != 0 {
 			bm := t[tupleHeaderSize:]
 			skip := false
@@ -258,8 +271,18 @@ func (c *Cursor) readPage(lb lockedBuf, off page.OffsetNumber) error {
 				continue
 			}
 		}
+		if isPosting(t) {
+			// One plain tuple per heap TID, in TID order.
+			for i, n := 0, nPosting(t); i < n; i++ {
+				c.buf = appendPlainTuple(c.buf, t, postingTID(t, i))
+				c.ends = append(c.ends, int32(len(c.buf)))
+				c.offs = append(c.offs, off)
+			}
+			continue
+		}
 		c.buf = append(c.buf, t...)
 		c.ends = append(c.ends, int32(len(c.buf)))
+		c.offs = append(c.offs, off)
 	}
 	if op.rightmost() {
 		c.done = true

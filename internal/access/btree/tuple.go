@@ -37,15 +37,18 @@ const (
 // leaf page. Tuples returned by a Cursor are copies owned by the cursor.
 type Tuple []byte
 
-// TID is the heap TID of a leaf (non-pivot) tuple.
-func (t Tuple) TID() page.ItemPointer { return page.GetItemPointer(t) }
+// TID is the heap TID of a leaf (non-pivot) tuple: its lowest, for a
+// posting list (a Cursor only returns plain tuples).
+func (t Tuple) TID() page.ItemPointer { return minHeapTID(t) }
 
 // HasNulls reports whether some key column is NULL.
 func (t Tuple) HasNulls() bool { return tupInfo(t)&infoHasNulls != 0 }
 
 func tupInfo(t []byte) uint16 { return binary.LittleEndian.Uint16(t[6:]) }
 func tupSize(t []byte) int    { return int(tupInfo(t) & storedSizeMask) }
-func isPivot(t []byte) bool   { return tupInfo(t)&infoAltTID != 0 }
+func isPivot(t []byte) bool {
+	return tupInfo(t)&infoAltTID != 0 && binary.LittleEndian.Uint16(t[4:])&offsetIsPosting == 0
+}
 
 func dataOffset(info uint16) int {
 	if info&infoHasNulls != 0 {
@@ -67,10 +70,14 @@ func pivotHasTID(t []byte) bool {
 	return binary.LittleEndian.Uint16(t[4:])&offsetPivotTID != 0
 }
 
-// heapTID returns the tuple's heap TID: t_tid for a leaf tuple, the trailing
-// TID for a pivot that has one; ok is false for a pivot whose heap TID was
-// truncated away (minus infinity).
+// heapTID returns the tuple's heap TID: t_tid for a leaf tuple (the
+// lowest TID of a posting list), the trailing TID for a pivot that has
+// one; ok is false for a pivot whose heap TID was truncated away (minus
+// infinity).
 func heapTID(t []byte) (page.ItemPointer, bool) {
+	if isPosting(t) {
+		return postingTID(t, 0), true
+	}
 	if !isPivot(t) {
 		return page.GetItemPointer(t), true
 	}
@@ -191,7 +198,7 @@ func (ix *Index) deform(t []byte, out []datum.Datum, n int) error {
 	if info&infoHasNulls != 0 {
 		bitmap = t[tupleHeaderSize : tupleHeaderSize+nullBitmapSize]
 	}
-	end := int(info & storedSizeMask)
+	end := keyEnd(t)
 	if end > len(t) {
 		end = len(t)
 	}
@@ -246,7 +253,7 @@ func (ix *Index) truncate(lastleft, firstright []byte, scratch []datum.Datum) ([
 	copy(p, base)
 	binary.LittleEndian.PutUint16(p[6:], (tupInfo(base)&^infoSizeMask)|uint16(size))
 	setPivotNAtts(p, ix.nkeys, true)
-	ltid, _ := heapTID(lastleft)
+	ltid := maxHeapTID(lastleft)
 	page.PutItemPointer(p[size-page.ItemPointerSize:], ltid)
 	return p, nil
 }
@@ -360,7 +367,16 @@ func (ix *Index) compare(sk *scanKey, t []byte, scratch []datum.Datum) (int, err
 	if !ok {
 		return 1, nil
 	}
-	return sk.tid.Compare(ht), nil
+	c := sk.tid.Compare(ht)
+	if c <= 0 || !isPosting(t) {
+		return c, nil
+	}
+	// Within a posting list's TID range: the tuple "equals" the key, and
+	// the caller looks inside the list (_bt_binsrch_posting).
+	if sk.tid.Compare(maxHeapTID(t)) <= 0 {
+		return 0, nil
+	}
+	return 1, nil
 }
 
 // keysEqual reports whether leaf tuple t has exactly the key values keys

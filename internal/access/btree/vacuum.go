@@ -275,19 +275,56 @@ func (bd *bulkDelete) deleted(blk page.BlockNumber, safexid uint32) {
 }
 
 // removeDead removes the entries of the locked leaf lb that the callback
-// reports dead, in one VACUUM record.
+// reports dead, in one VACUUM record. A posting list loses its dead TIDs
+// (and goes when none is left); tuple counts are heap TIDs, as
+// PostgreSQL's.
 func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 	st := &bd.st
 	first, max := op.firstData(), p.MaxOffset()
 	bd.offs = bd.offs[:0]
 	var d page.Delta
-	cleared := 0
+	cleared, removed, remaining := 0, 0, 0
+	var updates map[page.OffsetNumber][]byte
 	for off := first; off <= max && (bd.dead != nil || bd.marked != nil); off++ {
 		t := Tuple(itemAt(p, off))
-		if bd.dead != nil && bd.dead(t.TID()) {
+		if p.Item(off).Flags == page.LPDead {
+			// An index scan found it dead to every snapshot (kill.go);
+			// removing it here also keeps DeleteItems from meeting it.
 			bd.offs = append(bd.offs, off)
+			removed += len(leafTIDs(nil, t))
 			continue
 		}
+		if isPosting(t) {
+			n := nPosting(t)
+			var keep []page.ItemPointer
+			if bd.dead != nil {
+				for i := 0; i < n; i++ {
+					if tid := postingTID(t, i); !bd.dead(tid) {
+						keep = append(keep, tid)
+					}
+				}
+			} else {
+				keep = leafTIDs(nil, t)
+			}
+			removed += n - len(keep)
+			remaining += len(keep)
+			switch {
+			case len(keep) == 0:
+				bd.offs = append(bd.offs, off)
+			case len(keep) < n:
+				if updates == nil {
+					updates = map[page.OffsetNumber][]byte{}
+				}
+				updates[off] = formPosting(t, keep)
+			}
+			continue
+		}
+		if bd.dead != nil && bd.dead(t.TID()) {
+			bd.offs = append(bd.offs, off)
+			removed++
+			continue
+		}
+		remaining++
 		if bd.marked == nil || !t.DeleteMarked() {
 			continue
 		}
@@ -298,26 +335,62 @@ func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 		switch v {
 		case MarkRemove:
 			bd.offs = append(bd.offs, off)
+			removed++
+			remaining--
 		case MarkClear:
 			markItem(p, off, false, &d)
 			cleared++
 		}
 	}
-	if max >= first {
-		st.TuplesRemaining += int64(int(max-first) + 1 - len(bd.offs))
+	if bd.dead == nil && bd.marked == nil {
+		remaining = countTIDs(p, first, max)
 	}
+	st.TuplesRemaining += int64(remaining)
 	st.MarksCleared += cleared
-	if len(bd.offs) == 0 && cleared == 0 {
+	if len(bd.offs) == 0 && cleared == 0 && updates == nil {
 		return nil
 	}
-	p.DeleteItems(bd.offs, &d)
 	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(len(bd.offs)))
-	if err := bd.o.logPages(infoVacuum, bd.xid, main[:], []lockedBuf{lb}, []*page.Delta{&d}); err != nil {
-		return err
+	binary.LittleEndian.PutUint16(main[:], uint16(len(bd.offs)+len(updates)))
+	if updates != nil {
+		// Shrunk posting lists change sizes: lay the page out afresh.
+		items := make([][]byte, 0, int(max-first)+1)
+		j := 0
+		for off := first; off <= max; off++ {
+			if j < len(bd.offs) && bd.offs[j] == off {
+				j++
+				continue
+			}
+			if u, ok := updates[off]; ok {
+				items = append(items, u)
+				continue
+			}
+			items = append(items, itemAt(p, off))
+		}
+		if err := bd.o.rewriteLeaf(lb, items, infoVacuum, main[:], bd.xid); err != nil {
+			return err
+		}
+	} else {
+		p.DeleteItems(bd.offs, &d)
+		if err := bd.o.logPages(infoVacuum, bd.xid, main[:], []lockedBuf{lb}, []*page.Delta{&d}); err != nil {
+			return err
+		}
 	}
-	st.TuplesRemoved += int64(len(bd.offs))
+	st.TuplesRemoved += int64(removed)
 	return nil
+}
+
+// countTIDs counts the heap TIDs of the leaf items first..max.
+func countTIDs(p page.Page, first, max page.OffsetNumber) int {
+	n := 0
+	for off := first; off <= max; off++ {
+		if t := itemAt(p, off); isPosting(t) {
+			n += nPosting(t)
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // Stats counts the index's pages and entries (a full pass over the index,
@@ -355,7 +428,7 @@ func (ix *Index) Stats(u *stats.Usage) (IndexStats, error) {
 			case op.isLeaf():
 				st.LeafPages++
 				if max := p.MaxOffset(); max >= op.firstData() {
-					st.Tuples += int64(max - op.firstData() + 1)
+					st.Tuples += int64(countTIDs(p, op.firstData(), max))
 				} else {
 					st.EmptyPages++
 				}

@@ -10,6 +10,9 @@ const (
 	infoInsertLeaf  uint8 = 0x00 // XLOG_BTREE_INSERT_LEAF: leaf
 	infoInsertUpper uint8 = 0x10 // XLOG_BTREE_INSERT_UPPER: parent, child (flag cleared)
 	infoInsertMeta  uint8 = 0x20 // XLOG_BTREE_INSERT_META (unused: no fastroot changes)
+	infoInsertPost  uint8 = 0x50 // XLOG_BTREE_INSERT_POST: leaf (posting list split plus insert)
+	infoDedup       uint8 = 0x60 // XLOG_BTREE_DEDUP: leaf rewritten with posting lists
+	infoDelete      uint8 = 0x70 // XLOG_BTREE_DELETE: leaf without the entries of dead versions
 	infoSplitL      uint8 = 0x30 // XLOG_BTREE_SPLIT_L: left, right, right sibling, child
 	infoSplitR      uint8 = 0x40 // XLOG_BTREE_SPLIT_R
 	infoVacuum      uint8 = 0xC0 // XLOG_BTREE_VACUUM: leaf
@@ -37,6 +40,12 @@ func RecordName(info uint8) string {
 		return "INSERT_META"
 	case infoSplitL:
 		return "SPLIT_L"
+	case infoInsertPost:
+		return "INSERT_POST"
+	case infoDedup:
+		return "DEDUP"
+	case infoDelete:
+		return "DELETE"
 	case infoSplitR:
 		return "SPLIT_R"
 	case infoVacuum:

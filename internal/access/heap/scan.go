@@ -200,10 +200,19 @@ func (s *Scan) collect(b buffer.Buffer, blk page.BlockNumber) {
 // transaction, following a HOT chain from tid (heap_hot_search_buffer).
 // found is false when no member of the chain is visible.
 func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, page.ItemPointer, bool, error) {
+	t, vtid, found, _, err := r.FetchAllDead(u, tx, tid)
+	return t, vtid, found, err
+}
+
+// FetchAllDead is Fetch that also reports, when nothing is visible,
+// whether every member of the chain it walked is dead to every snapshot
+// (heap_hot_search_buffer's all_dead): the index entry that led here may
+// be marked dead (kill_prior_tuple).
+func (r *Relation) FetchAllDead(u *stats.Usage, tx *Txn, tid page.ItemPointer) (_ Tuple, _ page.ItemPointer, _ bool, allDead bool, _ error) {
 	pool := r.env.Pool
 	b, err := pool.Read(u, r.tag(tid.Block), nil)
 	if err != nil {
-		return nil, tid, false, err
+		return nil, tid, false, false, err
 	}
 	r.PruneOpt(u, b, tid.Block)
 	pool.Lock(b, buffer.Share)
@@ -217,50 +226,62 @@ func (r *Relation) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (Tuple, 
 	off := tid.Offset
 	var prevXmax uint32
 	first := true
+	allDead = true
+	var horizon xact.XID
+	surelyDead := func(t Tuple) bool {
+		if horizon == 0 {
+			horizon = r.env.Xact.OldestXmin()
+		}
+		st, _ := VacuumVisibilityHints(r.env.Xact, t, horizon)
+		return st == TupleDead
+	}
 	for steps := 0; steps <= MaxTuplesPerPage; steps++ {
 		if off < 1 || off > p.MaxOffset() {
-			return nil, tid, false, nil
+			return nil, tid, false, allDead, nil
 		}
 		it := p.Item(off)
 		if it.Flags == page.LPRedirect {
 			if !first {
-				return nil, tid, false, nil
+				return nil, tid, false, allDead, nil
 			}
 			off = page.OffsetNumber(it.Off)
 			first = false
 			continue
 		}
 		if it.Flags != page.LPNormal {
-			return nil, tid, false, nil
+			return nil, tid, false, allDead, nil
 		}
 		t := Tuple(p[it.Off : it.Off+it.Len])
 		// After a HOT link, the next member must have been inserted by the
 		// updater; a redirect carries no xmax to check against.
 		if prevXmax != 0 && t.Xmin() != prevXmax {
-			return nil, tid, false, nil
+			return nil, tid, false, allDead, nil
 		}
 		vis, bits := VisibleHints(r.env.Xact, t, tx)
 		hints.Add(off, it.Off, t, bits)
 		if err := r.ssiConflictOut(t, vis, tx); err != nil {
-			return nil, tid, false, err
+			return nil, tid, false, false, err
 		}
 		if vis {
 			found := page.ItemPointer{Block: tid.Block, Offset: off}
 			r.ssiLockTuple(t, found, tx)
-			return append(Tuple(nil), t...), found, true, nil
+			return append(Tuple(nil), t...), found, true, false, nil
+		}
+		if allDead && !surelyDead(t) {
+			allDead = false
 		}
 		if !t.IsHotUpdated() {
-			return nil, tid, false, nil
+			return nil, tid, false, allDead, nil
 		}
 		next := t.Ctid()
 		if next.Block != tid.Block {
-			return nil, tid, false, nil
+			return nil, tid, false, allDead, nil
 		}
 		prevXmax = UpdateXid(r.env.Xact, t)
 		off = next.Offset
 		first = false
 	}
-	return nil, tid, false, nil
+	return nil, tid, false, allDead, nil
 }
 
 // FetchLatest returns the newest version of the row whose version tid the

@@ -159,6 +159,11 @@ func (t *Table) Fetch(u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Tu
 	return tableam.Tuple(tup), vtid, ok, err
 }
 
+func (t *Table) FetchAllDead(u *stats.Usage, tx *Txn, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, bool, error) {
+	tup, vtid, ok, allDead, err := t.r.FetchAllDead(u, tx, tid)
+	return tableam.Tuple(tup), vtid, ok, allDead, err
+}
+
 func (t *Table) FetchLatest(u *stats.Usage, _ *Txn, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
 	tup, vtid, ok, err := t.r.FetchLatest(u, tid)
 	return tableam.Tuple(tup), vtid, ok, err

@@ -270,3 +270,12 @@ type FrozenFormer interface {
 type InPlaceUpdates interface {
 	UpdatesInPlace() bool
 }
+
+// AllDeadFetcher is a table AM whose Fetch can also say, when no version
+// is visible, that every version the index entry leads to is dead to
+// every snapshot (heap_hot_search_buffer's all_dead): an index scan then
+// marks the entry LP_DEAD (kill_prior_tuple), and a later insert into a
+// full leaf deletes it instead of splitting.
+type AllDeadFetcher interface {
+	FetchAllDead(u *stats.Usage, tx *Txn, tid TID) (t Tuple, vtid TID, found, allDead bool, err error)
+}

@@ -73,16 +73,33 @@ func updateChangedIndexEntries(c *Ctx, rel *catalog.Relation, old, newRow Row, t
 // insertIndexEntriesWhere inserts row's entries into the indexes for which
 // want (by position in rel.Indexes; nil: all) is true.
 func insertIndexEntriesWhere(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool) (conflicted bool, err error) {
-	return insertEntries(c, rel, row, tid, arbiter, want, false)
+	return insertEntries(c, rel, row, tid, arbiter, want, false, nil)
+}
+
+// insertIndexEntriesUpdated is insertIndexEntries for the new version of
+// a non-HOT update: the indexes whose key the update left alone get
+// btree's Unchanged hint, so a full leaf first tries to delete the
+// entries of dead versions of the same rows (bottom-up deletion).
+func insertIndexEntriesUpdated(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, hint tableam.UpdateHint) error {
+	_, err := insertEntries(c, rel, row, tid, nil, nil, false, func(i int) bool { return !hint.IndexChanged(i) })
+	return err
 }
 
 // insertIndexEntriesMarked is insertIndexEntriesWhere of delete-marked
 // entries (an in-place update's new keys).
 func insertIndexEntriesMarked(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, want func(i int) bool) (conflicted bool, err error) {
-	return insertEntries(c, rel, row, tid, nil, want, true)
+	return insertEntries(c, rel, row, tid, nil, want, true, nil)
 }
 
-func insertEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool, marked bool) (conflicted bool, err error) {
+func insertEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer, arbiter func(ir *catalog.Relation) bool, want func(i int) bool, marked bool, unchanged func(i int) bool) (conflicted bool, err error) {
+	var hints btree.InsertHints
+	if !marked {
+		// Whether an entry's row versions are all dead, for deleting
+		// entries instead of splitting a full leaf (IndexEntryDead at the
+		// current horizon, as heap_index_delete_tuples).
+		horizon := c.Eng.Xact.OldestXmin()
+		hints.EntryDead = func(t page.ItemPointer) (bool, error) { return rel.Table.IndexEntryDead(c.U(), t, horizon) }
+	}
 	for i, ir := range rel.Indexes {
 		if want != nil && !want(i) {
 			continue
@@ -109,11 +126,13 @@ func insertEntries(c *Ctx, rel *catalog.Relation, row Row, tid page.ItemPointer,
 			}
 		}
 		for {
-			insert := ix.InsertFor
+			var err error
 			if marked {
-				insert = ix.InsertMarked
+				err = ix.InsertMarked(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check)
+			} else {
+				hints.Unchanged = unchanged != nil && unchanged(i)
+				err = ix.InsertWith(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check, &hints)
 			}
-			err := insert(c.U(), c.Tx.Heap.SSI, c.Tx.Heap.Xid, key, tid, check)
 			var w *btree.WaitError
 			if errors.As(err, &w) {
 				if err := c.Eng.Xact.WaitForXid(c.Context, c.Tx.Heap.Proc, w.Xid); err != nil {
@@ -238,7 +257,7 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 			return nil, err
 		}
 		s.entries++
-		t, vtid, found, err := s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
+		t, vtid, found, err := s.fetch(c, tid)
 		if err != nil {
 			return nil, err
 		}
@@ -271,6 +290,21 @@ func (s *IndexScan) Next(c *Ctx) (Row, error) {
 		s.lastTID = vtid
 		return row, nil
 	}
+}
+
+// fetch reads the row version tid leads to; when the table says every
+// version there is dead to all snapshots, the entry is marked dead in the
+// index (kill_prior_tuple; not for tables that change keys in place,
+// whose entries are rechecked instead).
+func (s *IndexScan) fetch(c *Ctx, tid page.ItemPointer) (tableam.Tuple, page.ItemPointer, bool, error) {
+	if adf, ok := s.Rel.Table.(tableam.AllDeadFetcher); ok && !s.recheck {
+		t, vtid, found, allDead, err := adf.FetchAllDead(c.U(), c.Tx.Heap, tid)
+		if err == nil && !found && allDead {
+			s.cur.KillPrior()
+		}
+		return t, vtid, found, err
+	}
+	return s.Rel.Table.Fetch(c.U(), c.Tx.Heap, tid)
 }
 
 func (s *IndexScan) Close(c *Ctx) {

@@ -432,7 +432,7 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 			return oc, ntid, err
 		}
 	default:
-		if err := insertIndexEntries(c, m.Rel, newRow, ntid); err != nil {
+		if err := insertIndexEntriesUpdated(c, m.Rel, newRow, ntid, hint); err != nil {
 			return oc, ntid, err
 		}
 	}
