@@ -31,6 +31,9 @@ type cteDef struct {
 	// as its readers need rows (recursive.go).
 	work *workTable
 	lazy bool
+	// round: the query is planned inside a recursive term, whose working
+	// table it may read, so its rows are good for one round only.
+	round *workTable
 }
 
 // planState is the planner's state across the query levels of a statement.
@@ -46,6 +49,9 @@ type planState struct {
 	// function of the target list (tlistsrf.go): a row result is one
 	// record column there.
 	tlistSRFs map[*pg.RangeFunction]bool
+	// rounds are the working tables of the recursive terms being planned,
+	// innermost last (recursive.go).
+	rounds []*workTable
 }
 
 // markOuterRef notes that a reference to level lvl was made: every query
@@ -127,6 +133,7 @@ func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func
 				pop()
 				return nil, err
 			}
+			def.round = p.currentRound()
 			m[ce.Ctename] = def
 			continue
 		}
@@ -136,7 +143,7 @@ func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func
 			return nil, err
 		}
 		cols = renameCols(cols, ce.Aliascolnames)
-		m[ce.Ctename] = &cteDef{name: ce.Ctename, node: node, cols: cols, mat: &cteState{}}
+		m[ce.Ctename] = &cteDef{name: ce.Ctename, node: node, cols: cols, mat: &cteState{}, round: p.currentRound()}
 	}
 	return pop, nil
 }

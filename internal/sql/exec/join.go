@@ -375,6 +375,7 @@ type cteState struct {
 	// CTEScans.
 	producing, done bool
 	readers         int
+	gen             int // the round of the recursive term the rows are for (cteDef.round)
 }
 
 // CTEScan reads a WITH query's result, computing it on first use.
@@ -393,7 +394,7 @@ func (s *CTEScan) Open(c *Ctx) error {
 		return s.openLazy(c)
 	}
 	m := s.def.mat
-	if m.env == c.Env && c.Env != nil {
+	if m.env == c.Env && c.Env != nil && s.def.freshFor(m) {
 		return nil
 	}
 	m.rows = nil
@@ -412,7 +413,7 @@ func (s *CTEScan) Open(c *Ctx) error {
 		}
 	}()
 	if err == nil {
-		m.env = c.Env
+		m.env, m.gen = c.Env, s.def.roundGen()
 	}
 	return err
 }

@@ -22,6 +22,31 @@ import (
 // workTable is the previous round's rows, read by the recursive term.
 type workTable struct {
 	rows []Row
+	// gen counts the rounds: a WITH query planned inside the recursive
+	// term (cteDef.round) is computed again when it changes.
+	gen int
+}
+
+// currentRound is the working table of the innermost recursive term being
+// planned, nil outside one.
+func (p *Planner) currentRound() *workTable {
+	if n := len(p.q.rounds); n > 0 {
+		return p.q.rounds[n-1]
+	}
+	return nil
+}
+
+// freshFor reports whether a WITH query's computed rows still hold: for
+// one inside a recursive term, only within the round they were computed in.
+func (d *cteDef) freshFor(m *cteState) bool {
+	return d.round == nil || m.gen == d.round.gen
+}
+
+func (d *cteDef) roundGen() int {
+	if d.round == nil {
+		return 0
+	}
+	return d.round.gen
 }
 
 // WorkTableScan reads the working table of a recursive query.
@@ -65,6 +90,7 @@ type RecursiveUnion struct {
 func (u *RecursiveUnion) Columns() []Column { return u.Cols }
 func (u *RecursiveUnion) Open(c *Ctx) error {
 	u.work.rows, u.next, u.recursing, u.done = nil, nil, false, false
+	u.work.gen++
 	if !u.All {
 		u.seen = map[string]bool{}
 	}
@@ -103,6 +129,7 @@ func (u *RecursiveUnion) Next(c *Ctx) (Row, error) {
 			break
 		}
 		u.work.rows, u.next, u.recursing = u.next, nil, true
+		u.work.gen++
 		if err := Open(c, u.Recursive); err != nil {
 			u.done = true
 			return nil, err
@@ -190,7 +217,9 @@ func (p *Planner) planRecursiveCTE(ce *pg.CommonTableExpr, parent levelScope, le
 	work := &workTable{}
 	def := &cteDef{name: name, cols: cols, mat: &cteState{}, work: work}
 	m[name] = def // the recursive term's self-reference reads the working table
+	p.q.rounds = append(p.q.rounds, work)
 	rec, recCols, _, err := p.planQuery(sel.Rarg, parent, level)
+	p.q.rounds = p.q.rounds[:len(p.q.rounds)-1]
 	delete(m, name)
 	if err != nil {
 		return nil, err
@@ -240,7 +269,7 @@ func commonTypeName(a, b types.Type) types.Type {
 // its rows are computed as its readers need them and kept for the others.
 func (s *CTEScan) openLazy(c *Ctx) error {
 	m := s.def.mat
-	if m.env != c.Env || c.Env == nil || !m.producing && !m.done {
+	if m.env != c.Env || c.Env == nil || !m.producing && !m.done || !s.def.freshFor(m) {
 		if m.producing {
 			Close(c, s.def.node)
 		}
@@ -249,7 +278,7 @@ func (s *CTEScan) openLazy(c *Ctx) error {
 			Close(c, s.def.node)
 			return err
 		}
-		m.producing, m.env = true, c.Env
+		m.producing, m.env, m.gen = true, c.Env, s.def.roundGen()
 	}
 	m.readers++
 	return nil

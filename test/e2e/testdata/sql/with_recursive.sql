@@ -150,3 +150,38 @@ WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM t) SELECT count(*) FR
 
 statement ok
 RESET statement_timeout
+
+query
+with recursive x(a) as ((values ('a'), ('b')) union all (with z as not materialized (select * from x) select z.a || z1.a as a from z cross join z as z1 where length(z.a || z1.a) < 5)) select * from x
+----
+a
+b
+aa
+ab
+ba
+bb
+aaaa
+aaab
+aaba
+aabb
+abaa
+abab
+abba
+abbb
+baaa
+baab
+baba
+babb
+bbaa
+bbab
+bbba
+bbbb
+
+query
+WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL (WITH w AS (SELECT n FROM t) SELECT n+1 FROM w WHERE n < 5)) SELECT * FROM t
+----
+1
+2
+3
+4
+5
