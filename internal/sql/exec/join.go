@@ -417,15 +417,23 @@ func (s *CTEScan) Open(c *Ctx) error {
 	}
 	return err
 }
+
+// Next returns the reader's next row of the WITH query; a lazily read
+// one (recursive.go) computes rows no reader has reached yet.
 func (s *CTEScan) Next(c *Ctx) (Row, error) {
-	if s.def.lazy {
-		return s.nextLazy(c)
-	}
-	for s.i < len(s.def.mat.rows) {
+	m := s.def.mat
+	for {
+		if s.i >= len(m.rows) {
+			more, err := s.produce(c)
+			if err != nil || !more {
+				return nil, err
+			}
+			continue
+		}
 		if err := c.checkCancel(); err != nil {
 			return nil, err
 		}
-		r := s.def.mat.rows[s.i]
+		r := m.rows[s.i]
 		s.i++
 		if s.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, r)
@@ -439,7 +447,6 @@ func (s *CTEScan) Next(c *Ctx) (Row, error) {
 		}
 		return r, nil
 	}
-	return nil, nil
 }
 func (s *CTEScan) Close(c *Ctx) {
 	if s.def.lazy {

@@ -5,7 +5,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
-	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
@@ -284,40 +283,25 @@ func (s *CTEScan) openLazy(c *Ctx) error {
 	return nil
 }
 
-// nextLazy returns the reader's next row, computing it if no reader has
-// yet.
-func (s *CTEScan) nextLazy(c *Ctx) (Row, error) {
+// produce computes one more row of a lazily read WITH query for its
+// readers; false when there are no more (always, for one computed whole
+// at Open).
+func (s *CTEScan) produce(c *Ctx) (bool, error) {
 	m := s.def.mat
-	for {
-		if s.i < len(m.rows) {
-			r := m.rows[s.i]
-			s.i++
-			if s.Qual != nil {
-				ok, err := expr.IsTrue(c.Env, s.Qual, r)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					s.instr.Filtered++
-					continue
-				}
-			}
-			return r, nil
-		}
-		if !m.producing {
-			return nil, nil
-		}
-		r, err := Next(c, s.def.node)
-		if err != nil {
-			return nil, err
-		}
-		if r == nil {
-			Close(c, s.def.node)
-			m.producing, m.done = false, true
-			return nil, nil
-		}
-		m.rows = append(m.rows, r)
+	if !s.def.lazy || !m.producing {
+		return false, nil
 	}
+	r, err := Next(c, s.def.node)
+	if err != nil {
+		return false, err
+	}
+	if r == nil {
+		Close(c, s.def.node)
+		m.producing, m.done = false, true
+		return false, nil
+	}
+	m.rows = append(m.rows, r)
+	return true, nil
 }
 
 // closeLazy: when the last reader stops before the end, the computation
