@@ -134,6 +134,7 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		if err := cfg.ApplyIOSettings(get); err != nil {
 			return nil, err
 		}
+		cfg.ApplyLockSettings(get)
 		cfg.Logger = log.New(io.Discard, "", 0)
 		cfg.AccessMethods = tableams.Builtin()
 		eng, err := engine.Open(cfg)

@@ -150,6 +150,7 @@ func serve(dir string, port int, listen string, sets settingFlags) error {
 	if err := cfg.ApplyIOSettings(get); err != nil {
 		return err
 	}
+	cfg.ApplyLockSettings(get)
 	ct, _ := strconv.Atoi(get("checkpoint_timeout"))
 	cfg.CheckpointTimeout = time.Duration(ct) * time.Second
 	cfg.Writer = writerConfig(get)

@@ -60,6 +60,11 @@ type Config struct {
 	// AccessMethods are the table access methods (internal/access/tableams'
 	// Builtin); it must hold heap. The engine owns it from Open on.
 	AccessMethods *tableam.Registry
+	// LockTableSize bounds the heavyweight lock table ((backend, lock)
+	// pairs; ApplyLockSettings); PredicateLimits are the SIREAD lock
+	// promotion thresholds.
+	LockTableSize   int
+	PredicateLimits predicate.Limits
 }
 
 // DefaultConfig returns PostgreSQL's defaults (tidal's, where it differs:
@@ -70,7 +75,7 @@ func DefaultConfig(dir string) Config {
 		panic(err) // the default is a constant
 	}
 	return Config{DataDir: dir, SharedBuffers: 128 << 20, Fsync: true, FullPageWrites: true, WALCompression: wc, CheckpointTimeout: 5 * time.Minute,
-		Writer: DefaultWriterConfig()}
+		Writer: DefaultWriterConfig(), LockTableSize: 64 * 100, PredicateLimits: predicate.DefaultLimits}
 }
 
 // Engine is an open data directory.
@@ -314,8 +319,9 @@ func (e *Engine) start(fresh bool) error {
 		return err
 	}
 	e.Xact.OnDeadlock(e.Stats.Deadlock)
+	e.Xact.SetLockTableSize(e.cfg.LockTableSize)
 	e.Xact.Multi().SetNext(ctl.NextMulti, ctl.NextMultiOffset, ctl.OldestMulti)
-	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, predicate.DefaultLimits), Workers: &parallel.WorkerPool{}}
+	e.AMEnv = &tableam.Env{Pool: e.Pool, Xact: e.Xact, Pred: predicate.NewManager(e.Xact, e.cfg.PredicateLimits), Workers: &parallel.WorkerPool{}}
 	e.AMs = e.cfg.AccessMethods
 	for _, am := range e.boundAMs() {
 		am.Attach(e.AMEnv)

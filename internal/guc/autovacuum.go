@@ -8,7 +8,10 @@ import (
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
 
-const intMax = math.MaxInt32
+const (
+	intMax = math.MaxInt32
+	intMin = math.MinInt32
+)
 
 // autovacuumDefs are the autovacuum launcher's and workers' settings and
 // the cost-based vacuum delay, with PostgreSQL's defaults and ranges

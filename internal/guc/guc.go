@@ -95,6 +95,13 @@ func init() {
 	def(Def{Name: "autovacuum_work_mem", Kind: Int, Default: "-1", Unit: "kB", Context: Sighup, Min: -1, Max: intMax})
 	def(Def{Name: "vacuum_buffer_usage_limit", Kind: Int, Default: "2048", Unit: "kB", Context: User, Min: 0, Max: 16 << 20, Desc: "Sets the buffer pool size for VACUUM, ANALYZE, and autovacuum."})
 	def(Def{Name: "max_connections", Kind: Int, Default: "100", Context: Postmaster, Min: 1, Max: 262143})
+	def(Def{Name: "max_locks_per_transaction", Kind: Int, Default: "64", Context: Postmaster, Min: 10, Max: intMax})
+	// tidal has no two-phase commit (PREPARE TRANSACTION fails as it does
+	// in PostgreSQL at 0), so 0 is the only value it can honour.
+	def(Def{Name: "max_prepared_transactions", Kind: Int, Default: "0", Context: Postmaster, Min: 0, Max: 0})
+	def(Def{Name: "max_pred_locks_per_transaction", Kind: Int, Default: "64", Context: Postmaster, Min: 10, Max: intMax})
+	def(Def{Name: "max_pred_locks_per_relation", Kind: Int, Default: "-2", Context: Sighup, Min: intMin, Max: intMax})
+	def(Def{Name: "max_pred_locks_per_page", Kind: Int, Default: "2", Context: Sighup, Min: 0, Max: intMax})
 	def(Def{Name: "fsync", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "full_page_writes", Kind: Bool, Default: "on", Context: Sighup})
 	def(Def{Name: "synchronous_commit", Kind: Enum, Default: "on", Context: User, Enum: []string{"local", "remote_write", "remote_apply", "on", "off"}})

@@ -79,6 +79,7 @@ const (
 	ProgramLimitExceeded            = "54000"
 	TooManyColumns                  = "54011"
 	DiskFull                        = "53100"
+	OutOfMemory                     = "53200"
 	ConfigurationLimitExceeded      = "53400"
 	TooManyConnections              = "53300"
 	ObjectNotInPrerequisiteState    = "55000"

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/tidal-db/tidal/internal/engine"
+	"github.com/tidal-db/tidal/internal/guc"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/session"
 	"github.com/tidal-db/tidal/internal/wal"
@@ -88,6 +89,12 @@ func StartE(opt Options, tempDir func() string) (*Server, error) {
 		}
 		cfg.WALCompression = wc
 	}
+	cfg.ApplyLockSettings(func(name string) string {
+		if v, ok := opt.Conf[name]; ok {
+			return v
+		}
+		return guc.Defs[name].Default
+	})
 	cfg.Logger = opt.Logger
 	cfg.OnPanic = opt.OnPanic
 	if opt.Writer != nil {

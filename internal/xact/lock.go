@@ -127,6 +127,40 @@ type lockState struct {
 type lockManager struct {
 	m     *Manager
 	locks map[LockTag]*lockState
+
+	// held counts (proc, lock) pairs, PostgreSQL's PROCLOCK entries: the
+	// shared lock table's size is what max_locks_per_transaction bounds.
+	held int
+	// capacity is max_locks_per_transaction × (max_connections +
+	// max_prepared_transactions); 0 means unbounded (unit tests).
+	capacity int
+}
+
+// SetLockTableSize bounds the lock table at n (proc, lock) pairs, as
+// PostgreSQL's shared lock table is sized from max_locks_per_transaction.
+// A request for a lock the backend does not yet hold fails with 53200
+// when the table is full.
+func (m *Manager) SetLockTableSize(n int) {
+	m.mu.Lock()
+	m.locks.capacity = n
+	m.mu.Unlock()
+}
+
+// full reports whether p's request for tag would need a new entry in a
+// full table. m.mu is held.
+func (lm *lockManager) full(p *Proc, tag LockTag) bool {
+	if lm.capacity <= 0 || lm.held < lm.capacity {
+		return false
+	}
+	_, holds := p.held[tag]
+	return !holds
+}
+
+// errLockTableFull is PostgreSQL's error when the shared lock table has
+// no room (it says shared memory, where the table lives).
+func errLockTableFull() error {
+	return pgerr.Errorf(pgerr.OutOfMemory, "out of shared memory").
+		WithHint("You might need to increase max_locks_per_transaction.")
 }
 
 func newLockManager(m *Manager) *lockManager {
@@ -163,6 +197,10 @@ func (m *Manager) lock(ctx context.Context, p *Proc, tag LockTag, mode LockMode,
 	m.mu.Lock()
 	if level < 0 {
 		level = p.SubLevel()
+	}
+	if lm.full(p, tag) {
+		m.mu.Unlock()
+		return errLockTableFull()
 	}
 	st := lm.locks[tag]
 	if st == nil {
@@ -272,6 +310,7 @@ func (lm *lockManager) grant(st *lockState, p *Proc, tag LockTag, mode LockMode,
 		h = &heldLock{}
 		st.holders[p] = h
 		p.held[tag] = h
+		lm.held++
 	}
 	if level == SessionLevel {
 		h.session[mode]++
@@ -377,6 +416,9 @@ func (lm *lockManager) passToParent(p *Proc, level int) {
 func (lm *lockManager) dropIfUnheld(p *Proc, tag LockTag, h *heldLock) {
 	st := lm.locks[tag]
 	if h.mask() == 0 {
+		if _, ok := p.held[tag]; ok {
+			lm.held--
+		}
 		delete(p.held, tag)
 		if st != nil {
 			delete(st.holders, p)

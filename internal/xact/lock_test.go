@@ -313,3 +313,41 @@ func TestLockStress(t *testing.T) {
 		t.Fatalf("%d lock entries left", len(m.locks.locks))
 	}
 }
+
+// TestLockTableFull: a full lock table refuses a backend's request for a
+// lock it does not hold yet with PostgreSQL's 53200 and hint, still grants
+// more modes of locks already held, and has room again once locks are
+// released.
+func TestLockTableFull(t *testing.T) {
+	m, _, _ := newMgr(t)
+	m.SetLockTableSize(3)
+	a, b := m.NewProc(), m.NewProc()
+	ctx := context.Background()
+	for oid := uint32(1); oid <= 2; oid++ {
+		if err := m.Lock(ctx, a, RelationTag(oid), AccessShareLock, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Lock(ctx, b, RelationTag(1), AccessShareLock, false); err != nil {
+		t.Fatal(err) // the third (backend, lock) pair fits
+	}
+	err := m.Lock(ctx, a, RelationTag(3), AccessShareLock, false)
+	var pe *pgerr.Error
+	if !errors.As(err, &pe) || pe.Code != pgerr.OutOfMemory || pe.Message != "out of shared memory" ||
+		pe.Hint != "You might need to increase max_locks_per_transaction." {
+		t.Fatalf("fourth lock: %v", err)
+	}
+	if err := m.Lock(ctx, b, RelationTag(1), RowExclusiveLock, false); err != nil {
+		t.Fatalf("another mode of a held lock: %v", err)
+	}
+	m.locks.releaseAll(b)
+	if err := m.Lock(ctx, a, RelationTag(3), AccessShareLock, false); err != nil {
+		t.Fatalf("after b released its locks: %v", err)
+	}
+	m.locks.releaseAll(a)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.locks.held != 0 || len(m.locks.locks) != 0 {
+		t.Fatalf("table not empty: %d pairs, %v", m.locks.held, m.locks.locks)
+	}
+}

@@ -72,6 +72,48 @@ func TestMaxConnections(t *testing.T) {
 	})
 }
 
+// TestMaxLocksPerTransaction: a transaction that locks more objects than
+// the lock table (max_locks_per_transaction × max_connections) holds
+// fails with PostgreSQL's 53200 and hint, the block is aborted, and after
+// ROLLBACK the session and the others go on.
+func TestMaxLocksPerTransaction(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{Conf: map[string]string{"max_locks_per_transaction": "10", "max_connections": "2"}})
+	c := connectDefault(t, s.DSN())
+	other := connectDefault(t, s.DSN())
+	if got := query(t, c, "SHOW max_locks_per_transaction"); got != "10" {
+		t.Errorf("SHOW max_locks_per_transaction = %s", got)
+	}
+	const tables = 30 // more than the 20 the table holds
+	for i := range tables {
+		exec(t, c, "CREATE TABLE lk"+strconv.Itoa(i)+" (a int)")
+	}
+	ctx := context.Background()
+	exec(t, c, "BEGIN")
+	var err error
+	locked := 0 // tables read before the failure
+	for ; locked < tables; locked++ {
+		if _, err = c.Exec(ctx, "SELECT count(*) FROM lk"+strconv.Itoa(locked)); err != nil {
+			break
+		}
+	}
+	pe := wantState(t, "locking "+strconv.Itoa(tables)+" tables in one transaction", err, "53200")
+	if pe.Message != "out of shared memory" || pe.Hint != "You might need to increase max_locks_per_transaction." {
+		t.Errorf("got %q hint %q", pe.Message, pe.Hint)
+	}
+	if locked > 20 {
+		t.Errorf("%d tables were locked; the table holds 20 locks", locked)
+	}
+	_, err = c.Exec(ctx, "SELECT 1")
+	wantState(t, "in the aborted block", err, "25P02")
+	exec(t, c, "ROLLBACK")
+	if got := query(t, c, "SELECT count(*) FROM lk29"); got != "0" {
+		t.Errorf("after ROLLBACK: %s", got)
+	}
+	if got := query(t, other, "SELECT count(*) FROM lk0"); got != "0" {
+		t.Errorf("another session: %s", got)
+	}
+}
+
 // waitFor polls cond for up to waitTimeout.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
