@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,3 +204,59 @@ func TestCreateIndexSortsWithinMaintenanceWorkMem(t *testing.T) {
 }
 
 func md5hex(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
+
+// TestHashJoinSpillsPastHashMem: a hash join whose inner side outgrows
+// hash_mem splits into batches on temporary files (PostgreSQL's hybrid
+// hash join) and returns the in-memory join's rows for every join kind,
+// NULL keys, join filters and one key's rows that no split can divide;
+// EXPLAIN ANALYZE gives the batch count, and no file outlives the join.
+func TestHashJoinSpillsPastHashMem(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "CREATE TABLE hjl AS SELECT g AS id, CASE WHEN g % 97 = 0 THEN NULL ELSE g % 1000 END AS k, md5(g::text) AS pad FROM generate_series(1, 20000) g")
+	exec(t, c, "CREATE TABLE hjr AS SELECT g AS id, CASE WHEN g % 89 = 0 THEN NULL ELSE g % 1500 END AS k, md5(g::text) AS pad FROM generate_series(1, 20000) g")
+	queries := []string{
+		"SELECT count(*), sum(l.id), sum(r.id) FROM hjl l JOIN hjr r ON l.k = r.k",
+		"SELECT count(*), sum(l.id), sum(r.id), count(r.id) FROM hjl l LEFT JOIN hjr r ON l.k = r.k",
+		"SELECT count(*), sum(l.id), count(l.id), sum(r.id) FROM hjl l RIGHT JOIN hjr r ON l.k = r.k",
+		"SELECT count(*), count(l.id), count(r.id), sum(l.id), sum(r.id) FROM hjl l FULL JOIN hjr r ON l.k = r.k",
+		"SELECT count(*), count(l.id), count(r.id) FROM hjl l FULL JOIN hjr r ON l.k = r.k AND l.id < r.id",
+		"SELECT l.id, r.id FROM hjl l JOIN hjr r ON l.k = r.k AND l.pad = r.pad ORDER BY 1, 2",
+		// 3000 inner rows of one key: splitting cannot help, the batch runs over hash_mem
+		"SELECT count(*), sum(l.id) FROM hjl l JOIN (SELECT 7 AS k, g, md5(g::text) FROM generate_series(1, 3000) g) r ON l.k = r.k",
+	}
+	exec(t, c, "SET work_mem = '1GB'")
+	var want []string
+	for _, q := range queries {
+		want = append(want, query(t, c, q))
+	}
+	exec(t, c, "SET work_mem = '64kB'")
+	exec(t, c, "SET hash_mem_multiplier = 1")
+	for i, q := range queries {
+		if got := query(t, c, q); got != want[i] {
+			t.Fatalf("%s: the batched join's rows differ from the in-memory one's:\n%s\nwant\n%s", q, got, want[i])
+		}
+	}
+	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT count(*) FROM hjl l JOIN hjr r ON l.k = r.k")
+	m := regexp.MustCompile(`Buckets: [0-9]+ \(originally [0-9]+\)  Batches: ([0-9]+) \(originally 1\)  Memory Usage: ([0-9]+)kB`).FindStringSubmatch(plan)
+	if m == nil || !strings.Contains(plan, "temp read=") {
+		t.Fatalf("no batch lines in\n%s", plan)
+	}
+	if kb, _ := strconv.Atoi(m[2]); kb > 64+8 {
+		t.Errorf("a batch held %d kB with hash_mem 64kB:\n%s", kb, plan)
+	}
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left", n)
+	}
+	exec(t, c, "SET work_mem = '64MB'")
+	plan = query(t, c, "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM hjl l JOIN hjr r ON l.k = r.k")
+	if !regexp.MustCompile(`Buckets: 32768  Batches: 1  Memory Usage: [0-9]+kB`).MatchString(plan) {
+		t.Fatalf("no in-memory hash line in\n%s", plan)
+	}
+	// Closed early (LIMIT), the join removes the batches it did not read.
+	exec(t, c, "SET work_mem = '64kB'")
+	query(t, c, "SELECT * FROM hjl l JOIN hjr r ON l.k = r.k LIMIT 3")
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after LIMIT", n)
+	}
+}

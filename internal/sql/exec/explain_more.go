@@ -205,8 +205,8 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 	case *ViewScan:
 		filter("Filter", x.Qual, x.instr.Filtered)
 	case *Hash:
-		if e.opt.Analyze {
-			add("Buckets: 1024  Batches: 1  Memory Usage: 9kB")
+		if e.opt.Analyze && x.stats.batches > 0 {
+			add(x.stats.explainLine())
 		}
 	}
 }
