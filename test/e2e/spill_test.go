@@ -260,3 +260,46 @@ func TestHashJoinSpillsPastHashMem(t *testing.T) {
 		t.Fatalf("%d temporary files left after LIMIT", n)
 	}
 }
+
+// TestRowStoresSpillPastWorkMem: a WITH query's rows (read by two scans,
+// and read lazily by a recursive query), a nested loop's inner side and a
+// recursive query's working table keep at most work_mem in memory, then
+// go on from a temporary file, with the in-memory results; no file
+// outlives the transaction.
+func TestRowStoresSpillPastWorkMem(t *testing.T) {
+	s := testutil.Start(t, testutil.Options{})
+	c := connectDefault(t, s.DSN())
+	exec(t, c, "CREATE TABLE rs (id int, t text)")
+	exec(t, c, "INSERT INTO rs SELECT g, md5(g::text) FROM generate_series(1, 5000) g")
+	queries := []string{
+		// a CTE read by two scans at different paces
+		"WITH w AS MATERIALIZED (SELECT id, t FROM rs) SELECT count(*), sum(a.id), max(b.t) FROM w a JOIN w b ON a.id = b.id + 1",
+		"WITH w AS MATERIALIZED (SELECT id, t FROM rs) SELECT (SELECT count(*) FROM w), (SELECT max(t) FROM w WHERE id % 7 = 0)",
+		// a nested loop (non-equality join) rereads its inner side per outer row
+		"SELECT count(*), sum(a.id - b.id) FROM (SELECT id FROM rs WHERE id <= 40) a JOIN rs b ON b.id < a.id * 100 AND b.t > a.id::text",
+		"SELECT count(*), count(b.id) FROM (SELECT id FROM rs WHERE id <= 30) a FULL JOIN (SELECT id, t FROM rs WHERE id % 3 = 0) b ON b.id < a.id",
+		// a recursive query whose working table holds 2000 wide rows a round
+		"WITH RECURSIVE r(n, pad) AS (SELECT id, t FROM rs WHERE id <= 2000 UNION ALL SELECT n + 2000, md5(pad) FROM r WHERE n <= 8000) SELECT count(*), max(n), min(pad) FROM r",
+		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20000) SELECT count(*), sum(n) FROM r",
+	}
+	exec(t, c, "SET work_mem = '1GB'")
+	var want []string
+	for _, q := range queries {
+		want = append(want, query(t, c, q))
+	}
+	exec(t, c, "SET work_mem = '64kB'")
+	exec(t, c, "BEGIN")
+	for i, q := range queries {
+		if got := query(t, c, q); got != want[i] {
+			t.Fatalf("%s: with work_mem 64kB\n%s\nwant\n%s", q, got, want[i])
+		}
+	}
+	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) "+queries[0])
+	if !strings.Contains(plan, "temp read=") {
+		t.Fatalf("the WITH query did not spill:\n%s", plan)
+	}
+	exec(t, c, "COMMIT")
+	if n := tempFilesIn(t, s.Dir); n != 0 {
+		t.Fatalf("%d temporary files left after the transaction", n)
+	}
+}

@@ -26,7 +26,8 @@ func joinName(kind pg.JoinType) string {
 }
 
 // NestLoop joins each left row with every right row that satisfies Qual.
-// Without Lateral the right side is read once and kept in memory; with
+// Without Lateral the right side is read once and kept in a rowStore
+// (within work_mem, then on a temporary file: PostgreSQL's Materialize); with
 // Lateral it is run again for each left row, which is pushed on the
 // outer-row stack while it runs.
 type NestLoop struct {
@@ -38,10 +39,10 @@ type NestLoop struct {
 	cols        []Column
 
 	lw, rw     int
-	inner      []Row
+	inner      *rowStore
+	innerCur   *rowCursor // reads inner for the current left row, and then for the unmatched tail
 	matched    []bool
 	cur        Row
-	pos        int
 	curMatched bool
 	rightOpen  bool
 	tail       int // emitting unmatched right rows (RIGHT/FULL) from here
@@ -52,7 +53,8 @@ func (n *NestLoop) Columns() []Column { return n.cols }
 
 func (n *NestLoop) Open(c *Ctx) error {
 	n.lw, n.rw = len(n.Left.Columns()), len(n.Right.Columns())
-	n.cur, n.inner, n.matched, n.tail, n.leftDone, n.rightOpen = nil, nil, nil, -1, false, false
+	n.cur, n.matched, n.tail, n.leftDone, n.rightOpen = nil, nil, -1, false, false
+	n.closeInner()
 	if err := Open(c, n.Left); err != nil {
 		return err
 	}
@@ -60,6 +62,7 @@ func (n *NestLoop) Open(c *Ctx) error {
 		if err := Open(c, n.Right); err != nil {
 			return err
 		}
+		n.inner = newRowStore(c)
 		for {
 			r, err := Next(c, n.Right)
 			if err != nil {
@@ -68,11 +71,38 @@ func (n *NestLoop) Open(c *Ctx) error {
 			if r == nil {
 				break
 			}
-			n.inner = append(n.inner, r)
+			if err := n.inner.add(c, r); err != nil {
+				return err
+			}
 		}
-		n.matched = make([]bool, len(n.inner))
+		n.innerCur = n.inner.cursor()
+		n.matched = make([]bool, n.inner.Len())
 	}
 	return nil
+}
+
+func (n *NestLoop) closeInner() {
+	if n.inner != nil {
+		n.inner.close()
+	}
+	n.inner, n.innerCur = nil, nil
+}
+
+// nextUnmatchedInner returns the next inner row no left row matched,
+// NULL-extended on the left, or nil when there are no more.
+func (n *NestLoop) nextUnmatchedInner() (Row, error) {
+	if n.innerCur == nil {
+		return nil, nil // a LATERAL right side keeps no rows
+	}
+	for {
+		r, err := n.innerCur.next()
+		if err != nil || r == nil {
+			return nil, err
+		}
+		if !n.matched[n.innerCur.i-1] {
+			return joinRow(nil, r, n.lw, n.rw), nil
+		}
+	}
 }
 
 func (n *NestLoop) withLeft(c *Ctx, f func() error) error {
@@ -88,7 +118,7 @@ func (n *NestLoop) Next(c *Ctx) (Row, error) {
 			return nil, err
 		}
 		if n.tail >= 0 {
-			return nextUnmatched(n.inner, n.matched, &n.tail, n.lw, n.rw), nil
+			return n.nextUnmatchedInner()
 		}
 		if n.cur == nil {
 			if n.leftDone {
@@ -102,11 +132,15 @@ func (n *NestLoop) Next(c *Ctx) (Row, error) {
 				n.leftDone = true
 				if keepsUnmatchedInner(n.Kind) {
 					n.tail = 0
+					n.innerCur.rewind()
 					continue
 				}
 				return nil, nil
 			}
-			n.cur, n.pos, n.curMatched = l, 0, false
+			n.cur, n.curMatched = l, false
+			if n.innerCur != nil {
+				n.innerCur.rewind()
+			}
 			if n.Lateral {
 				if n.rightOpen {
 					Close(c, n.Right)
@@ -124,9 +158,12 @@ func (n *NestLoop) Next(c *Ctx) (Row, error) {
 			if err = n.withLeft(c, func() error { r, err = Next(c, n.Right); return err }); err != nil {
 				return nil, err
 			}
-		} else if n.pos < len(n.inner) {
-			r, idx = n.inner[n.pos], n.pos
-			n.pos++
+		} else {
+			var err error
+			if r, err = n.innerCur.next(); err != nil {
+				return nil, err
+			}
+			idx = n.innerCur.i - 1
 		}
 		if r == nil {
 			cur := n.cur
@@ -161,7 +198,7 @@ func (n *NestLoop) Close(c *Ctx) {
 		Close(c, n.Right)
 	}
 	n.rightOpen = false
-	n.inner = nil
+	n.closeInner()
 }
 
 // SubqueryScan returns the rows of a subquery in FROM under its alias.
@@ -198,8 +235,8 @@ func (s *SubqueryScan) Next(c *Ctx) (Row, error) {
 
 // cteState is a WITH query's materialized result, shared by its scans.
 type cteState struct {
-	env  *expr.Env
-	rows []Row
+	env   *expr.Env
+	store *rowStore // the rows computed so far, within work_mem
 	// a lazily read query (recursive.go): producing, its node is open and
 	// rows are still coming; done, all rows are in; readers, the open
 	// CTEScans.
@@ -208,26 +245,40 @@ type cteState struct {
 	gen             int // the round of the recursive term the rows are for (cteDef.round)
 }
 
+// fresh empties the rows for a new computation of the query.
+func (m *cteState) fresh(c *Ctx) {
+	if m.store == nil {
+		m.store = newRowStore(c)
+		return
+	}
+	m.store.reset()
+}
+
 // CTEScan reads a WITH query's result, computing it on first use.
 type CTEScan struct {
 	nodeBase
 	def   *cteDef
 	Alias string
 	Qual  expr.Expr
-	i     int
+	cur   *rowCursor
 }
 
 func (s *CTEScan) Columns() []Column { return s.def.cols }
 func (s *CTEScan) Open(c *Ctx) error {
-	s.i = 0
+	s.closeCursor()
 	if s.def.lazy {
-		return s.openLazy(c)
+		if err := s.openLazy(c); err != nil {
+			return err
+		}
+		s.cur = s.def.mat.store.cursor()
+		return nil
 	}
 	m := s.def.mat
 	if m.env == c.Env && c.Env != nil && s.def.freshFor(m) {
+		s.cur = m.store.cursor()
 		return nil
 	}
-	m.rows = nil
+	m.fresh(c)
 	err := func() error {
 		if err := Open(c, s.def.node); err != nil {
 			Close(c, s.def.node)
@@ -239,21 +290,35 @@ func (s *CTEScan) Open(c *Ctx) error {
 			if err != nil || r == nil {
 				return err
 			}
-			m.rows = append(m.rows, r)
+			if err := m.store.add(c, r); err != nil {
+				return err
+			}
 		}
 	}()
-	if err == nil {
-		m.env, m.gen = c.Env, s.def.roundGen()
+	if err != nil {
+		return err
 	}
-	return err
+	m.env, m.gen = c.Env, s.def.roundGen()
+	s.cur = m.store.cursor()
+	return nil
+}
+
+func (s *CTEScan) closeCursor() {
+	if s.cur != nil {
+		s.cur.close()
+		s.cur = nil
+	}
 }
 
 // Next returns the reader's next row of the WITH query; a lazily read
 // one (recursive.go) computes rows no reader has reached yet.
 func (s *CTEScan) Next(c *Ctx) (Row, error) {
-	m := s.def.mat
 	for {
-		if s.i >= len(m.rows) {
+		r, err := s.cur.next()
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
 			more, err := s.produce(c)
 			if err != nil || !more {
 				return nil, err
@@ -263,8 +328,6 @@ func (s *CTEScan) Next(c *Ctx) (Row, error) {
 		if err := c.checkCancel(); err != nil {
 			return nil, err
 		}
-		r := m.rows[s.i]
-		s.i++
 		if s.Qual != nil {
 			ok, err := expr.IsTrue(c.Env, s.Qual, r)
 			if err != nil {
@@ -279,6 +342,7 @@ func (s *CTEScan) Next(c *Ctx) (Row, error) {
 	}
 }
 func (s *CTEScan) Close(c *Ctx) {
+	s.closeCursor()
 	if s.def.lazy {
 		s.closeLazy(c)
 	}

@@ -20,7 +20,7 @@ import (
 
 // workTable is the previous round's rows, read by the recursive term.
 type workTable struct {
-	rows []Row
+	rows *rowStore // nil before the first round
 	// gen counts the rounds: a WITH query planned inside the recursive
 	// term (cteDef.round) is computed again when it changes.
 	gen int
@@ -55,22 +55,29 @@ type WorkTableScan struct {
 	Name  string
 	Alias string
 	cols  []Column
-	i     int
+	cur   *rowCursor
 }
 
 func (s *WorkTableScan) Columns() []Column { return s.cols }
 func (s *WorkTableScan) Open(c *Ctx) error {
-	s.i = 0
+	s.Close(c)
+	if s.work.rows != nil {
+		s.cur = s.work.rows.cursor()
+	}
 	return nil
 }
 func (s *WorkTableScan) Next(c *Ctx) (Row, error) {
-	if s.i >= len(s.work.rows) {
+	if s.cur == nil {
 		return nil, nil
 	}
-	s.i++
-	return s.work.rows[s.i-1], nil
+	return s.cur.next()
 }
-func (s *WorkTableScan) Close(c *Ctx) {}
+func (s *WorkTableScan) Close(c *Ctx) {
+	if s.cur != nil {
+		s.cur.close()
+		s.cur = nil
+	}
+}
 
 // RecursiveUnion produces a recursive query's rows round by round.
 type RecursiveUnion struct {
@@ -81,14 +88,15 @@ type RecursiveUnion struct {
 	work                    *workTable
 
 	seen      map[string]bool // UNION: every row returned so far
-	next      []Row           // this round's new rows
+	next      *rowStore       // this round's new rows
 	recursing bool            // the current input is the recursive term
 	done      bool
 }
 
 func (u *RecursiveUnion) Columns() []Column { return u.Cols }
 func (u *RecursiveUnion) Open(c *Ctx) error {
-	u.work.rows, u.next, u.recursing, u.done = nil, nil, false, false
+	u.dropRounds()
+	u.next, u.recursing, u.done = newRowStore(c), false, false
 	u.work.gen++
 	if !u.All {
 		u.seen = map[string]bool{}
@@ -118,16 +126,21 @@ func (u *RecursiveUnion) Next(c *Ctx) (Row, error) {
 				u.seen[k] = true
 			}
 			r = append(Row(nil), r...) // the input may reuse its row
-			u.next = append(u.next, r)
+			if err := u.next.add(c, r); err != nil {
+				return nil, err
+			}
 			return r, nil
 		}
 		// The round is over: its rows are the next round's working table.
 		Close(c, u.input())
-		if len(u.next) == 0 {
+		if u.next.Len() == 0 {
 			u.done = true
 			break
 		}
-		u.work.rows, u.next, u.recursing = u.next, nil, true
+		if u.work.rows != nil {
+			u.work.rows.close()
+		}
+		u.work.rows, u.next, u.recursing = u.next, newRowStore(c), true
 		u.work.gen++
 		if err := Open(c, u.Recursive); err != nil {
 			u.done = true
@@ -142,7 +155,18 @@ func (u *RecursiveUnion) Close(c *Ctx) {
 		Close(c, u.input())
 		u.done = true
 	}
-	u.work.rows, u.next, u.seen = nil, nil, nil
+	u.dropRounds()
+	u.seen = nil
+}
+
+// dropRounds removes the working table and the round being collected.
+func (u *RecursiveUnion) dropRounds() {
+	for _, s := range []*rowStore{u.work.rows, u.next} {
+		if s != nil {
+			s.close()
+		}
+	}
+	u.work.rows, u.next = nil, nil
 }
 
 // referencesName reports whether the query n reads a relation called name
@@ -272,7 +296,8 @@ func (s *CTEScan) openLazy(c *Ctx) error {
 		if m.producing {
 			Close(c, s.def.node)
 		}
-		m.rows, m.done, m.producing = nil, false, false
+		m.fresh(c)
+		m.done, m.producing = false, false
 		if err := Open(c, s.def.node); err != nil {
 			Close(c, s.def.node)
 			return err
@@ -300,8 +325,7 @@ func (s *CTEScan) produce(c *Ctx) (bool, error) {
 		m.producing, m.done = false, true
 		return false, nil
 	}
-	m.rows = append(m.rows, r)
-	return true, nil
+	return true, m.store.add(c, r)
 }
 
 // closeLazy: when the last reader stops before the end, the computation

@@ -317,3 +317,10 @@ func fileErr(what, relPath string, err error) error {
 	}
 	return pgerr.Errorf(code, "%s %q: %s", what, relPath, pgerr.Strerror(err))
 }
+
+// Extend lets r read on to f's flushed end: a file written while it is
+// read (a growing tuple store) flushes, then its readers extend.
+func (r *Reader) Extend() { r.end = r.f.size }
+
+// Offset is the file offset of the next byte r returns.
+func (r *Reader) Offset() int64 { return r.off - int64(len(r.buf)) + int64(r.pos) }
