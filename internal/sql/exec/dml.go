@@ -78,6 +78,9 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (mt *ModifyTable, err error) {
 		mt, err = p.planInsert(s)
 		return err
 	})
+	if err == nil && !p.planning {
+		mt.afterWith = p.q.modifying
+	}
 	return mt, err
 }
 

@@ -297,6 +297,9 @@ func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
 	case *InhChild:
 		e.nodeSubs(x.Input, d, extra, subs)
 		return
+	case *ModifyingWith:
+		e.nodeSubs(x.Input, d, extra, subs)
+		return
 	}
 	line := e.label(n)
 	if e.opt.Costs {

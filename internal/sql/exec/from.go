@@ -34,6 +34,9 @@ type cteDef struct {
 	// round: the query is planned inside a recursive term, whose working
 	// table it may read, so its rows are good for one round only.
 	round *workTable
+	// modifying: an INSERT, UPDATE or DELETE (modifyingcte.go), which
+	// runs once; returning: it has RETURNING rows to read.
+	modifying, returning bool
 }
 
 // planState is the planner's state across the query levels of a statement.
@@ -52,6 +55,8 @@ type planState struct {
 	// rounds are the working tables of the recursive terms being planned,
 	// innermost last (recursive.go).
 	rounds []*workTable
+	// modifying are the statement's data-modifying WITH queries.
+	modifying []*cteDef
 }
 
 // markOuterRef notes that a reference to level lvl was made: every query
@@ -118,14 +123,22 @@ func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func
 	pop := func() { p.q.ctes = p.q.ctes[:len(p.q.ctes)-1] }
 	for _, n := range w.Ctes {
 		ce := n.GetCommonTableExpr()
-		sel := ce.Ctequery.GetSelectStmt()
-		if sel == nil {
-			pop()
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported yet")
-		}
 		if m[ce.Ctename] != nil {
 			pop()
 			return nil, pgerr.Errorf("42712", "WITH query name \"%s\" specified more than once", ce.Ctename)
+		}
+		if def, ok, err := p.planModifyingCTE(ce, level, parent); ok {
+			if err != nil {
+				pop()
+				return nil, err
+			}
+			m[ce.Ctename] = def
+			continue
+		}
+		sel := ce.Ctequery.GetSelectStmt()
+		if sel == nil {
+			pop()
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of WITH query is not supported yet")
 		}
 		if w.Recursive && referencesName(ce.Ctequery, ce.Ctename) {
 			def, err := p.planRecursiveCTE(ce, parent, level, m)
@@ -142,10 +155,22 @@ func (p *Planner) pushCTEs(w *pg.WithClause, parent levelScope, level int) (func
 			pop()
 			return nil, err
 		}
+		if err := checkCTEColumnCount(ce, len(cols)); err != nil {
+			pop()
+			return nil, err
+		}
 		cols = renameCols(cols, ce.Aliascolnames)
 		m[ce.Ctename] = &cteDef{name: ce.Ctename, node: node, cols: cols, mat: &cteState{}, round: p.currentRound()}
 	}
 	return pop, nil
+}
+
+// checkCTEColumnCount refuses more column names than a WITH query has.
+func checkCTEColumnCount(ce *pg.CommonTableExpr, n int) error {
+	if len(ce.Aliascolnames) > n {
+		return at(pgerr.Errorf(pgerr.InvalidColumnReference, "WITH query \"%s\" has %d columns available but %d columns specified", ce.Ctename, n, len(ce.Aliascolnames)), ce.Location)
+	}
+	return nil
 }
 
 func renameCols(cols []Column, names []*pg.Node) []Column {
@@ -305,6 +330,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		alias, colAliases := aliasOf(rv.Alias, rv.Relname)
 		if rv.Schemaname == "" {
 			if d := p.lookupCTE(rv.Relname); d != nil {
+				if err := d.checkReadable(rv.Location); err != nil {
+					return nil, err
+				}
 				if err := p.q.locks.refuseNamed(alias, "a WITH query"); err != nil {
 					return nil, err
 				}

@@ -242,6 +242,8 @@ type cteState struct {
 	// CTEScans.
 	producing, done bool
 	readers         int
+	// ran: a data-modifying query has run; it never runs again
+	ran bool
 	gen             int // the round of the recursive term the rows are for (cteDef.round)
 }
 
@@ -274,9 +276,12 @@ func (s *CTEScan) Open(c *Ctx) error {
 		return nil
 	}
 	m := s.def.mat
-	if m.env == c.Env && c.Env != nil && s.def.freshFor(m) {
+	if m.ran || m.env == c.Env && c.Env != nil && s.def.freshFor(m) {
 		s.cur = m.store.cursor()
 		return nil
+	}
+	if s.def.modifying {
+		m.ran = true // even if it fails: the statement fails with it
 	}
 	m.fresh(c)
 	err := func() error {

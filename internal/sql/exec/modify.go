@@ -48,7 +48,10 @@ type ModifyTable struct {
 	// deferred are NO ACTION foreign key checks left for the end of the
 	// statement; a cascaded change shares its statement's list.
 	deferred *[]deferredRefCheck
-	done     bool
+	// afterWith are the statement's data-modifying WITH queries, the
+	// unread of which run after this, the main statement (modifyingcte.go).
+	afterWith []*cteDef
+	done      bool
 	retRows  []Row
 	retI     int
 	deformer tableam.Format
@@ -108,6 +111,9 @@ func (m *ModifyTable) Next(c *Ctx) (Row, error) {
 		}
 		if m.router != nil {
 			_ = m.router.forEachLeaf(func(l *ModifyTable) error { l.reportStats(c); return nil })
+		}
+		if err == nil {
+			err = runUnread(c, m.afterWith)
 		}
 		if err != nil {
 			return nil, err

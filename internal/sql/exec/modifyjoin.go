@@ -98,6 +98,9 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (mt *ModifyTable, err error) {
 		mt, err = p.planUpdate(s)
 		return err
 	})
+	if err == nil && !p.planning {
+		mt.afterWith = p.q.modifying
+	}
 	return mt, err
 }
 
@@ -144,6 +147,9 @@ func (p *Planner) PlanDelete(s *pg.DeleteStmt) (mt *ModifyTable, err error) {
 		mt, err = p.planDelete(s)
 		return err
 	})
+	if err == nil && !p.planning {
+		mt.afterWith = p.q.modifying
+	}
 	return mt, err
 }
 

@@ -504,6 +504,9 @@ func (p *Planner) PlanSelect(s *pg.SelectStmt) (node Node, cols []Column, err er
 		node, cols, _, err = p.planQuery(s, nil, 0)
 		return err
 	})
+	if err == nil && !p.planning {
+		node = p.withModifying(node)
+	}
 	return node, cols, err
 }
 

@@ -47,8 +47,8 @@ func ResetInstrumentation(n Node) {
 func walkReusable(n Node, fn func(Node, []expr.Expr)) {
 	switch x := n.(type) {
 	case *ModifyTable:
-		if x.Conflict != nil {
-			fn(nil, nil) // ON CONFLICT: not checked for reuse
+		if x.Conflict != nil || len(x.afterWith) > 0 {
+			fn(nil, nil) // ON CONFLICT: not checked for reuse; a data-modifying WITH query runs once
 			return
 		}
 		exprs := append(append([]expr.Expr{x.Qual}, x.NewRow...), x.Returning...)
