@@ -665,6 +665,7 @@ func (e *Engine) walWriter() {
 	defer e.wg.Done()
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
+	preallocFailing := false
 	for {
 		select {
 		case <-e.stop:
@@ -675,6 +676,16 @@ func (e *Engine) walWriter() {
 				continue
 			}
 			e.Xact.ForgetFlushedAsync()
+			// The next segment is made here, ahead of the commit that needs
+			// it; a full disk is logged once per spell, not every tick.
+			if _, err := e.WAL.Preallocate(); err != nil {
+				if !preallocFailing {
+					e.log.Printf("WARNING:  could not preallocate the next WAL segment: %v", err)
+				}
+				preallocFailing = true
+			} else {
+				preallocFailing = false
+			}
 		}
 	}
 }

@@ -143,6 +143,12 @@ func (w *WAL) cleanTail(pos LSN) error {
 	if err != nil {
 		return err
 	}
+	// A pre-allocation cut short by a crash leaves its temporary file.
+	if tmps, err := filepath.Glob(filepath.Join(w.dir, "xlogtemp.*")); err == nil {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}
 	cur := uint64(pos / SegmentSize)
 	for _, s := range segs {
 		if s > cur {
