@@ -224,12 +224,15 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 				opt.Verbose = b
 			case "summary":
 				opt.Summary, summarySet = b, true
+			case "settings":
+				opt.Settings = b
 			}
 		case "format":
-			v := strings.ToLower(de.Arg.GetString_().GetSval())
-			if v != "text" {
-				return pgerr.Errorf(pgerr.FeatureNotSupported, "EXPLAIN format %s is not supported yet", v)
+			f, err := explainFormat(de)
+			if err != nil {
+				return err
 			}
+			opt.Format = f
 		default:
 			return pgerr.Errorf(pgerr.SyntaxError, "unrecognized EXPLAIN option \"%s\"", de.Defname)
 		}
@@ -243,6 +246,7 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 	if !opt.Analyze {
 		opt.Timing = false
 	}
+	s.explainContext(c, &opt)
 	planStart := time.Now()
 	before := *c.U()
 	p := &exec.Planner{C: c}
@@ -276,7 +280,7 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 		execTime = time.Since(start)
 	}
 	lines := exec.Explain(node, opt, planUsage, planTime, execTime)
-	fields := []pgwire.FieldDesc{{Name: "QUERY PLAN", TypeOID: types.TextOID, TypeLen: -1, TypeMod: -1}}
+	fields := []pgwire.FieldDesc{{Name: "QUERY PLAN", TypeOID: explainResultType(opt.Format), TypeLen: -1, TypeMod: -1}}
 	if err := w.RowDescription(fields); err != nil {
 		return err
 	}

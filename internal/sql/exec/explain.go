@@ -3,50 +3,10 @@ package exec
 import (
 	"fmt"
 	"math"
-	"strings"
-	"time"
 
-	"github.com/tidal-db/tidal/internal/sql/expr"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 )
-
-// ExplainOptions are EXPLAIN's options.
-type ExplainOptions struct {
-	Analyze, Buffers, WAL, Costs, Timing, Verbose, Summary bool
-}
-
-// Explain renders a plan (after running it, with Analyze) as PostgreSQL's
-// text format, one line per output row.
-func Explain(root Node, opt ExplainOptions, planUsage stats.Usage, planTime, execTime time.Duration) []string {
-	e := &explainer{opt: opt}
-	e.node(root, 0, nil)
-	if opt.Analyze || opt.Summary {
-		if opt.Buffers && planUsage.Buf != (stats.BufferUsage{}) {
-			e.lines = append(e.lines, "Planning:")
-			for _, l := range bufferLines(planUsage.Buf) {
-				e.lines = append(e.lines, "  "+l)
-			}
-		}
-		if opt.Summary {
-			e.lines = append(e.lines, fmt.Sprintf("Planning Time: %.3f ms", ms(planTime)))
-		}
-	}
-	if opt.Analyze && opt.Summary {
-		e.lines = append(e.lines, fmt.Sprintf("Execution Time: %.3f ms", ms(execTime)))
-	}
-	return e.lines
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-type explainer struct {
-	opt   ExplainOptions
-	lines []string
-	pad   string // extra indentation (subplan and CTE sections)
-	// seenCTE: CTEs whose plan was printed already.
-	seenCTE map[*cteDef]bool
-}
 
 // bufferLines are the "Buffers:" line (when a block was counted) and the
 // "I/O Timings:" line (when track_io_timing measured something), as
@@ -214,7 +174,7 @@ func (e *explainer) estimate(n Node) estimate {
 func (e *explainer) label(n Node) string {
 	switch x := n.(type) {
 	case *SeqScan:
-		s := "Seq Scan on " + x.Rel.Name
+		s := "Seq Scan on " + e.relName(x.Rel)
 		if x.Parallel {
 			s = "Parallel " + s
 		}
@@ -223,7 +183,7 @@ func (e *explainer) label(n Node) string {
 		}
 		return s
 	case *IndexScan:
-		s := "Index Scan using " + x.Index.Name + " on " + x.Rel.Name
+		s := "Index Scan using " + x.Index.Name + " on " + e.relName(x.Rel)
 		if x.Alias != "" && x.Alias != x.Rel.Name {
 			s += " " + x.Alias
 		}
@@ -232,9 +192,9 @@ func (e *explainer) label(n Node) string {
 		return x.label()
 	case *ModifyTable:
 		if x.Alias != "" && x.Alias != x.Rel.Name {
-			return x.Kind + " on " + x.Rel.Name + " " + x.Alias
+			return x.Kind + " on " + e.relName(x.Rel) + " " + x.Alias
 		}
-		return x.Kind + " on " + x.Rel.Name
+		return x.Kind + " on " + e.relName(x.Rel)
 	case *Sort:
 		return "Sort"
 	case *Limit:
@@ -278,142 +238,4 @@ func (e *explainer) children(n Node) []Node {
 		return []Node{x.Input}
 	}
 	return childrenMore(n)
-}
-
-// node prints n at depth d. extra are detail lines contributed by a
-// transparent parent (Filter).
-func (e *explainer) node(n Node, d int, extra []string) {
-	e.nodeSubs(n, d, extra, nil)
-}
-
-func (e *explainer) nodeSubs(n Node, d int, extra []string, subs []expr.Expr) {
-	switch x := n.(type) {
-	case *Project:
-		e.nodeSubs(x.Input, d, extra, append(subs, x.Exprs...))
-		return
-	case *Filter:
-		e.nodeSubs(x.Input, d, append(extra, "Filter: "+x.Qual.String(), fmt.Sprintf("Rows Removed by Filter: %d", x.instr.Filtered)), append(subs, x.Qual))
-		return
-	case *InhChild:
-		e.nodeSubs(x.Input, d, extra, subs)
-		return
-	case *ModifyingWith:
-		e.nodeSubs(x.Input, d, extra, subs)
-		return
-	}
-	line := e.label(n)
-	if e.opt.Costs {
-		est := e.estimate(n)
-		line += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", est.startup, est.total, est.rows, est.width)
-	}
-	in := &n.base().instr
-	if e.opt.Analyze {
-		if in.Loops == 0 {
-			line += " (never executed)"
-		} else {
-			loops := float64(in.Loops)
-			if e.opt.Timing {
-				line += fmt.Sprintf(" (actual time=%.3f..%.3f rows=%.0f loops=%d)", ms(in.First)/loops, ms(in.Total)/loops, float64(in.Rows)/loops, in.Loops)
-			} else {
-				line += fmt.Sprintf(" (actual rows=%.0f loops=%d)", float64(in.Rows)/loops, in.Loops)
-			}
-		}
-	}
-	if d == 0 {
-		e.lines = append(e.lines, e.pad+line)
-	} else {
-		e.lines = append(e.lines, e.pad+strings.Repeat(" ", 6*d-4)+"->  "+line)
-	}
-	ind := e.pad + strings.Repeat(" ", 2+6*d)
-	add := func(s string) { e.lines = append(e.lines, ind+s) }
-	switch x := n.(type) {
-	case *SeqScan:
-		if x.Qual != nil {
-			add("Filter: " + x.Qual.String())
-			if e.opt.Analyze {
-				removed := in.Filtered
-				if x.Parallel && in.Loops > 0 {
-					removed /= in.Loops // per participant, as PostgreSQL shows it
-				}
-				add(fmt.Sprintf("Rows Removed by Filter: %d", removed))
-			}
-		}
-	case *TidScan:
-		add("TID Cond: " + x.Cond)
-		if x.Filter != nil {
-			add("Filter: " + x.Filter.String())
-			if e.opt.Analyze {
-				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
-			}
-		}
-	case *IndexScan:
-		add("Index Cond: " + x.Cond)
-		if x.Qual != nil {
-			add("Filter: " + x.Qual.String())
-			if e.opt.Analyze {
-				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
-			}
-		}
-	case *FunctionScan:
-		if x.Qual != nil {
-			add("Filter: " + x.Qual.String())
-			if e.opt.Analyze {
-				add(fmt.Sprintf("Rows Removed by Filter: %d", in.Filtered))
-			}
-		}
-	case *Sort:
-		var ks []string
-		for _, k := range x.Keys {
-			ks = append(ks, k.String())
-		}
-		add("Sort Key: " + strings.Join(ks, ", "))
-		if e.opt.Analyze {
-			if x.stats.Method != "" {
-				add(fmt.Sprintf("Sort Method: %s  %s: %dkB", x.stats.Method, x.stats.SpaceType, x.stats.SpaceKB))
-			}
-		}
-	case *Agg:
-		if x.Sets != nil {
-			for _, l := range x.setsKeyLines() {
-				add(l)
-			}
-		} else if len(x.GroupBy) > 0 {
-			var ks []string
-			for _, g := range x.GroupBy {
-				ks = append(ks, g.String())
-			}
-			add("Group Key: " + strings.Join(ks, ", "))
-		}
-		if sp := x.spill; e.opt.Analyze && sp != nil && sp.batches > 0 {
-			l := fmt.Sprintf("Batches: %d  Memory Usage: %dkB", sp.batches, (sp.memPeak+1023)/1024)
-			if sp.batches > 1 {
-				l += fmt.Sprintf("  Disk Usage: %dkB", (sp.diskPeak+1023)/1024)
-			}
-			add(l)
-		}
-	case *Result:
-		if x.Qual != nil {
-			add("One-Time Filter: " + x.Qual.String())
-		}
-	default:
-		e.detailsMore(n, add)
-	}
-	for _, s := range extra {
-		if strings.HasPrefix(s, "Rows Removed") && !e.opt.Analyze {
-			continue
-		}
-		add(s)
-	}
-	if e.opt.Analyze && e.opt.Buffers && in.Usage.Buf != (stats.BufferUsage{}) {
-		for _, l := range bufferLines(in.Usage.Buf) {
-			add(l)
-		}
-	}
-	if e.opt.Analyze && e.opt.WAL && in.Usage.WAL != (stats.WALUsage{}) {
-		add(walLine(in.Usage.WAL))
-	}
-	e.sections(n, d, subs)
-	for _, c := range e.children(n) {
-		e.node(c, d+1, nil)
-	}
 }

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -160,36 +159,28 @@ func childrenMore(n Node) []Node {
 	return nil
 }
 
-func (e *explainer) detailsMore(n Node, add func(string)) {
+func (e *explainer) detailsMore(n Node, d *planDesc, add func(string)) {
 	filter := func(label string, q expr.Expr, removed int64) {
 		if q == nil {
 			return
 		}
-		add(label + ": " + q.String())
+		d.details = append(d.details, textProp(label, q.String()))
 		if e.opt.Analyze {
-			add(fmt.Sprintf("Rows Removed by %s: %d", label, removed))
+			d.details = append(d.details, intProp("Rows Removed by "+label, removed))
 		}
 	}
 	switch x := n.(type) {
 	case *Gather:
-		add(fmt.Sprintf("Workers Planned: %d", x.Planned))
+		d.details = append(d.details, intProp("Workers Planned", int64(x.Planned)))
 		if e.opt.Analyze && x.run != nil {
-			add(fmt.Sprintf("Workers Launched: %d", x.Launched))
+			d.details = append(d.details, intProp("Workers Launched", int64(x.Launched)))
 		}
 	case *CurrentOfScan:
 		add(x.explainCond())
 	case *ModifyTable:
-		if x.inh != nil {
-			for _, sub := range x.inh.subs {
-				add(x.Kind + " on " + sub.Rel.Name + " " + sub.Alias)
-			}
-		}
-		if x.Conflict != nil {
-			for _, l := range x.Conflict.explainLines() {
-				add(l)
-			}
-		}
+		e.modifyDetails(x, d, add)
 	case *HashJoin:
+		d.details = append(d.details, structured(boolProp("Inner Unique", false)))
 		c := strings.Join(x.Conds, " AND ")
 		if len(x.Conds) > 1 {
 			c = "(" + c + ")"
@@ -197,6 +188,7 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 		add("Hash Cond: " + c)
 		filter("Join Filter", x.Qual, x.instr.Filtered)
 	case *NestLoop:
+		d.details = append(d.details, structured(boolProp("Inner Unique", false)))
 		filter("Join Filter", x.Qual, x.instr.Filtered)
 	case *SubqueryScan:
 		filter("Filter", x.Qual, x.instr.Filtered)
@@ -205,8 +197,33 @@ func (e *explainer) detailsMore(n Node, add func(string)) {
 	case *ViewScan:
 		filter("Filter", x.Qual, x.instr.Filtered)
 	case *Hash:
-		if e.opt.Analyze && x.stats.batches > 0 {
-			add(x.stats.explainLine())
+		if st := x.stats; e.opt.Analyze && st.batches > 0 {
+			d.details = append(d.details, textAs(intProp("Hash Buckets", int64(st.buckets)), st.explainLine()),
+				structured(intProp("Original Hash Buckets", int64(st.buckets))), structured(intProp("Hash Batches", int64(st.batches))),
+				structured(intProp("Original Hash Batches", 1)), structured(intProp("Peak Memory Usage", int64((st.memPeak+1023)/1024))))
+		}
+	}
+}
+
+// modifyDetails are a ModifyTable's target tables (inheritance) and its
+// ON CONFLICT properties.
+func (e *explainer) modifyDetails(x *ModifyTable, d *planDesc, add func(string)) {
+	if x.inh != nil && len(x.inh.subs) > 0 {
+		var lines []string
+		var subs [][]prop
+		for _, sub := range x.inh.subs {
+			lines = append(lines, x.Kind+" on "+sub.Rel.Name+" "+sub.Alias)
+			subs = append(subs, append(e.relTarget(sub.Rel.Name, sub.Rel.Namespace), textProp("Alias", sub.Alias)))
+		}
+		d.details = append(d.details, textAs(prop{key: "Target Tables", kind: propGroups, subs: subs}, lines...))
+	}
+	if x.Conflict != nil {
+		for _, l := range x.Conflict.explainLines() {
+			p := lineProp(l)
+			if p.key == "Conflict Arbiter Indexes" {
+				p.kind, p.list = propList, strings.Split(p.val, ", ")
+			}
+			d.details = append(d.details, p)
 		}
 	}
 }
@@ -260,58 +277,4 @@ func nodeExprs(n Node) []expr.Expr {
 		return append(append([]expr.Expr{x.Qual}, x.NewRow...), x.Returning...)
 	}
 	return nil
-}
-
-// sections prints the subqueries and CTEs a node runs, as PostgreSQL's
-// "SubPlan n", "InitPlan n" and "CTE name" sections.
-func (e *explainer) sections(n Node, d int, extra []expr.Expr) {
-	type sub struct {
-		plan  *expr.SubqueryPlan
-		title string
-	}
-	var subs []sub
-	seen := map[int]bool{}
-	for _, x := range append(nodeExprs(n), extra...) {
-		expr.Walk(x, func(y expr.Expr) bool {
-			switch sp := y.(type) {
-			case *expr.SubPlan:
-				if !seen[sp.Plan.ID] {
-					title := fmt.Sprintf("SubPlan %d", sp.Plan.ID)
-					if !sp.Plan.Correlated {
-						title = fmt.Sprintf("InitPlan %d", sp.Plan.ID)
-					}
-					subs = append(subs, sub{sp.Plan, title})
-				}
-				seen[sp.Plan.ID] = true
-			case *expr.HashedExists:
-				if !seen[sp.Plan.ID] {
-					subs = append(subs, sub{sp.Plan, fmt.Sprintf("SubPlan %d", sp.Plan.ID)})
-				}
-				seen[sp.Plan.ID] = true
-			}
-			return true
-		})
-	}
-	ind := strings.Repeat(" ", 2+6*d)
-	section := func(title string, child Node) {
-		e.lines = append(e.lines, e.pad+ind+title)
-		old := e.pad
-		e.pad = old + strings.Repeat(" ", 6*d+4-2)
-		e.node(child, 1, nil)
-		e.pad = old
-	}
-	if cs, ok := n.(*CTEScan); ok {
-		if e.seenCTE == nil {
-			e.seenCTE = map[*cteDef]bool{}
-		}
-		if !e.seenCTE[cs.def] {
-			e.seenCTE[cs.def] = true
-			section("CTE "+cs.def.name, cs.def.node)
-		}
-	}
-	for _, sp := range subs {
-		if node, ok := sp.plan.Node.(Node); ok {
-			section(sp.title, node)
-		}
-	}
 }

@@ -1,0 +1,55 @@
+package session
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/tidal-db/tidal/internal/guc"
+	"github.com/tidal-db/tidal/internal/pgerr"
+	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/types"
+)
+
+// explainFormat is EXPLAIN's FORMAT option.
+func explainFormat(de *pg.DefElem) (exec.ExplainFormat, error) {
+	if de.Arg == nil {
+		return 0, pgerr.Errorf(pgerr.SyntaxError, "format requires a parameter")
+	}
+	v := de.Arg.GetString_().GetSval()
+	switch v {
+	case "text":
+		return exec.ExplainText, nil
+	case "xml":
+		return exec.ExplainXML, nil
+	case "json":
+		return exec.ExplainJSON, nil
+	case "yaml":
+		return exec.ExplainYAML, nil
+	}
+	return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v)
+}
+
+// explainResultType is the type of EXPLAIN's "QUERY PLAN" column: text,
+// as PostgreSQL's for every format but XML (whose xml type tidal does
+// not have, so XML plans are text too).
+func explainResultType(exec.ExplainFormat) uint32 { return types.TextOID }
+
+// explainContext fills in what EXPLAIN reads of the session: the changed
+// planner settings (SETTINGS), track_io_timing and schema names.
+func (s *Session) explainContext(c *exec.Ctx, opt *exec.ExplainOptions) {
+	opt.IOTiming = strings.EqualFold(s.Get("track_io_timing"), "on")
+	opt.SchemaName = s.eng.Catalog.NamespaceName
+	if !opt.Settings {
+		return
+	}
+	for _, name := range guc.ExplainNames {
+		d, err := guc.Lookup(name)
+		if err != nil {
+			continue // a setting tidal does not have is at its default
+		}
+		if v := d.Display(s.raw(d)); v != d.Display(d.Default) {
+			opt.ChangedSettings = append(opt.ChangedSettings, exec.ExplainSetting{Name: name, Value: v})
+		}
+	}
+}
