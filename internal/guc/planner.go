@@ -60,5 +60,9 @@ func plannerDefs() {
 	def(Def{Name: "effective_cache_size", Kind: Int, Default: "524288", Unit: "8kB", Context: User, Min: 1, Max: intMax, Desc: "Sets the planner's assumption about the total size of the data caches."})
 	def(Def{Name: "from_collapse_limit", Kind: Int, Default: "8", Context: User, Min: 1, Max: intMax, Desc: "Sets the FROM-list size beyond which subqueries are not collapsed."})
 	def(Def{Name: "join_collapse_limit", Kind: Int, Default: "8", Context: User, Min: 1, Max: intMax, Desc: "Sets the FROM-list size beyond which JOIN constructs are not flattened."})
+	// tidal plans each execution of a prepared statement afresh (a custom
+	// plan every time), so plan_cache_mode is kept for SET/SHOW and
+	// EXPLAIN (SETTINGS) only.
+	def(Def{Name: "plan_cache_mode", Kind: Enum, Default: "auto", Context: User, Enum: []string{"auto", "force_generic_plan", "force_custom_plan"}, Desc: "Controls the planner's selection of custom or generic plan."})
 	def(Def{Name: "geqo_threshold", Kind: Int, Default: "12", Context: User, Min: 2, Max: intMax, Desc: "Sets the threshold of FROM items beyond which GEQO is used."})
 }

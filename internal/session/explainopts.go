@@ -39,7 +39,14 @@ func explainResultType(exec.ExplainFormat) uint32 { return types.TextOID }
 // planner settings (SETTINGS), track_io_timing and schema names.
 func (s *Session) explainContext(c *exec.Ctx, opt *exec.ExplainOptions) {
 	opt.IOTiming = strings.EqualFold(s.Get("track_io_timing"), "on")
-	opt.SchemaName = s.eng.Catalog.NamespaceName
+	opt.SchemaName = func(oid uint32) string {
+		// The session's temporary schema is pg_temp, as
+		// get_namespace_name_or_temp names it.
+		if n := s.eng.Catalog.NamespaceName(oid); !strings.HasPrefix(n, "pg_temp_") {
+			return n
+		}
+		return "pg_temp"
+	}
 	if !opt.Settings {
 		return
 	}

@@ -76,6 +76,24 @@ func (s *Session) RunUtility(c *exec.Ctx, stmt *pg.Node, source string, params [
 	return s.execute(c.Context, stmt, source, &routineWriter{notice: c.Notice})
 }
 
+// RunUtilityRows implements exec.RowUtilitySession: RunUtility, with the
+// statement's result rows (text) handed to each.
+func (s *Session) RunUtilityRows(c *exec.Ctx, stmt *pg.Node, source string, params []types.Datum, paramTypes []types.Type, each func([]exec.Column, exec.Row) (bool, error)) (int64, error) {
+	if err := s.checkReadOnlyInRoutine(stmt); err != nil {
+		return 0, err
+	}
+	saveParams, saveText, saveMulti := s.boundParams, s.queryString, s.multiStatement
+	s.boundParams = boundParams{vals: params, types: paramTypes}
+	s.queryString, s.multiStatement = source, true
+	defer func() { s.boundParams, s.queryString, s.multiStatement = saveParams, saveText, saveMulti }()
+	w := &routineWriter{notice: c.Notice, each: each}
+	err := s.execute(c.Context, stmt, source, w)
+	if err == nil {
+		err = w.err
+	}
+	return w.rows, err
+}
+
 // CheckReadOnly implements exec.RoutineSession for a routine's data
 // changes: 25006 in a read-only transaction.
 func (s *Session) CheckReadOnly(stmt *pg.Node) error { return s.checkReadOnlyInRoutine(stmt) }
@@ -91,10 +109,41 @@ func (s *Session) checkReadOnlyInRoutine(stmt *pg.Node) error {
 
 // routineWriter is where a body's utility statements write: results go
 // nowhere, notices to the client.
-type routineWriter struct{ notice func(*pgerr.Error) }
+// With each, the rows go to each as text (RunUtilityRows).
+type routineWriter struct {
+	notice func(*pgerr.Error)
+	each   func([]exec.Column, exec.Row) (bool, error)
+	cols   []exec.Column
+	rows   int64
+	done   bool  // each said no more
+	err    error // each's error
+}
 
-func (r *routineWriter) RowDescription([]pgwire.FieldDesc) error { return nil }
-func (r *routineWriter) DataRow([][]byte) error                  { return nil }
+func (r *routineWriter) RowDescription(fields []pgwire.FieldDesc) error {
+	r.cols = r.cols[:0]
+	for _, f := range fields {
+		r.cols = append(r.cols, exec.Column{Name: f.Name, Type: types.Text})
+	}
+	return nil
+}
+
+func (r *routineWriter) DataRow(vals [][]byte) error {
+	if r.each == nil || r.done || r.err != nil {
+		return nil
+	}
+	r.rows++
+	row := make(exec.Row, len(vals))
+	for i, v := range vals {
+		if v == nil {
+			row[i] = types.Null()
+		} else {
+			row[i] = types.Str(string(v))
+		}
+	}
+	more, err := r.each(r.cols, row)
+	r.done, r.err = !more, err
+	return nil
+}
 func (r *routineWriter) CommandComplete(string) error            { return nil }
 func (r *routineWriter) EmptyQuery() error                       { return nil }
 func (r *routineWriter) Notice(e *pgerr.Error) error {

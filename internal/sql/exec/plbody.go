@@ -270,3 +270,24 @@ func (r *RoutineCall) SetCompiled(v any) { r.compiled = v }
 // volatility): a body evaluates such an expression after a command
 // counter increment and under a new snapshot, as any statement.
 func IsMutable(e expr.Expr) bool { return volatility(e) != catalog.VolatileImmutable }
+
+// RowUtilitySession is a RoutineSession that can hand a utility
+// statement's result rows back to the body (EXPLAIN in PL/pgSQL's
+// FOR … IN EXECUTE and RETURN QUERY EXECUTE), as text columns.
+type RowUtilitySession interface {
+	RunUtilityRows(c *Ctx, stmt *pg.Node, source string, params []types.Datum, paramTypes []types.Type, each func([]Column, Row) (bool, error)) (int64, error)
+}
+
+// ReturnsUtilityRows: stmt is a utility statement with result rows that a
+// body can read (EXPLAIN).
+func ReturnsUtilityRows(stmt *pg.Node) bool { return stmt.GetExplainStmt() != nil }
+
+// RunUtilityRows runs a utility statement with result rows, handing each
+// row to each.
+func (c *Ctx) RunUtilityRows(stmt *pg.Node, source string, params []types.Datum, paramTypes []types.Type, each func([]Column, Row) (bool, error)) (int64, error) {
+	rs, ok := c.Session.(RowUtilitySession)
+	if !ok {
+		return 0, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in a function here", commandName(stmt))
+	}
+	return rs.RunUtilityRows(c.WithParams(params), stmt, source, params, paramTypes, each)
+}

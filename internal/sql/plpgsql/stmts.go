@@ -688,6 +688,9 @@ func (x *call) runDynamic(text string, params []types.Datum, ptypes []types.Type
 	}
 	st := tree.Stmts[0].Stmt
 	ctx := x.bc.WithoutVars()
+	if each != nil && exec.ReturnsUtilityRows(st) {
+		return ctx.RunUtilityRows(st, text, params, ptypes, each)
+	}
 	if !exec.IsPlannable(st) {
 		return 0, ctx.RunUtility(st, text, params, ptypes)
 	}

@@ -86,3 +86,22 @@ func TestRegexSearchFromOffsetKeepsContext(t *testing.T) {
 		t.Fatalf("^a from 1 matched %v %v", ms, err)
 	}
 }
+
+// \m and \M next to \d or \w (explain.sql's explain_filter) are word
+// boundaries; next to an optional atom they stay refused.
+func TestWordBoundaryNextToClassEscape(t *testing.T) {
+	r, err := compilePGRegex(`-?\m\d+\M`, reFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := r.matchesFrom("cost=0.00..35.50 rows=2550 x12", 0, -1)
+	if err != nil || len(ms) != 5 { // 0, 00, 35, 50, 2550; not the 12 of x12
+		t.Fatalf("matches %v %v", ms, err)
+	}
+	if _, err := compilePGRegex(`\m\d*`, reFlags{}); err == nil {
+		t.Fatal(`\m\d* compiled`)
+	}
+	if _, err := compilePGRegex(`\m\w+kB\M`, reFlags{}); err != nil {
+		t.Fatal(err)
+	}
+}

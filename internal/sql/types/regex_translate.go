@@ -352,9 +352,9 @@ func translateAREBody(p string) (string, bool, bool, error) {
 				left = true
 			case e == 'm' || e == 'M':
 				// RE2 has no start/end-of-word assertion; \b is the same
-				// when the neighbouring pattern character is a word
-				// character literal.
-				if e == 'm' && i+1 < len(p) && isWordByte(p[i+1]) || e == 'M' && i >= 2 && isWordByte(p[i-2]) && (i < 3 || p[i-3] != '\\') {
+				// when the neighbouring atom matches only word characters
+				// (a word character literal, \d or \w).
+				if e == 'm' && wordAtomAt(p, i+1) || e == 'M' && wordAtomBefore(p, i-1) {
 					b = append(b, `\b`...)
 					left = true
 				} else {
@@ -587,4 +587,36 @@ func isWordByte(c byte) bool {
 
 func isHexByte(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// wordAtomAt: the atom at p[i:] matches one word character at least (a
+// word character literal, or \d or \w not made optional).
+func wordAtomAt(p string, i int) bool {
+	if i >= len(p) {
+		return false
+	}
+	n := 1
+	switch {
+	case p[i] == '\\' && i+1 < len(p) && (p[i+1] == 'd' || p[i+1] == 'w'):
+		n = 2
+	case !isWordByte(p[i]):
+		return false
+	}
+	return i+n >= len(p) || (p[i+n] != '*' && p[i+n] != '?' && p[i+n] != '{')
+}
+
+// wordAtomBefore: the atom ending just before p[end] ends with a word
+// character (a word character literal, \d or \w, once or with +).
+func wordAtomBefore(p string, end int) bool {
+	j := end - 1
+	if j >= 0 && p[j] == '+' {
+		j--
+	}
+	switch {
+	case j >= 1 && p[j-1] == '\\' && (j < 2 || p[j-2] != '\\'):
+		return p[j] == 'd' || p[j] == 'w'
+	case j >= 0:
+		return isWordByte(p[j])
+	}
+	return false
 }
