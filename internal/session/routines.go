@@ -144,8 +144,8 @@ func (r *routineWriter) DataRow(vals [][]byte) error {
 	r.done, r.err = !more, err
 	return nil
 }
-func (r *routineWriter) CommandComplete(string) error            { return nil }
-func (r *routineWriter) EmptyQuery() error                       { return nil }
+func (r *routineWriter) CommandComplete(string) error { return nil }
+func (r *routineWriter) EmptyQuery() error            { return nil }
 func (r *routineWriter) Notice(e *pgerr.Error) error {
 	if r.notice != nil {
 		r.notice(e)
