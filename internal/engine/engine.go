@@ -27,6 +27,7 @@ import (
 	"github.com/tidal-db/tidal/internal/parallel"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/stats"
+	"github.com/tidal-db/tidal/internal/stmtstats"
 	"github.com/tidal-db/tidal/internal/storage/buffer"
 	"github.com/tidal-db/tidal/internal/storage/page"
 	"github.com/tidal-db/tidal/internal/storage/smgr"
@@ -102,6 +103,8 @@ type Engine struct {
 	Notify *notify.Hub
 	// Vacuums are the VACUUMs running now (pg_stat_progress_vacuum).
 	Vacuums *vacuum.Registry
+	// StmtStats are pg_stat_statements' entries.
+	StmtStats *stmtstats.Store
 	// TempFiles holds sorts' and hashes' spill files (base/pgsql_tmp).
 	TempFiles *tempfile.Manager
 	memReturn memReturn // memory.go
@@ -154,7 +157,7 @@ func Open(cfg Config) (*Engine, error) {
 	if _, ok := cfg.AccessMethods.ByName("heap"); !ok {
 		return nil, errors.New("engine: the heap table access method is not registered")
 	}
-	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub(), Vacuums: vacuum.NewRegistry(), bgStop: make(chan struct{})}
+	e := &Engine{cfg: cfg, log: cfg.Logger, stop: make(chan struct{}), StartedAt: time.Now(), Stats: stats.NewTables(), Notify: notify.NewHub(), Vacuums: vacuum.NewRegistry(), StmtStats: stmtstats.New(), bgStop: make(chan struct{})}
 	dir := cfg.DataDir
 	fresh, err := isFresh(dir)
 	if err != nil {

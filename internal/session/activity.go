@@ -33,6 +33,7 @@ func (s *Session) publishClient(role uint32) {
 	c := st.Snapshot().Client
 	c.DatID, c.DatName = catalog.DatabaseOID, "postgres"
 	c.UserID, c.UserName, c.AppName = role, s.currentUser(), s.Get("application_name")
+	s.tracking.user = role
 	st.SetClient(c)
 }
 

@@ -51,6 +51,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		if err != nil {
 			return err
 		}
+		s.tracking.rows = int64(n)
 		return w.CommandComplete("SELECT " + strconv.FormatInt(int64(n), 10))
 	case stmt.GetInsertStmt() != nil, stmt.GetUpdateStmt() != nil, stmt.GetDeleteStmt() != nil:
 		mt, err := s.planModify(c, stmt)
@@ -64,6 +65,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		} else if err := exec.Run(c, mt, nil); err != nil {
 			return err
 		}
+		s.tracking.rows = int64(mt.Count)
 		switch mt.Kind {
 		case "Insert":
 			return w.CommandComplete("INSERT 0 " + strconv.FormatInt(int64(mt.Count), 10))
@@ -72,6 +74,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		default:
 			return w.CommandComplete("DELETE " + strconv.FormatInt(int64(mt.Count), 10))
 		}
+	case stmt.GetCreateExtensionStmt() != nil:
+		return s.createExtension(stmt.GetCreateExtensionStmt(), w)
 	case stmt.GetExplainStmt() != nil:
 		return s.explain(c, stmt.GetExplainStmt(), w)
 	case stmt.GetCreateStmt() != nil:

@@ -191,7 +191,8 @@ type Session struct {
 	failingPortal *portal
 	// multiStatement: the running simple Query holds several statements.
 	multiStatement bool
-	stmts          *stmtCache // parse trees and analyses to reuse (stmtcache.go)
+	stmts          *stmtCache   // parse trees and analyses to reuse (stmtcache.go)
+	tracking       stmtTracking // pg_stat_statements (stmtstats.go)
 	seqs           sequence.Session
 	temp           tempState       // temporary namespace and ON COMMIT actions (temp.go)
 	tempFiles      *tempfile.Space // spill files of sorts and hashes (tempfiles.go)
@@ -604,7 +605,7 @@ func parseError(err error) error {
 // keepOpen: the statement is part of an implicit multi-statement block.
 func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, w pgwire.ResultWriter, keepOpen bool) error {
 	if ts := stmt.GetTransactionStmt(); ts != nil {
-		err := s.transactionStmt(ts, w)
+		err := s.trackStatement(stmt, text, func() error { return s.transactionStmt(ts, w) })
 		if err != nil {
 			// Like any error in a block (RELEASE of an unknown savepoint,
 			// say), it fails the block.
@@ -637,7 +638,7 @@ func (s *Session) runStatement(ctx context.Context, stmt *pg.Node, text string, 
 	ctx, end := s.statementContext(ctx)
 	err := s.interruptedError(ctx, s.recovering(func() error {
 		s.runBeforeStatement(text)
-		return s.execute(ctx, stmt, text, w)
+		return s.trackStatement(stmt, text, func() error { return s.execute(ctx, stmt, text, w) })
 	}))
 	end()
 	if err != nil {

@@ -199,6 +199,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return voidValue, statResetShared(f.c, target)
 	case "pg_blocking_pids", "pg_stat_reset", "pg_stat_reset_single_table_counters", "pg_stat_force_next_flush", "pg_stat_clear_snapshot":
 		return f.statCall(name, args)
+	case "pg_stat_statements_reset":
+		return voidValue, resetStmtStats(f.c, args)
 	case "regclassout", "regnamespaceout":
 		oid := uint32(args[0].Int())
 		if name == "regnamespaceout" {

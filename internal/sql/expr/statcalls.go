@@ -19,4 +19,9 @@ func init() {
 		e.args, e.min, e.ret = spec.args, len(spec.args), spec.ret
 		catalogCalls[name] = e
 	}
+	// pg_stat_statements_reset(userid oid DEFAULT 0, dbid oid DEFAULT 0,
+	// queryid bigint DEFAULT 0).
+	e := catalogCalls["pg_stat_statements_reset"]
+	e.args, e.min, e.ret = []types.Type{types.Oid, types.Oid, types.Int8}, 0, types.Void
+	catalogCalls["pg_stat_statements_reset"] = e
 }
