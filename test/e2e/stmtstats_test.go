@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -154,5 +155,57 @@ func TestStmtStatsRealPgbench(t *testing.T) {
 		if got[q][0] != 100 {
 			t.Errorf("%q: calls %d, want 100", q, got[q][0])
 		}
+	}
+}
+
+// BenchmarkStmtStatsSelectOnly is pgbench -S's statement through the
+// simple protocol, with pg_stat_statements.track = top and none
+// interleaved in blocks of 100 statements in the same run (so load on the
+// machine falls on both alike); it reports each mode's time per statement
+// and the overhead of tracking (target: at most 3%).
+func BenchmarkStmtStatsSelectOnly(b *testing.B) {
+	srv := testutil.Start(b, testutil.Options{})
+	c, err := pgx.Connect(context.Background(), srv.DSN())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, bid int, abalance int, filler char(84))",
+		"INSERT INTO pgbench_accounts SELECT g, 1, 0 FROM generate_series(1, 100000) g",
+		"VACUUM ANALYZE pgbench_accounts",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var spent [2]time.Duration
+	var count [2]int
+	modes := []string{"top", "none"}
+	b.ResetTimer()
+	for i := 0; i < b.N; {
+		for m, mode := range modes {
+			if _, err := c.Exec(ctx, "SET pg_stat_statements.track = "+mode, pgx.QueryExecModeSimpleProtocol); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			for j := 0; j < 100 && i < b.N; j, i = j+1, i+1 {
+				q := fmt.Sprintf("SELECT abalance FROM pgbench_accounts WHERE aid = %d;", 1+(i*7919)%100000)
+				if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+					b.Fatal(err)
+				}
+				count[m]++
+			}
+			spent[m] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	if count[0] > 0 && count[1] > 0 {
+		on := float64(spent[0].Nanoseconds()) / float64(count[0])
+		off := float64(spent[1].Nanoseconds()) / float64(count[1])
+		b.ReportMetric(on, "ns/stmt-tracked")
+		b.ReportMetric(off, "ns/stmt-untracked")
+		b.ReportMetric(100*(on-off)/off, "%overhead")
 	}
 }
