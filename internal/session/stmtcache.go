@@ -110,6 +110,7 @@ func (s *Session) simpleCached(ctx context.Context, sql string, w pgwire.ResultW
 		}
 	}
 	start, end := e.tmpl.StmtRange(len(sql))
+	s.tracking.shape = shape.Key // pg_stat_statements need not scan it again
 	err = s.runStatement(ctx, e.tmpl.Tree.Stmts[0].Stmt, strings.TrimSpace(sql[start:end]), w, false)
 	return true, shape, true, remapPosition(err, e.tmpl, shape)
 }

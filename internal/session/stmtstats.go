@@ -30,6 +30,9 @@ import (
 type stmtTracking struct {
 	user uint32 // the login role (userid)
 	rows int64  // rows of the running statement (es_processed)
+	// shape is the running statement's shape key when the parse cache
+	// scanned it already ("": not known).
+	shape string
 	ids  map[string]stmtIdentity
 }
 
@@ -42,6 +45,8 @@ type stmtIdentity struct {
 // tracking is off for it.
 func (s *Session) trackStatement(stmt *pg.Node, text string, run func() error) error {
 	utility := !isPlannable(stmt)
+	shape := s.tracking.shape
+	s.tracking.shape = ""
 	if s.Setting("pg_stat_statements.track") == "none" ||
 		utility && s.Setting("pg_stat_statements.track_utility") != "on" {
 		return run()
@@ -54,7 +59,7 @@ func (s *Session) trackStatement(stmt *pg.Node, text string, run func() error) e
 		return err
 	}
 	elapsed := time.Since(start)
-	id := s.statementIdentity(text, utility)
+	id := s.statementIdentity(text, shape, utility)
 	max, _ := strconv.Atoi(s.Setting("pg_stat_statements.max"))
 	key := stmtstats.Key{UserID: s.tracking.user, DBID: catalog.DatabaseOID, QueryID: id.id, TopLevel: true}
 	s.eng.StmtStats.Record(key, func() string { return id.query },
@@ -63,11 +68,16 @@ func (s *Session) trackStatement(stmt *pg.Node, text string, run func() error) e
 }
 
 // statementIdentity is text's query id and normalised text.
-func (s *Session) statementIdentity(text string, utility bool) stmtIdentity {
+func (s *Session) statementIdentity(text, shape string, utility bool) stmtIdentity {
 	key := text
 	if !utility {
-		if sh, ok := parser.ScanShape(text); ok {
-			key = "\x00" + sh.Key
+		if shape == "" {
+			if sh, ok := parser.ScanShape(text); ok {
+				shape = sh.Key
+			}
+		}
+		if shape != "" {
+			key = "\x00" + shape
 		}
 	}
 	if id, ok := s.tracking.ids[key]; ok {
