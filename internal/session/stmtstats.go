@@ -33,7 +33,7 @@ type stmtTracking struct {
 	// shape is the running statement's shape key when the parse cache
 	// scanned it already ("": not known).
 	shape string
-	ids  map[string]stmtIdentity
+	ids   map[string]stmtIdentity
 }
 
 type stmtIdentity struct {
