@@ -77,7 +77,7 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 	case stmt.GetCreateExtensionStmt() != nil:
 		return s.createExtension(stmt.GetCreateExtensionStmt(), w)
 	case stmt.GetExplainStmt() != nil:
-		return s.explain(c, stmt.GetExplainStmt(), w)
+		return s.explain(c, stmt.GetExplainStmt(), text, w)
 	case stmt.GetCreateStmt() != nil:
 		return s.createTable(c, stmt.GetCreateStmt(), w)
 	case stmt.GetIndexStmt() != nil:
@@ -202,7 +202,7 @@ func defBool(de *pg.DefElem) (bool, error) {
 	return false, pgerr.Errorf(pgerr.SyntaxError, "%s requires a Boolean value", de.Defname)
 }
 
-func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter) error {
+func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, text string, w pgwire.ResultWriter) error {
 	opt := exec.ExplainOptions{Costs: true, Timing: true}
 	summarySet := false
 	for _, o := range es.Options {
@@ -250,7 +250,7 @@ func (s *Session) explain(c *exec.Ctx, es *pg.ExplainStmt, w pgwire.ResultWriter
 	if !opt.Analyze {
 		opt.Timing = false
 	}
-	s.explainContext(c, &opt)
+	s.explainContext(text, &opt)
 	planStart := time.Now()
 	before := *c.U()
 	p := &exec.Planner{C: c}

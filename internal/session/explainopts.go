@@ -37,7 +37,7 @@ func explainResultType(exec.ExplainFormat) uint32 { return types.TextOID }
 
 // explainContext fills in what EXPLAIN reads of the session: the changed
 // planner settings (SETTINGS), track_io_timing and schema names.
-func (s *Session) explainContext(c *exec.Ctx, opt *exec.ExplainOptions) {
+func (s *Session) explainContext(text string, opt *exec.ExplainOptions) {
 	opt.IOTiming = strings.EqualFold(s.Get("track_io_timing"), "on")
 	opt.SchemaName = func(oid uint32) string {
 		// The session's temporary schema is pg_temp, as
@@ -46,6 +46,9 @@ func (s *Session) explainContext(c *exec.Ctx, opt *exec.ExplainOptions) {
 			return n
 		}
 		return "pg_temp"
+	}
+	if opt.Verbose && s.Setting("compute_query_id") == "on" {
+		opt.QueryID = explainedQueryID(text)
 	}
 	if !opt.Settings {
 		return
@@ -59,4 +62,48 @@ func (s *Session) explainContext(c *exec.Ctx, opt *exec.ExplainOptions) {
 			opt.ChangedSettings = append(opt.ChangedSettings, exec.ExplainSetting{Name: name, Value: v})
 		}
 	}
+}
+
+// explainedQueryID is the query id pg_stat_statements gives the explained
+// statement (the text after EXPLAIN and its options), shown by VERBOSE
+// when compute_query_id is on. (With compute_query_id = auto tidal
+// computes query ids too, but EXPLAIN keeps PostgreSQL's output without
+// pg_stat_statements loaded.)
+func explainedQueryID(text string) int64 {
+	res, err := pg.Scan(text)
+	if err != nil || len(res.Tokens) < 2 {
+		return 0
+	}
+	toks := res.Tokens
+	i := 1 // after EXPLAIN
+	if text[toks[i].Start:toks[i].End] == "(" {
+		for depth := 0; i < len(toks); i++ {
+			switch text[toks[i].Start:toks[i].End] {
+			case "(":
+				depth++
+			case ")":
+				depth--
+			}
+			if depth == 0 {
+				i++
+				break
+			}
+		}
+	} else {
+		for i < len(toks) && isExplainKeyword(text[toks[i].Start:toks[i].End]) {
+			i++
+		}
+	}
+	if i >= len(toks) {
+		return 0
+	}
+	return computeIdentity(strings.TrimRight(strings.TrimSpace(text[toks[i].Start:]), ";"), false).id
+}
+
+func isExplainKeyword(w string) bool {
+	switch strings.ToLower(w) {
+	case "analyze", "analyse", "verbose":
+		return true
+	}
+	return false
 }

@@ -207,6 +207,19 @@ func TestExplainFormatsAndOptions(t *testing.T) {
 	if len(timing) != 1 || timing[0] != "Seq Scan on t (actual rows=100 loops=1)" {
 		t.Errorf("TIMING OFF: %q", timing)
 	}
+	// VERBOSE's Query Identifier (compute_query_id = on) is the query's
+	// pg_stat_statements queryid.
+	exec(t, c, "SET compute_query_id = on")
+	verbose := explainRows(t, c, "EXPLAIN (VERBOSE, COSTS OFF) SELECT b FROM t WHERE a = 5")
+	exec(t, c, "SELECT b FROM t WHERE a = 6")
+	want := "Query Identifier: " + query(t, c, "SELECT queryid FROM pg_stat_statements WHERE query = 'SELECT b FROM t WHERE a = $1'")
+	if last := verbose[len(verbose)-1]; last != want {
+		t.Errorf("VERBOSE ends %q, want %q", last, want)
+	}
+	exec(t, c, "RESET compute_query_id")
+	if v := explainRows(t, c, "EXPLAIN (VERBOSE, COSTS OFF) SELECT b FROM t"); strings.HasPrefix(v[len(v)-1], "Query Identifier") {
+		t.Errorf("Query Identifier with compute_query_id = auto: %q", v)
+	}
 	_, err := c.Exec(context.Background(), "EXPLAIN (FORMAT foo) SELECT 1")
 	if e := wantState(t, "FORMAT foo", err, "22023"); e.Message != `unrecognized value for EXPLAIN option "format": "foo"` {
 		t.Errorf("message %q", e.Message)

@@ -35,6 +35,8 @@ type ExplainOptions struct {
 	IOTiming bool
 	// SchemaName names a relation's schema for VERBOSE (nil: none).
 	SchemaName func(oid uint32) string
+	// QueryID is VERBOSE's Query Identifier (0: not shown).
+	QueryID int64
 }
 
 // Explain renders a plan (after running it, with Analyze) in the format
@@ -76,6 +78,9 @@ func (e *explainer) topProps(planUsage stats.Usage, planTime, execTime time.Dura
 		}
 		p := prop{key: "Settings", kind: propGroup, sub: sub, textSkip: len(parts) == 0}
 		out = append(out, textAs(p, "Settings: "+strings.Join(parts, ", ")))
+	}
+	if e.opt.Verbose && e.opt.QueryID != 0 {
+		out = append(out, intProp("Query Identifier", e.opt.QueryID))
 	}
 	if e.opt.Buffers {
 		sub := bufferProps(planUsage.Buf, e.opt.IOTiming)
