@@ -147,7 +147,7 @@ func (e *explainer) describe(n Node, extra []prop, subs []expr.Expr, output []st
 	}
 	if e.opt.Verbose {
 		if output == nil {
-			output = columnNames(n.Columns())
+			output = nodeOutput(n)
 		}
 		d.details = append(d.details, listProp("Output", output))
 	}
@@ -176,6 +176,43 @@ func exprStrings(es []expr.Expr) []string {
 		out = append(out, x.String())
 	}
 	return out
+}
+
+// nodeOutput is VERBOSE's Output of a node no Project sits on: the
+// expressions a Result or an Agg computes, else its columns' names.
+func nodeOutput(n Node) []string {
+	switch x := n.(type) {
+	case *Result:
+		if len(x.Exprs) > 0 {
+			return exprStrings(x.Exprs)
+		}
+	case *Agg:
+		if x.Sets == nil {
+			out := exprStrings(x.GroupBy)
+			for _, a := range x.Aggs {
+				out = append(out, a.explainString())
+			}
+			if len(out) == len(x.Columns()) {
+				return out
+			}
+		}
+	}
+	return columnNames(n.Columns())
+}
+
+// explainString is an aggregate call as EXPLAIN VERBOSE prints it.
+func (a *AggCall) explainString() string {
+	if a.Arg == nil {
+		return a.Name + "(*)"
+	}
+	arg := a.Arg.String()
+	if a.Arg2 != nil {
+		arg += ", " + a.Arg2.String()
+	}
+	if a.Distinct {
+		arg = "DISTINCT " + arg
+	}
+	return a.Name + "(" + arg + ")"
 }
 
 func columnNames(cols []Column) []string {
