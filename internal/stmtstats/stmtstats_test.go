@@ -2,6 +2,7 @@ package stmtstats
 
 import (
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,5 +83,32 @@ func BenchmarkRecord(b *testing.B) {
 	x := Exec{Time: 50 * time.Microsecond, Rows: 1, Usage: stats.Usage{Buf: stats.BufferUsage{SharedHit: 4}}}
 	for i := 0; i < b.N; i++ {
 		s.Record(key(1), q, x, 5000)
+	}
+}
+
+// Sessions record while others read and reset; a snapshot's counters of
+// one entry come from whole executions (rows are 2 per call).
+func TestConcurrentRecordSnapshot(t *testing.T) {
+	s := New()
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				s.Record(key(int64(i%150)), func() string { return "q" }, Exec{Rows: 2}, 100)
+			}
+		}(g)
+	}
+	for i := 0; i < 200; i++ {
+		for _, e := range s.Snapshot() {
+			if e.Rows != 2*e.Calls {
+				t.Fatalf("torn entry: calls %d rows %d", e.Calls, e.Rows)
+			}
+		}
+	}
+	wg.Wait()
+	if n := len(s.Snapshot()); n > 100 {
+		t.Fatalf("%d entries, max 100", n)
 	}
 }
