@@ -407,7 +407,7 @@ func (d *Def) ExtraDesc() string { return pgDocs[strings.ToLower(d.Name)].extra 
 // PostgreSQL hides the two that describe the session's role.
 func (d *Def) Shown() bool {
 	k := strings.ToLower(d.Name)
-	return k != "is_superuser" && k != "session_authorization"
+	return k != "is_superuser" && k != "session_authorization" && k != "role"
 }
 
 // VarType is pg_settings.vartype.

@@ -77,6 +77,7 @@ func init() {
 	def(Def{Name: "max_stack_depth", Kind: Int, Default: "2048", Unit: "kB", Context: Superuser, Min: 100, Max: 2147483647, Desc: "Sets the maximum stack depth, in kilobytes."})
 	def(Def{Name: "is_superuser", Kind: Bool, Default: "on", Context: Internal})
 	def(Def{Name: "session_authorization", Kind: String, Default: "postgres", Context: Superuser})
+	def(Def{Name: "role", Kind: String, Default: "none", Context: User})
 	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "default_transaction_deferrable", Kind: Bool, Default: "off", Context: User})

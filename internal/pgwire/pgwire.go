@@ -81,6 +81,12 @@ type Session interface {
 	Close()
 }
 
+// NoticeFilter, when a Session implements it, decides which notices reach
+// the client (client_min_messages); without it every notice is sent.
+type NoticeFilter interface {
+	WantsNotice(severity string) bool
+}
+
 // ResultWriter receives one statement's results at a time.
 //
 // Its methods return an error once the connection is broken; the session

@@ -109,6 +109,9 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		}
 		return w.CommandComplete("CHECKPOINT")
 	case stmt.GetVariableSetStmt() != nil:
+		if vs := stmt.GetVariableSetStmt(); isRoleSetting(vs.Name) && vs.Kind != pg.VariableSetKind_VAR_RESET_ALL {
+			return s.setIdentityStmt(c, vs, w)
+		}
 		return s.setStmt(stmt.GetVariableSetStmt(), w)
 	case stmt.GetVariableShowStmt() != nil:
 		return s.show(stmt.GetVariableShowStmt().Name, w)
@@ -342,6 +345,9 @@ func (s *Session) setStmt(vs *pg.VariableSetStmt, w pgwire.ResultWriter) error {
 		s.changeSetting(strings.ToLower(d.Name), noSetting, vs.IsLocal)
 	case pg.VariableSetKind_VAR_RESET_ALL:
 		for k := range s.settings {
+			if isRoleSetting(k) || k == "is_superuser" {
+				continue // GUC_NO_RESET_ALL
+			}
 			s.changeSetting(k, noSetting, false)
 		}
 	case pg.VariableSetKind_VAR_SET_MULTI:

@@ -75,11 +75,18 @@ func (s *Session) setRole(r *catalog.Role) {
 	if r == nil {
 		return
 	}
+	s.authUser, s.authSuper = r.Name, r.Super
 	s.storeSetting("session_authorization", r.Name)
 	s.storeSetting("is_superuser", onOff(r.Super))
 }
 
-func (s *Session) currentUser() string { return s.Get("session_authorization") }
+// currentUser is current_user: SET ROLE's role, else the session user.
+func (s *Session) currentUser() string {
+	if r := s.Get("role"); r != "" && r != noRole {
+		return r
+	}
+	return s.Get("session_authorization")
+}
 
 func (s *Session) isSuperuser() bool { return s.Get("is_superuser") == "on" }
 
@@ -176,6 +183,9 @@ func (s *Session) roleStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultWriter) er
 			}
 			if name == s.currentUser() {
 				return pgerr.Errorf("55006", "current user cannot be dropped")
+			}
+			if name == s.sessionUser() {
+				return pgerr.Errorf("55006", "session user cannot be dropped")
 			}
 			if r.OID == catalog.BootstrapSuperuserID {
 				return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop role %s because it is required by the database system", name)

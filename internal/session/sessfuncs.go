@@ -30,6 +30,10 @@ func (s *Session) Call(name string, args []types.Datum) (types.Datum, error) {
 		return types.Str(v), nil
 	case "set_config":
 		return s.setConfig(args)
+	case "current_user":
+		return types.Str(s.currentUser()), nil
+	case "session_user":
+		return types.Str(s.sessionUser()), nil
 	case "txid_current", "pg_current_xact_id":
 		xid, err := s.eng.Xact.AssignXid(s.proc)
 		if err != nil {

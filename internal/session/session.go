@@ -207,6 +207,10 @@ type Session struct {
 	closed bool
 	// autovacuum is set in an autovacuum worker's session (autovacuum.go).
 	autovacuum *autovacuumState
+	// authUser is the role that logged in, authSuper whether it is a
+	// superuser (SET SESSION AUTHORIZATION; setrole.go).
+	authUser  string
+	authSuper bool
 }
 
 // New makes a session (used by the server and by the embedded driver).
@@ -215,7 +219,7 @@ func New(eng *engine.Engine, conf map[string]string) *Session {
 }
 
 func newSession(eng *engine.Engine, conf map[string]string, pid int32, role uint32) *Session {
-	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf}
+	s := &Session{eng: eng, proc: eng.Xact.NewProc(), settings: map[string]string{}, conf: conf, authUser: "postgres", authSuper: true}
 	s.syncWALCompression()
 	s.syncIOSettings()
 	s.registerBackend(pid, role)

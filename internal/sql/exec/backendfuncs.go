@@ -103,10 +103,7 @@ func (f *catalogFuncs) maySignal(b *interrupt.Backend, r interrupt.Reason) error
 	if err != nil {
 		return err
 	}
-	current := "postgres"
-	if f.c.Setting != nil {
-		current = f.c.Setting("session_authorization")
-	}
+	current := f.c.CurrentUser()
 	var user, target *catalog.Role
 	for i := range roles {
 		if roles[i].Name == current {

@@ -83,6 +83,17 @@ type Ctx struct {
 	parallelStop *atomic.Bool
 }
 
+// CurrentUser is current_user: SET ROLE's role, else the session user.
+func (c *Ctx) CurrentUser() string {
+	if c.Setting == nil {
+		return "postgres"
+	}
+	if r := c.Setting("role"); r != "" && r != "none" {
+		return r
+	}
+	return c.Setting("session_authorization")
+}
+
 // U is the backend's usage counters.
 func (c *Ctx) U() *stats.Usage { return c.Tx.U }
 

@@ -65,10 +65,7 @@ func (f *catalogFuncs) pgHasRole(kinds string, args []types.Datum) (types.Datum,
 			return types.Null(), err
 		}
 	} else {
-		current := "postgres"
-		if f.c.Setting != nil {
-			current = f.c.Setting("session_authorization")
-		}
+		current := f.c.CurrentUser()
 		if user, err = resolve('n', types.Str(current)); err != nil {
 			return types.Null(), err
 		}

@@ -154,10 +154,7 @@ func isIdle(s activity.State) bool {
 // a superuser's or pg_read_all_stats member's, everyone's; else that of
 // roles whose privileges it has (HAS_PGSTAT_PERMISSIONS).
 func statsVisibility(c *Ctx) (func(role uint32) bool, error) {
-	user := "postgres"
-	if c.Setting != nil {
-		user = c.Setting("session_authorization")
-	}
+	user := c.CurrentUser()
 	u, err := c.Eng.Catalog.LookupRole(c.Tx, user)
 	if err != nil || u == nil {
 		return func(uint32) bool { return false }, err

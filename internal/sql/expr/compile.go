@@ -303,8 +303,10 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 				return nil, err
 			}
 			return &Func{Fn: fn, Name: label}, nil
-		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_SESSION_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-			return &Const{Val: types.Str("postgres"), T: types.Name}, nil
+		case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return &CatalogCall{Name: "current_user", T: types.Name}, nil
+		case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+			return &CatalogCall{Name: "session_user", T: types.Name}, nil
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 			return &Const{Val: types.Str("postgres"), T: types.Name}, nil
 		case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:

@@ -34,4 +34,6 @@ func init() {
 	add("txid_current_snapshot", nil, 0, types.Text)
 	add("pg_current_snapshot", nil, 0, types.Text)
 	add("pg_notify", []types.Type{types.Text, types.Text}, 2, types.Void)
+	add("current_user", nil, 0, types.Name)
+	add("session_user", nil, 0, types.Name)
 }
