@@ -39,6 +39,7 @@ var (
 	aMissingVal = PgAttribute.ColumnIndex("attmissingval")
 	aIsLocal    = PgAttribute.ColumnIndex("attislocal")
 	aInhCount   = PgAttribute.ColumnIndex("attinhcount")
+	aACL        = PgAttribute.ColumnIndex("attacl")
 )
 
 // attrFromRow builds a column description from its pg_attribute row.
@@ -72,6 +73,9 @@ func attrFromRow(v []types.Datum, domainOf func(uint32) (*Domain, error)) (Attr,
 		a.Storage = s
 	}
 	a.Compression = byte(v[aCompress].Int())
+	if aACL < len(v) {
+		a.ACL = aclFromDatum(v[aACL])
+	}
 	if v[aHasMissing].Bool() && !v[aMissingVal].IsNull() {
 		m, err := decodeMissing(t, v[aMissingVal].Str())
 		if err != nil {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/acl"
 	"sort"
 	"strings"
 	"sync"
@@ -64,6 +65,8 @@ type Attr struct {
 	// Domain is the column's domain (pg_attribute.atttypid) when its type
 	// is one; Type is then the domain's base type, with its typmod.
 	Domain uint32
+	// ACL is attacl: the column's own privileges (nil: none).
+	ACL acl.ACL
 }
 
 // IndexInfo describes an index relation.
@@ -112,7 +115,10 @@ type Relation struct {
 	PartKey          *PartitionKey
 	PartBound        string
 	PartitionedIndex bool
-	tid              page.ItemPointer // of its pg_class row
+	// Owner is relowner; ACL relacl (nil while NULL: the owner's default).
+	Owner uint32
+	ACL   acl.ACL
+	tid   page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).
@@ -304,6 +310,9 @@ type Txn struct {
 	// Heap.Cid is not always the newest; the next command starts past
 	// this one (exec/sqlfunc.go, session's nextCommand).
 	CommandHigh uint32
+	// User is current_user, who owns what the transaction creates ("":
+	// the bootstrap superuser).
+	User string
 }
 
 // newRelFrozenXid is the relfrozenxid of a relation tx creates: a bound
@@ -521,6 +530,8 @@ var (
 	cRelpersist     = PgClass.ColumnIndex("relpersistence")
 	cRelhassubclass = PgClass.ColumnIndex("relhassubclass")
 	cRelispopulated = PgClass.ColumnIndex("relispopulated")
+	cRelowner       = PgClass.ColumnIndex("relowner")
+	cRelacl         = PgClass.ColumnIndex("relacl")
 )
 
 func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
@@ -538,6 +549,7 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			Pages: int32(v[cRelpages].Int()), Tuples: float32(v[cReltuples].Float()),
 			HasIndex: v[cRelhasindex].Bool(), Options: parseOptions(v[cReloptions]), tid: tid,
 			Persistence: byte(v[cRelpersist].Int()), HasSubclass: v[cRelhassubclass].Bool(),
+			Owner: uint32(v[cRelowner].Int()), ACL: aclFromDatum(v[cRelacl]),
 		}
 		amOID = uint32(v[cRelam].Int())
 		if r.Kind == KindMatView {

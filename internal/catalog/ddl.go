@@ -82,7 +82,7 @@ func attrRow(rel uint32, a Attr) []types.Datum {
 		bv(l.ByVal), cv(align), cv(a.storage()), cv(a.Compression),
 		bv(a.NotNull), bv(a.HasDefault), bv(false), cv(a.Identity),
 		cv(0), bv(false), bv(!a.InheritedOnly), iv(int64(a.InhCount)),
-		ov(0), types.Null(), iv(-1),
+		ov(0), types.Null(), iv(-1), aclDatum(a.ACL),
 	}
 }
 
@@ -107,6 +107,7 @@ func (c *Catalog) CreateTable(tx *Txn, nsp uint32, name string, attrs []Attr, op
 	}
 	row := classRow(oid, name, nsp, KindTable, oid, len(attrs), am.OID(), false, options)
 	row[PgClass.ColumnIndex("relfrozenxid")] = ov(tx.newRelFrozenXid())
+	row[cRelowner] = ov(c.creatorOID(tx))
 	row[cRelpersist] = cv(c.Persistence(nsp))
 	if needsToastTable(attrs) {
 		toid, err := c.createToastTable(tx, oid, nsp)

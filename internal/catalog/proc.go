@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"github.com/tidal-db/tidal/internal/acl"
 	"strconv"
 	"strings"
 
@@ -162,6 +163,7 @@ type Proc struct {
 	SQLBody     string // prosqlbody: a BEGIN ATOMIC body, "" if none
 	HasSQLBody  bool
 	Config      []string // proconfig: SET clauses as name=value
+	ACL         acl.ACL  // proacl (nil: NULL, the default)
 
 	tid page.ItemPointer
 }
@@ -340,7 +342,7 @@ func (p *Proc) row() []types.Datum {
 		iv(int64(len(p.ArgTypes))), iv(int64(len(p.ArgDefaults))), ov(p.RetType), oidVectorText(p.ArgTypes),
 		oidArray(p.AllArgTypes), modesArray(p.ArgModes), textArray(p.ArgNames), textArrayText(p.ArgDefaults),
 		types.Null(), types.Str(p.Src), types.Null(), nullableText(p.SQLBody, p.HasSQLBody),
-		textArray(p.Config), types.Null(),
+		textArray(p.Config), aclDatum(p.ACL),
 	}
 }
 
@@ -353,7 +355,7 @@ func procFromRow(v []types.Datum, tid page.ItemPointer) *Proc {
 		RetType: uint32(v[18].Int()), ArgTypes: parseOidVector(v[19]),
 		AllArgTypes: parseOidArray(v[20]), ArgModes: parseModes(v[21]), ArgNames: parseTextArray(v[22]),
 		ArgDefaults: parseTextArrayText(v[23]), Src: v[25].Str(), SQLBody: v[27].Str(), HasSQLBody: !v[27].IsNull(),
-		Config: parseTextArray(v[28]), tid: tid,
+		Config: parseTextArray(v[28]), ACL: aclFromDatum(v[29]), tid: tid,
 	}
 	if len(p.ArgDefaults) == 0 {
 		p.ArgDefaults = nil

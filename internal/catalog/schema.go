@@ -73,7 +73,7 @@ var (
 // form.
 var (
 	PgNamespace = &TableDef{PgNamespaceRelID, "pg_namespace", []Column{
-		col("oid", tOid), col("nspname", tName), col("nspowner", tOid), col("nspacl", tText),
+		col("oid", tOid), col("nspname", tName), col("nspowner", tOid), col("nspacl", tTextArr),
 	}}
 	PgClass = &TableDef{PgClassRelID, "pg_class", []Column{
 		col("oid", tOid), col("relname", tName), col("relnamespace", tOid), col("reltype", tOid),
@@ -83,7 +83,7 @@ var (
 		col("relkind", tChar), col("relnatts", tInt2), col("relchecks", tInt2), col("relhasrules", tBool),
 		col("relhastriggers", tBool), col("relhassubclass", tBool), col("relrowsecurity", tBool), col("relforcerowsecurity", tBool),
 		col("relispopulated", tBool), col("relreplident", tChar), col("relispartition", tBool), col("relrewrite", tOid),
-		col("relfrozenxid", tOid), col("relminmxid", tOid), col("relacl", tText), col("reloptions", tTextArr),
+		col("relfrozenxid", tOid), col("relminmxid", tOid), col("relacl", tTextArr), col("reloptions", tTextArr),
 		col("relpartbound", tText),
 	}}
 	PgAttribute = &TableDef{PgAttributeRelID, "pg_attribute", []Column{
@@ -92,7 +92,7 @@ var (
 		col("attbyval", tBool), col("attalign", tChar), col("attstorage", tChar), col("attcompression", tChar),
 		col("attnotnull", tBool), col("atthasdef", tBool), col("atthasmissing", tBool), col("attidentity", tChar),
 		col("attgenerated", tChar), col("attisdropped", tBool), col("attislocal", tBool), col("attinhcount", tInt2),
-		col("attcollation", tOid), col("attmissingval", tText), col("attstattarget", tInt4),
+		col("attcollation", tOid), col("attmissingval", tText), col("attstattarget", tInt4), col("attacl", tTextArr),
 	}}
 	PgType = &TableDef{PgTypeRelID, "pg_type", []Column{
 		col("oid", tOid), col("typname", tName), col("typnamespace", tOid), col("typowner", tOid),

@@ -53,6 +53,7 @@ const (
 	DeadlockDetected              = "40P01"
 	SyntaxError                   = "42601"
 	InsufficientPrivilege         = "42501"
+	InvalidGrantOperation         = "0LP01"
 	UndefinedColumn               = "42703"
 	UndefinedFunction             = "42883"
 	UndefinedTable                = "42P01"

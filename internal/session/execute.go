@@ -103,6 +103,8 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 	case stmt.GetCreateRoleStmt() != nil, stmt.GetAlterRoleStmt() != nil, stmt.GetDropRoleStmt() != nil,
 		stmt.GetGrantRoleStmt() != nil:
 		return s.roleStmt(c, stmt, w)
+	case stmt.GetGrantStmt() != nil:
+		return s.grantStmt(c, stmt.GetGrantStmt(), w)
 	case stmt.GetCheckPointStmt() != nil:
 		if err := s.eng.RequestCheckpoint(); err != nil {
 			return err

@@ -741,6 +741,7 @@ func nonTxName(n *pg.Node) string {
 
 // newCtx builds the executor context for a statement.
 func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
+	s.ctx.User = s.currentUser()
 	c := &exec.Ctx{
 		Context: ctx,
 		Eng:     s.eng,

@@ -2,6 +2,7 @@ package exec
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/tidal-db/tidal/internal/acl"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -85,6 +86,7 @@ func (p *Planner) PlanInsert(s *pg.InsertStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planInsert(s *pg.InsertStmt) (*ModifyTable, error) {
+	p.setDMLAccess(acl.Insert)
 	s, checks, err := p.rewriteInsert(s)
 	if err != nil {
 		return nil, err
@@ -136,6 +138,9 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 			seen[i] = true
 			targets = append(targets, i)
 		}
+	}
+	for _, i := range targets {
+		p.noteColumnWrite(rel, acl.Insert, rel.Attrs[i].Num)
 	}
 	if err := p.applyIdentityOverride(rel, targets, s); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package exec
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/tidal-db/tidal/internal/acl"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -105,6 +106,7 @@ func (p *Planner) PlanUpdate(s *pg.UpdateStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
+	p.setDMLAccess(acl.Update)
 	s, checks, err := p.rewriteUpdate(s)
 	if err != nil {
 		return nil, err
@@ -154,6 +156,7 @@ func (p *Planner) PlanDelete(s *pg.DeleteStmt) (mt *ModifyTable, err error) {
 }
 
 func (p *Planner) planDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
+	p.setDMLAccess(acl.Delete)
 	s, err := p.rewriteDelete(s)
 	if err != nil {
 		return nil, err
@@ -215,6 +218,7 @@ func (p *Planner) setTargets(rel *catalog.Relation, sc *scope, targets []*pg.Nod
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)
 		}
 		set[i] = true
+		p.noteColumnWrite(rel, acl.Update, rel.Attrs[i].Num)
 		val := rt.Val
 		if ma := val.GetMultiAssignRef(); ma != nil {
 			if ma.Colno == 1 {

@@ -48,6 +48,8 @@ type Planner struct {
 	// PlanOnly marks a plan that is never run (CREATE VIEW's), which
 	// may name a materialized view not yet populated.
 	FillMatView, PlanOnly bool
+	// acc collects the privileges the statement needs (perms.go).
+	acc *accessChecks
 }
 
 func (p *Planner) compiler(s expr.Scope) *expr.Compiler {
@@ -96,6 +98,7 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	if p.Uses != nil {
 		p.Uses[rel.OID] = true
 	}
+	p.noteRelAccess(rel, lockMode)
 	if (lockMode == lockAccessShare || lockMode == lockRowExclusive) && p.C.Tx.IsOtherTemp(rel) {
 		// Their pages are the other session's business (PostgreSQL keeps
 		// them in its local buffers).
@@ -632,6 +635,9 @@ func (p *Planner) planSimple(s *pg.SelectStmt, parent levelScope, level int) (No
 					continue
 				}
 				if (qual == "" && !c.hidden) || (qual != "" && c.rel == qual && !c.dropped) {
+					if c.table != 0 && c.attnum > 0 {
+						p.noteColumnRead(c.table, c.attnum)
+					}
 					exprs = append(exprs, &expr.Var{Index: c.index, T: c.t, Name: sc.display(c)})
 					cols = append(cols, Column{Name: c.name, Type: c.t, Table: c.table, Attr: c.attnum})
 					n++

@@ -92,6 +92,9 @@ func (s *scope) lookup(qual, name string) (*expr.Var, bool, error) {
 	if s.p != nil && s.p.UsedColumns != nil && c.table != 0 && c.attnum > 0 {
 		s.p.noteColumnUse(c.table, c.attnum)
 	}
+	if s.p != nil && c.table != 0 && c.attnum > 0 {
+		s.p.noteColumnRead(c.table, c.attnum)
+	}
 	return &expr.Var{Index: c.index, T: c.t, Name: s.display(c)}, true, nil
 }
 

@@ -69,8 +69,13 @@ func (p *Planner) statement(plan func() error) error {
 	// used again for an INSERT must not take it for a SELECT.
 	defer func() { p.planning, p.topSelect = false, nil }()
 	for {
+		p.startAccessChecks()
 		err := plan()
 		if p.sysWanted&^p.sysMask == 0 {
+			if err == nil {
+				err = p.checkAccess()
+			}
+			p.acc = nil
 			return err
 		}
 		p.sysMask |= p.sysWanted

@@ -35,7 +35,9 @@ func (p *Planner) expandView(rel *catalog.Relation, rv *pg.RangeVar, sc *scope, 
 	outerLocks, outerCTEs, uses, usedCols := p.q.locks, p.q.ctes, p.Uses, p.UsedColumns
 	p.q.locks, p.q.ctes, p.Uses, p.UsedColumns = nil, nil, nil, nil
 	defer func() { p.q.locks, p.q.ctes, p.Uses, p.UsedColumns = outerLocks, outerCTEs, uses, usedCols }()
+	asOwner := p.asViewOwner(rel)
 	node, cols, _, err := p.planQuery(sel, sc.parent, sc.level)
+	asOwner()
 	if err != nil {
 		return nil, err
 	}
