@@ -147,6 +147,9 @@ func allRelations(c *Ctx) ([]*catalog.Relation, error) {
 // Call implements expr.CatalogCaller: the builtins that read catalogs.
 func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error) {
 	cat, tx := f.c.Eng.Catalog, f.c.Tx
+	if strings.HasPrefix(name, "has_privilege:") {
+		return f.hasPrivilege(name, args)
+	}
 	switch name {
 	case "pg_table_is_visible":
 		r, err := cat.ByOID(tx, uint32(args[0].Int()))

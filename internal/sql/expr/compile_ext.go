@@ -356,6 +356,9 @@ func (c *Compiler) catalogCall(name string, args []Expr, loc int32) (Expr, bool,
 	if name == "pg_has_role" {
 		return pgHasRoleCall(args, loc)
 	}
+	if _, ok := privilegeFuncs[name]; ok {
+		return privilegeCall(name, args, loc)
+	}
 	spec, ok := catalogCalls[name]
 	if !ok || len(args) < spec.min || len(args) > len(spec.args) {
 		return nil, false, nil

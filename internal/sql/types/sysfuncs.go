@@ -89,12 +89,6 @@ func init() {
 	fn("obj_description", []Type{Oid}, Text, null)
 	fn("shobj_description", []Type{Oid, Name}, Text, null)
 	fn("col_description", []Type{Oid, Int4}, Text, null)
-	yes := func([]Datum) (Datum, error) { return Bool(true), nil }
-	for _, priv := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege", "has_column_privilege", "has_function_privilege", "has_sequence_privilege"} {
-		fn(priv, []Type{Any, Text}, Boolean, yes)
-		fn(priv, []Type{Any, Any, Text}, Boolean, yes)
-		fn(priv, []Type{Any, Any, Any, Text}, Boolean, yes)
-	}
 	// pg_get_expr: tidal stores expressions (pg_attrdef.adbin) as SQL text.
 	fn("pg_get_expr", []Type{Text, Oid}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
 	fn("pg_get_expr", []Type{Text, Oid, Boolean}, Text, func(a []Datum) (Datum, error) { return a[0], nil })
