@@ -368,3 +368,27 @@ func Bits(m Mode) []Mode {
 	}
 	return out
 }
+
+// NewOwner is aclnewowner: every item naming the old owner, as grantee
+// or grantor, names the new one; items that then coincide merge.
+func (a ACL) NewOwner(old, owner string) ACL {
+	var out ACL
+	for _, it := range a.RenameRole(old, owner) {
+		merged := false
+		for i := range out {
+			if out[i].Grantee == it.Grantee && out[i].Grantor == it.Grantor {
+				out[i].Privs |= it.Privs
+				out[i].Grant |= it.Grant
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, it)
+		}
+	}
+	if out == nil && a != nil {
+		out = ACL{}
+	}
+	return out
+}

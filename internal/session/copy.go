@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tidal-db/tidal/internal/acl"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -289,6 +290,9 @@ func (s *Session) copyFrom(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwir
 	}
 	cols, err := copyColumns(rel, cs.Attlist)
 	if err != nil {
+		return err
+	}
+	if err := s.requireColumnsPrivilege(c, rel, acl.Insert, cols); err != nil {
 		return err
 	}
 	cw, err := copyWriterOf(w)
@@ -787,6 +791,9 @@ func (s *Session) copyTo(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwire.
 		}
 		cols, err := copyColumns(rel, cs.Attlist)
 		if err != nil {
+			return err
+		}
+		if err := s.requireColumnsPrivilege(c, rel, acl.Select, cols); err != nil {
 			return err
 		}
 		names := make([]string, len(cols))

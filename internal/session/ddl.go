@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/tidal-db/tidal/internal/acl"
 	"strconv"
 	"strings"
 	"time"
@@ -472,6 +473,9 @@ func (s *Session) createIndex(c *exec.Ctx, is *pg.IndexStmt, w pgwire.ResultWrit
 	if err != nil {
 		return err
 	}
+	if err := s.requireRelOwner(c, rel); err != nil {
+		return err
+	}
 	if c.Tx.IsOtherTemp(rel) {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot create indexes on temporary tables of other sessions")
 	}
@@ -549,6 +553,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 		if rel.Namespace == catalog.PgCatalogNamespace {
 			return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: \"%s\" is a system catalog", name)
 		}
+		if err := s.requireRelOwner(c, rel); err != nil {
+			return err
+		}
 		if rel.Kind == catalog.KindSequence {
 			if err := s.checkSequenceDrop(c, rel, ds.Behavior == pg.DropBehavior_DROP_CASCADE); err != nil {
 				return err
@@ -608,6 +615,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 		return err
 	}
 	if v, err := s.lockedView(c, at.Relation); err != nil || v != nil {
+		if err == nil {
+			err = s.requireRelOwner(c, v)
+		}
 		if err != nil {
 			return err
 		}
@@ -617,6 +627,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 	rel, err := p.OpenRelation(at.Relation, int(xact.AccessExclusiveLock))
 	if err == nil {
 		err = checkOtherTemp(c, rel, "alter")
+	}
+	if err == nil {
+		err = s.requireRelOwner(c, rel)
 	}
 	if err != nil {
 		if at.MissingOk && pgerr.Code(err) == pgerr.UndefinedTable {
@@ -679,6 +692,10 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 				return err
 			}
 			if err := s.dropConstraint(c, cur, ac.Name, ac.MissingOk, ac.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
+				return err
+			}
+		case pg.AlterTableType_AT_ChangeOwner:
+			if err := s.setRelOwner(c, rel, ac.Newowner); err != nil {
 				return err
 			}
 		default:
@@ -909,6 +926,9 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 		}
 		if rel.MatView {
 			return pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a table", rel.Name)
+		}
+		if err := s.requireRelPrivilege(c, rel, acl.Truncate); err != nil {
+			return err
 		}
 		if err := checkOtherTemp(c, rel, "truncate"); err != nil {
 			return err

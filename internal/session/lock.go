@@ -39,6 +39,9 @@ func (s *Session) lockTable(c *exec.Ctx, ls *pg.LockStmt, w pgwire.ResultWriter)
 			return pgerr.Errorf(pgerr.WrongObjectType, "cannot lock relation \"%s\"", rel.Name).
 				WithDetail("This operation is not supported for materialized views.")
 		}
+		if err := s.requireRelPrivilege(c, rel, lockPrivileges(int(mode))); err != nil {
+			return err
+		}
 		if rel.Kind == catalog.KindView {
 			if err := s.lockView(c, rel, mode, ls.Nowait, 0); err != nil {
 				return err

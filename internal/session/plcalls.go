@@ -34,6 +34,9 @@ func (s *Session) callStmt(c *exec.Ctx, cs *pg.CallStmt, w pgwire.ResultWriter) 
 	if err != nil {
 		return err
 	}
+	if err := exec.CheckExecute(c, rc.Proc); err != nil {
+		return err
+	}
 	if rc.Cols == nil {
 		if err := exec.RunCall(c, rc, nil); err != nil {
 			return err

@@ -700,10 +700,26 @@ func (s *Session) setRelOwner(c *exec.Ctx, rel *catalog.Relation, spec *pg.RoleS
 	if role == nil {
 		return pgerr.Errorf(pgerr.UndefinedObject, "role \"%s\" does not exist", roleName)
 	}
+	if role.OID == rel.Owner {
+		return nil
+	}
+	if err := s.checkNewOwner(c, role, rel.Namespace); err != nil {
+		return err
+	}
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
-	return s.eng.Catalog.SetRelOwner(c.Tx, rel.OID, role.OID)
+	if err := s.eng.Catalog.SetRelOwner(c.Tx, rel.OID, role.OID); err != nil {
+		return err
+	}
+	if rel.ACL == nil {
+		return nil
+	}
+	oldName, err := s.eng.Catalog.RoleName(c.Tx, rel.Owner)
+	if err != nil {
+		return err
+	}
+	return s.eng.Catalog.SetRelACL(c.Tx, rel.OID, rel.ACL.NewOwner(oldName, role.Name))
 }
 
 // lockedView is the view rv names, locked for ALTER (nil when rv names

@@ -245,3 +245,31 @@ func RelationKindWord(rel *catalog.Relation) string {
 	}
 	return "table"
 }
+
+// checkExecute refuses a call of routine proc the current user may not
+// execute (checked when the call is planned; PostgreSQL checks at
+// executor start, the kept plan's validity makes that the same).
+func (c *Ctx) checkExecute(proc *catalog.Proc) error {
+	if c.Setting == nil || c.Setting("is_superuser") == "on" {
+		return nil
+	}
+	az, err := c.Eng.Catalog.NewAuthz(c.Tx)
+	if err != nil {
+		return err
+	}
+	user := az.Role(c.CurrentUser())
+	if user == nil {
+		user = &catalog.Role{}
+	}
+	if have, _ := az.Mask(user, acl.Function, proc.Owner, proc.ACL); have&acl.Execute != 0 {
+		return nil
+	}
+	word := "function"
+	if proc.Kind == catalog.ProcProcedure {
+		word = "procedure"
+	}
+	return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied for %s %s", word, proc.Name)
+}
+
+// CheckExecute is checkExecute for a CALL.
+func CheckExecute(c *Ctx, proc *catalog.Proc) error { return c.checkExecute(proc) }

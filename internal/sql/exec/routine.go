@@ -196,6 +196,9 @@ func (p *Planner) routineCall(fc *pg.FuncCall, comp *expr.Compiler) (expr.Expr, 
 	if err := checkCallable(best.Proc, fc); err != nil {
 		return nil, true, err
 	}
+	if err := p.C.checkExecute(best.Proc); err != nil {
+		return nil, true, err
+	}
 	rc, err := p.bindRoutineCall(best, args, call)
 	if err != nil {
 		return nil, true, err
