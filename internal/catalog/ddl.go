@@ -152,6 +152,7 @@ func (c *Catalog) CreateIndex(tx *Txn, table *Relation, name string, keys []int1
 		return 0, err
 	}
 	class := classRow(oid, name, table.Namespace, KindIndex, oid, len(keys), BtreeAmOID, false, nil)
+	class[cRelowner] = ov(table.Owner)
 	class[cRelpersist] = cv(c.Persistence(table.Namespace))
 	if _, err := c.insert(tx, PgClass, class); err != nil {
 		return 0, err

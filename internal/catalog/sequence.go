@@ -84,6 +84,7 @@ func (c *Catalog) CreateSequence(tx *Txn, nsp uint32, name string, info Sequence
 		return 0, err
 	}
 	row := classRow(oid, name, nsp, KindSequence, oid, len(sequence.ColumnTypes), 0, false, nil)
+	row[cRelowner] = ov(c.creatorOID(tx))
 	row[cRelpersist] = cv(c.Persistence(nsp))
 	if _, err := c.insert(tx, PgClass, row); err != nil {
 		return 0, err

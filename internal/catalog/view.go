@@ -69,6 +69,7 @@ func (c *Catalog) CreateView(tx *Txn, d ViewDef) (uint32, error) {
 			return 0, err
 		}
 		row := classRow(oid, d.Name, d.Namespace, KindView, 0, len(d.Attrs), 0, false, d.Options)
+		row[cRelowner] = ov(c.creatorOID(tx))
 		row[cRelpersist] = cv(c.Persistence(d.Namespace))
 		row[PgClass.ColumnIndex("relhasrules")] = bv(true)
 		if _, err := c.insert(tx, PgClass, row); err != nil {

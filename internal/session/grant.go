@@ -115,8 +115,10 @@ func (s *Session) resolveGrant(c *exec.Ctx, st *pg.GrantStmt) (*grantRequest, er
 	for _, n := range st.Privileges {
 		ap := n.GetAccessPriv()
 		var m acl.Mode
-		if ap.PrivName == "" {
-			m = acl.All(kind) // ALL (columns)
+		if ap.PrivName == "" && len(ap.Cols) > 0 {
+			m = acl.All(acl.Column) // ALL (columns)
+		} else if ap.PrivName == "" {
+			m = acl.All(kind)
 		} else {
 			var ok bool
 			if m, ok = acl.ParseName(ap.PrivName); !ok {

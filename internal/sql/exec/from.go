@@ -625,6 +625,11 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 				return nil, err
 			}
 			lc, rc := sc.cols[li], sc.cols[ri]
+			for _, c := range []scopeCol{lc, rc} {
+				if c.table != 0 && c.attnum > 0 {
+					p.noteColumnRead(c.table, c.attnum)
+				}
+			}
 			eq, err := expr.Binary("=", &expr.Var{Index: lc.index, T: lc.t, Name: sc.display(lc)}, &expr.Var{Index: rc.index, T: rc.t, Name: sc.display(rc)})
 			if err != nil {
 				return nil, err

@@ -86,6 +86,7 @@ func (p *Planner) planOnConflict(rel *catalog.Relation, refname string, cl *pg.O
 				return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
 			}
 			want[rel.Attrs[i].Num] = true
+			p.noteColumnRead(rel.OID, rel.Attrs[i].Num) // inference reads the column
 		}
 		// A unique index is an arbiter when its key columns are exactly
 		// the target's. (tidal has no partial indexes, so a WHERE on the
