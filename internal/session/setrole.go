@@ -157,3 +157,29 @@ func (s *Session) WantsNotice(severity string) bool {
 	}
 	return rank >= clientMessageRank[s.Get("client_min_messages")]
 }
+
+// BecomeDefiner implements exec.DefinerSession: for a SECURITY DEFINER
+// routine's call, its owner is the current user (role and is_superuser
+// say so); done restores the caller's identity.
+func (s *Session) BecomeDefiner(owner uint32) (func(), error) {
+	roles, err := s.eng.Catalog.Roles(&s.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var r *catalog.Role
+	for i := range roles {
+		if roles[i].OID == owner {
+			r = &roles[i]
+		}
+	}
+	if r == nil {
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "role with OID %d does not exist", owner)
+	}
+	priorRole, priorSuper := s.settingValue("role"), s.settingValue("is_superuser")
+	s.putSetting("role", r.Name)
+	s.putSetting("is_superuser", onOff(r.Super))
+	return func() {
+		s.putSetting("role", priorRole)
+		s.putSetting("is_superuser", priorSuper)
+	}, nil
+}

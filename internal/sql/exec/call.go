@@ -153,10 +153,12 @@ func RunCall(c *Ctx, rc *RoutineCall, emit func(Row) error) error {
 	if err != nil {
 		return err
 	}
-	return lang.Call(c, rc, args, func(r Row) (bool, error) {
-		if rc.Cols == nil || emit == nil {
-			return true, nil
-		}
-		return false, emit(r)
+	return callAs(c, rc.Proc, func() error {
+		return lang.Call(c, rc, args, func(r Row) (bool, error) {
+			if rc.Cols == nil || emit == nil {
+				return true, nil
+			}
+			return false, emit(r)
+		})
 	})
 }

@@ -273,3 +273,24 @@ func (c *Ctx) checkExecute(proc *catalog.Proc) error {
 
 // CheckExecute is checkExecute for a CALL.
 func CheckExecute(c *Ctx, proc *catalog.Proc) error { return c.checkExecute(proc) }
+
+// DefinerSession is the session side of SECURITY DEFINER: BecomeDefiner
+// makes role owner the current user until done is called.
+type DefinerSession interface {
+	BecomeDefiner(owner uint32) (done func(), err error)
+}
+
+// callAs runs call as proc's owner when proc is SECURITY DEFINER
+// (fmgr_security_definer), else as the caller.
+func callAs(c *Ctx, proc *catalog.Proc, call func() error) error {
+	ds, ok := c.Session.(DefinerSession)
+	if !proc.SecDef || !ok {
+		return call()
+	}
+	done, err := ds.BecomeDefiner(proc.Owner)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return call()
+}

@@ -163,7 +163,7 @@ func (r *RoutineCall) run(c *Ctx, args []types.Datum, emit func(Row) (bool, erro
 	if err != nil {
 		return err
 	}
-	return lang.Call(c, r, args, emit)
+	return callAs(c, r.Proc, func() error { return lang.Call(c, r, args, emit) })
 }
 
 // routineCall is the compiler's Routine hook: a call of a name some user
