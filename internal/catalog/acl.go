@@ -65,24 +65,24 @@ func (c *Catalog) SetAttrACL(tx *Txn, rel uint32, num int16, a acl.ACL) error {
 	return c.updateAttr(tx, rel, num, func(v []types.Datum) { v[aACL] = aclDatum(a) })
 }
 
-// NamespaceACL is a schema's owner and nspacl; ok is false when there is
-// no schema oid.
-func (c *Catalog) NamespaceACL(tx *Txn, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
-	err = c.scan(tx, PgNamespace, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+// objectACL reads the owner and ACL columns of def's row whose first
+// column (oid) is oid; ok is false when there is none.
+func (c *Catalog) objectACL(tx *Txn, def *TableDef, ownerCol, aclCol int, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
+	err = c.scan(tx, def, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
 		if uint32(v[0].Int()) != oid {
 			return true, nil
 		}
-		owner, list, ok = uint32(v[2].Int()), aclFromDatum(v[3]), true
+		owner, list, ok = uint32(v[ownerCol].Int()), aclFromDatum(v[aclCol]), true
 		return false, nil
 	})
 	return owner, list, ok, err
 }
 
-// SetNamespaceACL stores a schema's nspacl.
-func (c *Catalog) SetNamespaceACL(tx *Txn, oid uint32, list acl.ACL) error {
+// setObjectACL stores the ACL column of def's row oid.
+func (c *Catalog) setObjectACL(tx *Txn, def *TableDef, aclCol int, oid uint32, list acl.ACL) error {
 	var target page.ItemPointer
 	var vals []types.Datum
-	err := c.scan(tx, PgNamespace, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+	err := c.scan(tx, def, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if uint32(v[0].Int()) == oid {
 			target, vals = tid, append([]types.Datum(nil), v...)
 			return false, nil
@@ -92,9 +92,9 @@ func (c *Catalog) SetNamespaceACL(tx *Txn, oid uint32, list acl.ACL) error {
 	if err != nil || vals == nil {
 		return err
 	}
-	vals[3] = aclDatum(list)
+	vals[aclCol] = aclDatum(list)
 	tx.Dirty = true
-	_, oc, err := c.updateRow(tx, PgNamespace, target, vals)
+	_, oc, err := c.updateRow(tx, def, target, vals)
 	if err != nil {
 		return err
 	}
@@ -103,4 +103,35 @@ func (c *Catalog) SetNamespaceACL(tx *Txn, oid uint32, list acl.ACL) error {
 	}
 	tx.Heap.Cid++
 	return nil
+}
+
+// NamespaceACL is a schema's owner and nspacl; ok is false when there is
+// no schema oid.
+func (c *Catalog) NamespaceACL(tx *Txn, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
+	return c.objectACL(tx, PgNamespace, 2, 3, oid)
+}
+
+// SetNamespaceACL stores a schema's nspacl.
+func (c *Catalog) SetNamespaceACL(tx *Txn, oid uint32, list acl.ACL) error {
+	return c.setObjectACL(tx, PgNamespace, 3, oid, list)
+}
+
+// TypeACL is a type's owner and typacl.
+func (c *Catalog) TypeACL(tx *Txn, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
+	return c.objectACL(tx, PgType, tyOwner, PgType.ColumnIndex("typacl"), oid)
+}
+
+// SetTypeACL stores a type's typacl.
+func (c *Catalog) SetTypeACL(tx *Txn, oid uint32, list acl.ACL) error {
+	return c.setObjectACL(tx, PgType, PgType.ColumnIndex("typacl"), oid, list)
+}
+
+// LanguageACL is a language's owner and lanacl.
+func (c *Catalog) LanguageACL(tx *Txn, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
+	return c.objectACL(tx, PgLanguage, 2, 8, oid)
+}
+
+// SetLanguageACL stores a language's lanacl.
+func (c *Catalog) SetLanguageACL(tx *Txn, oid uint32, list acl.ACL) error {
+	return c.setObjectACL(tx, PgLanguage, 8, oid, list)
 }

@@ -88,13 +88,13 @@ func (c *Catalog) CreateEnum(tx *Txn, nsp uint32, name string, labels []string) 
 	if err != nil {
 		return 0, err
 	}
-	row := typeRow(oid, name, nsp, BootstrapSuperuserID, TypeEnum, types.Oid)
+	row := typeRow(oid, name, nsp, c.creatorOID(tx), TypeEnum, types.Oid)
 	row[PgType.ColumnIndex("typcategory")] = cv('E')
 	row[tyArray] = ov(arr)
 	if _, err := c.insert(tx, PgType, row); err != nil {
 		return 0, err
 	}
-	arrRow := typeRow(arr, arrayTypeName(name), nsp, BootstrapSuperuserID, TypeBase, types.Text)
+	arrRow := typeRow(arr, arrayTypeName(name), nsp, c.creatorOID(tx), TypeBase, types.Text)
 	arrRow[PgType.ColumnIndex("typcategory")] = cv('A')
 	arrRow[PgType.ColumnIndex("typalign")] = cv('i')
 	arrRow[tyElem] = ov(oid)
@@ -313,7 +313,7 @@ func (c *Catalog) CreateComposite(tx *Txn, nsp uint32, name string, attrs []Attr
 			return 0, err
 		}
 	}
-	row := typeRow(oid, name, nsp, BootstrapSuperuserID, TypeComposite, types.Text)
+	row := typeRow(oid, name, nsp, c.creatorOID(tx), TypeComposite, types.Text)
 	row[PgType.ColumnIndex("typcategory")] = cv('C')
 	row[PgType.ColumnIndex("typalign")] = cv('d')
 	row[PgType.ColumnIndex("typrelid")] = ov(relOID)
@@ -321,7 +321,7 @@ func (c *Catalog) CreateComposite(tx *Txn, nsp uint32, name string, attrs []Attr
 	if _, err := c.insert(tx, PgType, row); err != nil {
 		return 0, err
 	}
-	arrRow := typeRow(arr, arrayTypeName(name), nsp, BootstrapSuperuserID, TypeBase, types.Text)
+	arrRow := typeRow(arr, arrayTypeName(name), nsp, c.creatorOID(tx), TypeBase, types.Text)
 	arrRow[PgType.ColumnIndex("typcategory")] = cv('A')
 	arrRow[PgType.ColumnIndex("typalign")] = cv('d')
 	arrRow[tyElem] = ov(oid)

@@ -72,7 +72,7 @@ var PgProc = &TableDef{PgProcRelID, "pg_proc", []Column{
 var PgLanguage = &TableDef{PgLanguageRelID, "pg_language", []Column{
 	col("oid", tOid), col("lanname", tName), col("lanowner", tOid), col("lanispl", tBool),
 	col("lanpltrusted", tBool), col("lanplcallfoid", tOid), col("laninline", tOid), col("lanvalidator", tOid),
-	col("lanacl", tText),
+	col("lanacl", tTextArr),
 }}
 
 // Language is a row of pg_language.

@@ -78,6 +78,12 @@ func init() {
 	def(Def{Name: "is_superuser", Kind: Bool, Default: "on", Context: Internal})
 	def(Def{Name: "session_authorization", Kind: String, Default: "postgres", Context: Superuser})
 	def(Def{Name: "role", Kind: String, Default: "none", Context: User})
+	// Accepted so that scripts setting them run; tidal's planner does not
+	// read them (it has no parallel-mode test harness, no statistics
+	// targets and prunes partitions always).
+	def(Def{Name: "force_parallel_mode", Kind: Enum, Default: "off", Context: User, Enum: []string{"off", "on", "regress"}})
+	def(Def{Name: "default_statistics_target", Kind: Int, Default: "100", Context: User, Min: 1, Max: 10000})
+	def(Def{Name: "constraint_exclusion", Kind: Enum, Default: "partition", Context: User, Enum: []string{"partition", "on", "off"}})
 	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "default_transaction_deferrable", Kind: Bool, Default: "off", Context: User})

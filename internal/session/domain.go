@@ -76,7 +76,7 @@ func (s *Session) createDomain(c *exec.Ctx, st *pg.CreateDomainStmt, w pgwire.Re
 			return err
 		}
 	}
-	d := &catalog.Domain{Name: name, Namespace: nsp, Owner: catalog.BootstrapSuperuserID}
+	d := &catalog.Domain{Name: name, Namespace: nsp, Owner: s.currentRoleOID(c)}
 	var checks []*pg.Constraint
 	sawNull, sawNotNull, sawDefault := false, false, false
 	for _, n := range st.Constraints {

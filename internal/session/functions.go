@@ -141,6 +141,9 @@ func (s *Session) createFunction(c *exec.Ctx, st *pg.CreateFunctionStmt, w pgwir
 // the same signature after PostgreSQL's checks (ProcedureCreate).
 func (s *Session) storeRoutine(c *exec.Ctx, def *routine.Definition) error {
 	p := &def.Proc
+	if err := s.requireLanguageUsage(c, p.Lang); err != nil {
+		return err
+	}
 	if err := s.assignXid(c); err != nil {
 		return err
 	}

@@ -42,6 +42,8 @@ type grantObject struct {
 	list  acl.ACL
 	store func(acl.ACL) error
 	rel   *catalog.Relation // a relation's (for column privileges)
+	// procedure: a routine that is a procedure (for messages)
+	procedure bool
 }
 
 func (s *Session) grantStmt(c *exec.Ctx, st *pg.GrantStmt, w pgwire.ResultWriter) error {
@@ -245,7 +247,7 @@ func (s *Session) grantObjects(c *exec.Ctx, req *grantRequest) ([]*grantObject, 
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, &grantObject{kind: acl.Function, name: p.Name, owner: p.Owner, list: p.ACL,
+			out = append(out, &grantObject{kind: acl.Function, name: p.Name, owner: p.Owner, list: p.ACL, procedure: p.Kind == catalog.ProcProcedure,
 				store: func(l acl.ACL) error { np := *p; np.ACL = l; return cat.UpdateProc(c.Tx, &np) }})
 		case acl.Schema:
 			name := n.GetString_().Sval
@@ -259,6 +261,34 @@ func (s *Session) grantObjects(c *exec.Ctx, req *grantRequest) ([]*grantObject, 
 			}
 			out = append(out, &grantObject{kind: acl.Schema, name: name, owner: owner, list: list,
 				store: func(l acl.ACL) error { return cat.SetNamespaceACL(c.Tx, oid, l) }})
+		case acl.Type:
+			o, err := s.typeObject(c, n, st.Objtype)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, o)
+		case acl.Language:
+			name := n.GetString_().Sval
+			var lang *catalog.Language
+			for i := range catalog.BootstrapLanguages {
+				if catalog.BootstrapLanguages[i].Name == name {
+					lang = &catalog.BootstrapLanguages[i]
+				}
+			}
+			if lang == nil {
+				return nil, pgerr.Errorf(pgerr.UndefinedObject, "language \"%s\" does not exist", name)
+			}
+			if !lang.Trusted {
+				return nil, pgerr.Errorf(pgerr.WrongObjectType, "language \"%s\" is not trusted", name).
+					WithDetail("GRANT and REVOKE are not allowed on untrusted languages, because only superusers can use untrusted languages.")
+			}
+			owner, list, _, err := cat.LanguageACL(c.Tx, lang.OID)
+			if err != nil {
+				return nil, err
+			}
+			oid := lang.OID
+			out = append(out, &grantObject{kind: acl.Language, name: name, owner: owner, list: list,
+				store: func(l acl.ACL) error { return cat.SetLanguageACL(c.Tx, oid, l) }})
 		default:
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "GRANT on %s is not supported yet", grantKindWord(st.Objtype))
 		}
@@ -424,6 +454,9 @@ func (s *Session) aclDenied(o *grantObject) error {
 		return exec.PermissionDenied(o.rel)
 	}
 	word := map[acl.Kind]string{acl.Function: "function", acl.Schema: "schema", acl.Type: "type", acl.Database: "database", acl.Language: "language"}[o.kind]
+	if o.kind == acl.Function && o.procedure {
+		word = "procedure"
+	}
 	return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied for %s %s", word, o.name)
 }
 
@@ -441,6 +474,9 @@ func (s *Session) grantColumns(c *exec.Ctx, req *grantRequest, o *grantObject, t
 	for m, names := range req.cols {
 		for _, name := range names {
 			i := o.rel.AttrByName(name)
+			if i < 0 && isSystemColumn(name) {
+				continue // tidal keeps no privileges of system columns: the table's apply
+			}
 			if i < 0 {
 				return pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, o.rel.Name)
 			}
@@ -489,4 +525,51 @@ func sortedInts(v []int) []int {
 	return out
 }
 
-var _ = strings.ToLower
+func isSystemColumn(name string) bool {
+	for _, n := range catalog.SystemColumnNames {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// typeObject resolves GRANT … ON TYPE/DOMAIN name: a user-defined type
+// (array types take their element's privileges).
+func (s *Session) typeObject(c *exec.Ctx, n *pg.Node, objType pg.ObjectType) (*grantObject, error) {
+	cat := s.eng.Catalog
+	var parts []string
+	for _, item := range n.GetTypeName().GetNames() {
+		parts = append(parts, item.GetString_().Sval)
+	}
+	if len(parts) == 0 {
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "type name expected")
+	}
+	schema, name := "", parts[len(parts)-1]
+	if len(parts) > 1 {
+		schema = parts[len(parts)-2]
+	}
+	t, err := cat.LookupUserType(c.Tx, schema, name)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		if strings.HasPrefix(name, "_") {
+			if elem, _ := cat.LookupUserType(c.Tx, schema, name[1:]); elem != nil {
+				return nil, pgerr.Errorf(pgerr.InvalidGrantOperation, "cannot set privileges of array types").
+					WithHint("Set the privileges of the element type instead.")
+			}
+		}
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "type \"%s\" does not exist", name)
+	}
+	if objType == pg.ObjectType_OBJECT_DOMAIN && t.Kind != 'd' {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "\"%s\" is not a domain", name)
+	}
+	owner, list, _, err := cat.TypeACL(c.Tx, t.OID)
+	if err != nil {
+		return nil, err
+	}
+	oid := t.OID
+	return &grantObject{kind: acl.Type, name: name, owner: owner, list: list,
+		store: func(l acl.ACL) error { return cat.SetTypeACL(c.Tx, oid, l) }}, nil
+}

@@ -111,3 +111,28 @@ func (s *Session) checkNewOwner(c *exec.Ctx, role *catalog.Role, nsp uint32) err
 	}
 	return nil
 }
+
+// requireLanguageUsage: creating a routine needs USAGE on its language,
+// and an untrusted one (C, internal) a superuser.
+func (s *Session) requireLanguageUsage(c *exec.Ctx, lang uint32) error {
+	az, user, err := s.currentAuthz(c)
+	if err != nil || az == nil || user.Super {
+		return err
+	}
+	for _, l := range catalog.BootstrapLanguages {
+		if l.OID != lang {
+			continue
+		}
+		if l.Trusted {
+			owner, list, _, err := s.eng.Catalog.LanguageACL(c.Tx, lang)
+			if err != nil {
+				return err
+			}
+			if have, _ := az.Mask(user, acl.Language, owner, list); have&acl.Usage != 0 {
+				return nil
+			}
+		}
+		return pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied for language %s", l.Name)
+	}
+	return nil
+}

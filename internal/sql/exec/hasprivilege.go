@@ -97,7 +97,11 @@ func (f *catalogFuncs) hasPrivilege(call string, args []types.Datum) (types.Datu
 		// Databases, types and languages: tidal keeps no list for them,
 		// so they have PostgreSQL's defaults (the bootstrap superuser owns them).
 		k := map[string]acl.Kind{"database": acl.Database, "type": acl.Type, "language": acl.Language}[kind]
-		have, haveGrant = az.Mask(user, k, catalog.BootstrapSuperuserID, nil)
+		owner, list := uint32(catalog.BootstrapSuperuserID), acl.ACL(nil)
+		if owner, list, err = f.storedACL(kind, kinds[0], args[0]); err != nil {
+			return types.Null(), err
+		}
+		have, haveGrant = az.Mask(user, k, owner, list)
 		found = true
 	}
 	if err != nil || !found {
@@ -242,4 +246,41 @@ func (f *catalogFuncs) isBuiltinSignature(s string) bool {
 	}
 	_, err = types.LookupFunction(name, want)
 	return err == nil
+}
+
+// storedACL is the owner and list of a type (a user-defined one; built-in
+// types have the defaults) or a language; databases have the defaults.
+func (f *catalogFuncs) storedACL(kind string, argKind byte, d types.Datum) (uint32, acl.ACL, error) {
+	cat, tx := f.c.Eng.Catalog, f.c.Tx
+	oid := uint32(d.Int())
+	switch kind {
+	case "type":
+		if argKind == 'n' {
+			schema, name := splitQualified(d.Str())
+			t, err := cat.LookupUserType(tx, schema, name)
+			if err != nil || t == nil {
+				return catalog.BootstrapSuperuserID, nil, err
+			}
+			oid = t.OID
+		}
+		owner, list, ok, err := cat.TypeACL(tx, oid)
+		if !ok || err != nil {
+			return catalog.BootstrapSuperuserID, nil, err
+		}
+		return owner, list, nil
+	case "language":
+		if argKind == 'n' {
+			for _, l := range catalog.BootstrapLanguages {
+				if l.Name == d.Str() {
+					oid = l.OID
+				}
+			}
+		}
+		owner, list, ok, err := cat.LanguageACL(tx, oid)
+		if !ok || err != nil {
+			return catalog.BootstrapSuperuserID, nil, err
+		}
+		return owner, list, nil
+	}
+	return catalog.BootstrapSuperuserID, nil, nil
 }
