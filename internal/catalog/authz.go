@@ -1,6 +1,10 @@
 package catalog
 
-import "github.com/tidal-db/tidal/internal/acl"
+import (
+	"github.com/tidal-db/tidal/internal/acl"
+	"github.com/tidal-db/tidal/internal/sql/types"
+	"github.com/tidal-db/tidal/internal/storage/page"
+)
 
 // Authz answers privilege questions as of one transaction: the roles,
 // who has whose privileges (pg_auth_members, following INHERIT), and
@@ -128,4 +132,74 @@ func (a *Authz) RelationACL(rel *Relation) acl.ACL {
 		list = append(list, acl.Item{Grantor: a.OwnerName(rel.Owner), Privs: acl.Select})
 	}
 	return list
+}
+
+// RelationsOwnedBy lists the tables, views, materialized views and
+// sequences role owns (what REASSIGN/DROP OWNED act on), by OID.
+func (c *Catalog) RelationsOwnedBy(tx *Txn, role uint32) ([]*Relation, error) {
+	var oids []uint32
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		switch byte(v[cRelkind].Int()) {
+		case KindTable, KindView, KindMatView, KindSequence, KindPartitioned:
+			if uint32(v[cRelowner].Int()) == role && uint32(v[cRelnsp].Int()) != PgCatalogNamespace {
+				oids = append(oids, uint32(v[cOid].Int()))
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []*Relation
+	for _, oid := range oids {
+		r, err := c.ByOID(tx, oid)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// RelationsWithACL lists the relations whose relacl or columns' attacl
+// is set (what DROP OWNED revokes from).
+func (c *Catalog) RelationsWithACL(tx *Txn) ([]*Relation, error) {
+	seen := map[uint32]bool{}
+	var oids []uint32
+	note := func(oid uint32) {
+		if !seen[oid] {
+			seen[oid] = true
+			oids = append(oids, oid)
+		}
+	}
+	err := c.scan(tx, PgClass, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+		if !v[cRelacl].IsNull() {
+			note(uint32(v[cOid].Int()))
+		}
+		return true, nil
+	})
+	if err == nil {
+		err = c.scan(tx, PgAttribute, func(v []types.Datum, _ page.ItemPointer) (bool, error) {
+			if aACL < len(v) && !v[aACL].IsNull() {
+				note(uint32(v[aRelid].Int()))
+			}
+			return true, nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Relation
+	for _, oid := range oids {
+		r, err := c.ByOID(tx, oid)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -103,6 +103,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 	case stmt.GetCreateRoleStmt() != nil, stmt.GetAlterRoleStmt() != nil, stmt.GetDropRoleStmt() != nil,
 		stmt.GetGrantRoleStmt() != nil:
 		return s.roleStmt(c, stmt, w)
+	case stmt.GetReassignOwnedStmt() != nil:
+		return s.reassignOwned(c, stmt.GetReassignOwnedStmt(), w)
+	case stmt.GetDropOwnedStmt() != nil:
+		return s.dropOwned(c, stmt.GetDropOwnedStmt(), w)
 	case stmt.GetGrantStmt() != nil:
 		return s.grantStmt(c, stmt.GetGrantStmt(), w)
 	case stmt.GetCheckPointStmt() != nil:
