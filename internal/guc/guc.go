@@ -81,9 +81,10 @@ func init() {
 	// Accepted so that scripts setting them run; tidal's planner does not
 	// read them (it has no parallel-mode test harness, no statistics
 	// targets and prunes partitions always).
-	def(Def{Name: "force_parallel_mode", Kind: Enum, Default: "off", Context: User, Enum: []string{"off", "on", "regress"}})
+	boolAliases := map[string]string{"true": "on", "yes": "on", "1": "on", "false": "off", "no": "off", "0": "off"}
+	def(Def{Name: "force_parallel_mode", Kind: Enum, Default: "off", Context: User, Enum: []string{"off", "on", "regress"}, Aliases: boolAliases})
 	def(Def{Name: "default_statistics_target", Kind: Int, Default: "100", Context: User, Min: 1, Max: 10000})
-	def(Def{Name: "constraint_exclusion", Kind: Enum, Default: "partition", Context: User, Enum: []string{"partition", "on", "off"}})
+	def(Def{Name: "constraint_exclusion", Kind: Enum, Default: "partition", Context: User, Enum: []string{"partition", "on", "off"}, Aliases: boolAliases})
 	def(Def{Name: "default_transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "transaction_read_only", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "default_transaction_deferrable", Kind: Bool, Default: "off", Context: User})

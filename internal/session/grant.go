@@ -539,7 +539,11 @@ func isSystemColumn(name string) bool {
 func (s *Session) typeObject(c *exec.Ctx, n *pg.Node, objType pg.ObjectType) (*grantObject, error) {
 	cat := s.eng.Catalog
 	var parts []string
-	for _, item := range n.GetTypeName().GetNames() {
+	items := n.GetTypeName().GetNames()
+	if l := n.GetList(); l != nil {
+		items = l.Items
+	}
+	for _, item := range items {
 		parts = append(parts, item.GetString_().Sval)
 	}
 	if len(parts) == 0 {
