@@ -107,8 +107,23 @@ func (c *Catalog) setObjectACL(tx *Txn, def *TableDef, aclCol int, oid uint32, l
 
 // NamespaceACL is a schema's owner and nspacl; ok is false when there is
 // no schema oid.
+//
+// The schemas initdb makes let PUBLIC use them (their lists, while still
+// NULL here, read as PostgreSQL's initdb leaves them).
 func (c *Catalog) NamespaceACL(tx *Txn, oid uint32) (owner uint32, list acl.ACL, ok bool, err error) {
-	return c.objectACL(tx, PgNamespace, 2, 3, oid)
+	owner, list, ok, err = c.objectACL(tx, PgNamespace, 2, 3, oid)
+	if err != nil || !ok || list != nil {
+		return owner, list, ok, err
+	}
+	switch c.NamespaceName(oid) {
+	case "pg_catalog", "public", "information_schema":
+		name, err := c.RoleName(tx, owner)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		list = append(acl.Default(acl.Schema, name), acl.Item{Grantor: name, Privs: acl.Usage})
+	}
+	return owner, list, ok, nil
 }
 
 // SetNamespaceACL stores a schema's nspacl.
