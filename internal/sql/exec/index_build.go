@@ -7,9 +7,9 @@ import (
 	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
+	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/stats"
 	"github.com/tidal-db/tidal/internal/storage/page"
-	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
 // Parallel CREATE INDEX (PostgreSQL 11+'s _bt_begin_parallel): the
