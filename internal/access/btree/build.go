@@ -164,18 +164,37 @@ func (s *Spool) sort() *tuplesort.Sorter {
 		mem = 1 << 40
 	}
 	cfg := tuplesort.Config{WorkMemKB: mem, Space: b.Spill, Usage: u, Check: b.Interrupts.Check, Compare: b.compareEntries}
-	if b.ix.nkeys > 0 && b.ix.lay.cmps[0].SignedInt {
-		// An integer first key orders by its value: most comparisons
-		// stop at the abbreviated key (ssup_datum_signed_cmp).
-		cfg.Abbrev = func(t tuplesort.Tuple) (uint64, bool) {
+	if b.ix.nkeys > 0 {
+		cfg.Abbrev = abbreviator(b.ix.lay.cmps[0])
+	}
+	s.sorter = tuplesort.New(cfg)
+	return s.sorter
+}
+
+// abbreviator gives the sort's abbreviated keys for a first key column
+// ordered by cmp, or nil: an integer by its value (ssup_datum_signed_cmp),
+// a bytewise-ordered string by its first 8 bytes (varstr_abbrev_convert in
+// the C collation), so most comparisons stop at the integers.
+func abbreviator(c datum.Comparator) func(tuplesort.Tuple) (uint64, bool) {
+	switch {
+	case c.SignedInt:
+		return func(t tuplesort.Tuple) (uint64, bool) {
 			if t[0].IsNull() {
 				return 0, false
 			}
 			return uint64(t[0].Int()) ^ (1 << 63), true
 		}
+	case c.Bytewise:
+		return func(t tuplesort.Tuple) (uint64, bool) {
+			if t[0].IsNull() {
+				return 0, false
+			}
+			var b [8]byte
+			copy(b[:], t[0].Str())
+			return binary.BigEndian.Uint64(b[:]), true
+		}
 	}
-	s.sorter = tuplesort.New(cfg)
-	return s.sorter
+	return nil
 }
 
 // compareEntries orders sort tuples by key, then TID.
