@@ -284,6 +284,8 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 		return emit(t)
 	}
 	uniq := uniqueCheck{b: b}
+	var tupBufs [2][]byte
+	cur := 0
 	for i := 0; ; i++ {
 		if i%4096 == 0 {
 			if err := b.Interrupts.Check(); err != nil {
@@ -304,7 +306,10 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 		}
 		v := sortTID(t, ix.nkeys)
 		tid := page.ItemPointer{Block: page.BlockNumber(v >> 16), Offset: page.OffsetNumber(v)}
-		tup := ix.formTuple(t[:ix.nkeys], tid)
+		// Two tuple buffers in turn: the loader copies what it is given,
+		// and only the pending one of a deduplicating build must stay.
+		tup := ix.formTupleInto(tupBufs[cur][:0], t[:ix.nkeys], tid)
+		tupBufs[cur] = tup
 		if err := ix.checkTupleSize(tup); err != nil {
 			return nil, err
 		}
@@ -322,6 +327,7 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 			return nil, err
 		}
 		pending, tids = tup, append(tids[:0], tid)
+		cur ^= 1
 	}
 	if err := flush(); err != nil {
 		return nil, err
