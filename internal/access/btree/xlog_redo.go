@@ -36,6 +36,21 @@ func redoPages(pool *buffer.Pool, d *wal.Decoded) error {
 			}
 			return applyDedup(p, intervals)
 		})
+	case infoMarkHalf:
+		hd, err := decodeHalfDead(d.Main)
+		if err != nil {
+			return err
+		}
+		if err := redoBlock(pool, d, 0, func(p page.Page, _ []byte) error { return hd.buildLeaf(p) }); err != nil {
+			return err
+		}
+		return redoBlock(pool, d, 1, func(p page.Page, _ []byte) error {
+			if hd.poff+1 > p.MaxOffset() {
+				return fmt.Errorf("parent has no pivot at %d", hd.poff+1)
+			}
+			hd.applyParent(p)
+			return nil
+		})
 	case infoDelete, infoVacuum:
 		return redoBlock(pool, d, 0, func(p page.Page, data []byte) error {
 			e, err := decodeLeafEdit(d.Main, data)
