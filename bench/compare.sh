@@ -34,6 +34,7 @@
 #   every other seeds.sh tunable (BOAT_ROWS, VAC_ROWS, VAC_VARIANTS, DT_ROWS, DT_MEMS,
 #   PGB_*, PGUSER, PGDATABASE) is passed through unchanged.
 #   INTERLEAVE=1                0: run all trials of a workload on tidal, then on PG15
+#   TIDAL_PORT= PG_PORT=        fixed ports for the two servers (default: random free ones)
 #   TIDAL_SHARED_BUFFERS=128MB  TIDAL_ARGS=""  (extra args for `tidal serve`, e.g. "-c work_mem=8MB")
 #   TIDAL_BIN=                  use this prebuilt binary instead of building
 #   TIDAL_REV=                  build this git revision (via read-only `git archive REV`)
@@ -118,7 +119,7 @@ fi
 ###############################################################################
 # cleanup (trap)
 ###############################################################################
-TIDAL_PID=""; TIDAL_PORT=""; PG_PORT=""; PG_STARTED=0; CUR_PID=""; CLEANED=0
+TIDAL_PID=""; TIDAL_PORT=${TIDAL_PORT:-}; PG_PORT=${PG_PORT:-}; PG_STARTED=0; CUR_PID=""; CLEANED=0
 stop_tidal() {
   [ -n "$TIDAL_PID" ] || return 0
   if kill -0 "$TIDAL_PID" 2>/dev/null; then

@@ -29,6 +29,10 @@ type Comparator struct {
 	Compare       func(a, b Datum) int
 	CompareStored func(a Datum, stored []byte) int
 	SignedInt     bool
+	// Bytewise: Compare is the byte order of the values' Str (text,
+	// varchar, bytea, name in the C collation), so a sort may abbreviate
+	// them by their first bytes.
+	Bytewise bool
 }
 
 // DefaultComparator returns the ordering of t's default B-tree operator
@@ -80,7 +84,7 @@ var (
 		CompareStored: func(a Datum, p []byte) int {
 			return CompareFloat(a.Float(), math.Float64frombits(binary.LittleEndian.Uint64(p)))
 		}}
-	comparatorBytes = Comparator{Compare: cmpStrs,
+	comparatorBytes = Comparator{Compare: cmpStrs, Bytewise: true,
 		CompareStored: func(a Datum, p []byte) int { return strings.Compare(a.s, bytesString(p)) }}
 	comparatorBpchar = Comparator{
 		Compare: func(a, b Datum) int { return strings.Compare(TrimBlankPadding(a.s), TrimBlankPadding(b.s)) },

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tidal-db/tidal/internal/access/btree"
 	"github.com/tidal-db/tidal/internal/access/tableam"
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/guc"
@@ -536,7 +537,7 @@ func (e *Engine) registerRmgrs() {
 			wal.Register(rm.ID, rm.Rmgr)
 		}
 	}
-	wal.Register(wal.RmBtree, wal.Rmgr{Name: "Btree"})
+	wal.Register(wal.RmBtree, btree.ResourceManager())
 }
 
 // Checkpoint writes every dirty buffer and a checkpoint record, then

@@ -79,6 +79,13 @@ func (s *Sorter) Put(t Tuple) error {
 	if s.cfg.Abbrev != nil {
 		it.key, it.hasKey = s.cfg.Abbrev(t)
 	}
+	if len(s.mem) == cap(s.mem) {
+		// Double (append grows large slices by a quarter, copying the
+		// items over and over).
+		grown := make([]item, len(s.mem), 2*cap(s.mem)+1024)
+		copy(grown, s.mem)
+		s.mem = grown
+	}
 	s.mem = append(s.mem, it)
 	s.memUsed += datum.SpillMemSize(t) + itemOverhead
 	s.peakMem = max(s.peakMem, s.memUsed)

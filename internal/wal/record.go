@@ -44,6 +44,10 @@ const (
 	// of whatever the page holds, like PostgreSQL's REGBUF_NO_IMAGE).
 	BlockNoImage
 
+	// flagHasData: the block carries resource-manager data (a logical
+	// change redone by the rmgr's RedoPages, PostgreSQL's block data),
+	// left out when the block has an image.
+	flagHasData  = 1 << 5
 	flagHasImage = 1 << 6
 	flagHasDelta = 1 << 7
 )
@@ -69,6 +73,9 @@ type blockRef struct {
 	pg    page.Page
 	flags uint8
 	delta *page.Delta
+	// logical: data describes the change for the rmgr's redo (no delta).
+	logical bool
+	data    []byte
 }
 
 // NewRecord starts a record.
@@ -83,6 +90,16 @@ func (r *Record) AddBlock(tag buffer.Tag, pg page.Page, flags uint8, d *page.Del
 		flags |= BlockWillInit
 	}
 	r.blocks = append(r.blocks, blockRef{id: uint8(len(r.blocks)), tag: tag, pg: pg, flags: flags, delta: d})
+}
+
+// AddBlockData registers a page changed in a way the resource manager's
+// RedoPages redoes from data (PostgreSQL's XLogRegisterBuffer plus
+// XLogRegisterBufData): data is written only when the block gets no
+// full-page image. With BlockWillInit the change formats the page and no
+// image is ever taken. data may be empty (the record's main data says it
+// all) and must stay unchanged until Insert returns.
+func (r *Record) AddBlockData(tag buffer.Tag, pg page.Page, flags uint8, data []byte) {
+	r.blocks = append(r.blocks, blockRef{id: uint8(len(r.blocks)), tag: tag, pg: pg, flags: flags, logical: true, data: data})
 }
 
 // SetMain sets the record's main data (resource-manager specific).
@@ -104,9 +121,11 @@ func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool, ic *i
 		if b.flags&BlockWillInit == 0 && b.flags&BlockNoImage == 0 {
 			image = b.flags&BlockForceImage != 0 || (fullPageWrites && b.pg.LSN() <= redoPtr)
 		}
-		fl := b.flags &^ (flagHasImage | flagHasDelta)
+		fl := b.flags &^ (flagHasImage | flagHasDelta | flagHasData)
 		if image {
 			fl |= flagHasImage
+		} else if b.logical {
+			fl |= flagHasData
 		} else if !b.delta.Empty() {
 			fl |= flagHasDelta
 		}
@@ -119,6 +138,9 @@ func (r *Record) encode(dst []byte, redoPtr page.LSN, fullPageWrites bool, ic *i
 			var info uint8
 			dst, info = appendImage(dst, b.pg, b.flags&BlockStandard != 0, ic)
 			dst[ref+3] = info
+		} else if fl&flagHasData != 0 {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(len(b.data)))
+			dst = append(dst, b.data...)
 		} else if fl&flagHasDelta != 0 {
 			lenPos := len(dst)
 			dst = append(dst, 0, 0, 0, 0)
@@ -167,9 +189,14 @@ type DecodedBlock struct {
 	HoleLen  int
 	Image    []byte // the stored image: the page without its hole, compressed when BimgInfo says so
 	Delta    []byte // encoded page.Delta
+	Data     []byte // resource-manager data of a logical change (HasData)
 	lsn      LSN
 	dec      *imageDecoder // the reader's, for compressed images
 }
+
+// HasData reports whether the block's change is logical: redone by the
+// resource manager's RedoPages from Data, not by RedoBlocks.
+func (b *DecodedBlock) HasData() bool { return b.Flags&flagHasData != 0 }
 
 // WillInit reports whether redo starts from a zeroed page.
 func (b *DecodedBlock) WillInit() bool { return b.Flags&BlockWillInit != 0 }
@@ -249,6 +276,16 @@ func decode(rec []byte, lsn page.LSN, dec *imageDecoder) (*Decoded, error) {
 			if p, err = decodeImage(&b, p); err != nil {
 				return nil, err
 			}
+		} else if b.Flags&flagHasData != 0 {
+			if len(p) < 2 {
+				return nil, fmt.Errorf("truncated block data")
+			}
+			n := int(binary.LittleEndian.Uint16(p))
+			if len(p) < 2+n {
+				return nil, fmt.Errorf("bad block data length")
+			}
+			b.Data = p[2 : 2+n]
+			p = p[2+n:]
 		} else if b.Flags&flagHasDelta != 0 {
 			if len(p) < 4 {
 				return nil, fmt.Errorf("truncated delta")

@@ -30,77 +30,190 @@ import (
 //
 // A Builder is not safe for concurrent use.
 type Builder struct {
-	env    *Env
-	rel    smgr.RelFileNumber
-	ix     *Index // layout and comparison helpers (not usable until Finish)
-	sorter *tuplesort.Sorter
-	n      int
+	env *Env
+	rel smgr.RelFileNumber
+	ix  *Index // layout and comparison helpers (not usable until Finish)
+	// spools[0] is the builder's own (Add); a parallel build adds one per
+	// other participant (NewSpool).
+	spools []*Spool
 	// Interrupts, if set, is checked while Finish sorts and writes, so a
 	// cancel stops a long CREATE INDEX.
 	Interrupts *interrupt.State
 	// MemKB bounds the sort's memory (maintenance_work_mem; 0: 64 MB);
 	// Spill holds its temporary files, Usage is charged with their blocks.
+	// A parallel build gives each participant's spool its share.
 	MemKB int64
 	Spill *tempfile.Space
 	Usage *stats.Usage
 }
 
-// A sort tuple is the entry's keys, then its TID (block<<16 | offset, so
-// integer order is TID order) and whether it is recently dead.
+// Spool is one participant's share of the entries of a build
+// (PostgreSQL's BTSpool in a parallel CREATE INDEX): it sorts what it is
+// given within its own memory, in the participant's goroutine, and Finish
+// merges the spools' sorted streams. A Spool belongs to one goroutine.
+type Spool struct {
+	b      *Builder
+	sorter *tuplesort.Sorter
+	memKB  int64
+	usage  *stats.Usage
+	n      int
+	sorted bool
+	slab   []datum.Datum
+}
+
+// spoolSlabEntries is how many entries' tuples one slab holds.
+const spoolSlabEntries = 4096
+
+// A sort tuple is the entry's keys, then its TID with the recently-dead
+// flag: block<<16 | offset | dead<<48, so integer order (dead masked) is
+// TID order.
+const sortDeadBit = 1 << 48
+
+func sortTID(t tuplesort.Tuple, n int) int64 { return t[n].Int() &^ sortDeadBit }
+func sortDead(t tuplesort.Tuple, n int) bool { return t[n].Int()&sortDeadBit != 0 }
 
 // NewBuilder starts a build of the index described by opt into rel. The
 // relation's main fork must be empty or absent (it is created).
 func NewBuilder(env *Env, rel smgr.RelFileNumber, opt Options) *Builder {
-	return &Builder{env: env, rel: rel, ix: Open(env, rel, opt)}
+	b := &Builder{env: env, rel: rel, ix: Open(env, rel, opt)}
+	b.spools = []*Spool{{b: b}}
+	return b
+}
+
+// NewSpool adds a participant's spool sorting within memKB (its share of
+// maintenance_work_mem), its temporary files charged to u. The builder's
+// own spool (Add) keeps MemKB; a parallel build sets MemKB to the leader's
+// share too.
+func (b *Builder) NewSpool(memKB int64, u *stats.Usage) *Spool {
+	s := &Spool{b: b, memKB: memKB, usage: u}
+	b.spools = append(b.spools, s)
+	return s
 }
 
 // Add adds one entry. keys is copied.
 func (b *Builder) Add(keys []datum.Datum, tid page.ItemPointer) error {
-	return b.add(keys, tid, false)
+	return b.spools[0].add(keys, tid, false)
 }
 
 // AddRecentlyDead adds an entry for a row that is dead but may still be
 // visible to some snapshot: it is indexed but takes no part in the unique
 // check (PostgreSQL's spool2).
 func (b *Builder) AddRecentlyDead(keys []datum.Datum, tid page.ItemPointer) error {
-	return b.add(keys, tid, true)
+	return b.spools[0].add(keys, tid, true)
 }
 
-func (b *Builder) add(keys []datum.Datum, tid page.ItemPointer, dead bool) error {
+// Add adds one entry to the spool. keys is copied.
+func (s *Spool) Add(keys []datum.Datum, tid page.ItemPointer) error {
+	return s.add(keys, tid, false)
+}
+
+// AddRecentlyDead is Builder.AddRecentlyDead for the spool.
+func (s *Spool) AddRecentlyDead(keys []datum.Datum, tid page.ItemPointer) error {
+	return s.add(keys, tid, true)
+}
+
+func (s *Spool) add(keys []datum.Datum, tid page.ItemPointer, dead bool) error {
+	b := s.b
 	if len(keys) != b.ix.nkeys {
 		return pgerr.Errorf(pgerr.InternalError, "btree: index %q has %d key columns, got %d", b.ix.opt.Name, b.ix.nkeys, len(keys))
 	}
-	t := make(tuplesort.Tuple, 0, len(keys)+2)
-	t = append(append(t, keys...), datum.TidDatum(tid.Block, tid.Offset), datum.Bool(dead))
-	b.n++
-	return b.sort().Put(t)
+	v := int64(tid.Block)<<16 | int64(tid.Offset)
+	if dead {
+		v |= sortDeadBit
+	}
+	// Tuples are cut from slabs: one allocation per few thousand entries.
+	w := len(keys) + 1
+	if len(s.slab) < w {
+		s.slab = make([]datum.Datum, w*spoolSlabEntries)
+	}
+	t := s.slab[:w:w]
+	s.slab = s.slab[w:]
+	copy(t, keys)
+	t[len(keys)] = datum.Int(v)
+	s.n++
+	return s.sort().Put(t)
 }
 
-// sort is the entries' sorter, started at first use (after the caller
-// set MemKB and Spill).
-func (b *Builder) sort() *tuplesort.Sorter {
-	if b.sorter == nil {
-		mem := b.MemKB
-		if mem <= 0 {
-			mem = 64 << 10
-		}
-		if b.Spill == nil {
-			mem = 1 << 40
-		}
-		n := b.ix.nkeys
-		b.sorter = tuplesort.New(tuplesort.Config{WorkMemKB: mem, Space: b.Spill, Usage: b.Usage, Check: b.Interrupts.Check,
-			Compare: func(x, y tuplesort.Tuple) int {
-				if c := b.cmpKeys(x, y); c != 0 {
-					return c
-				}
-				return cmp.Compare(x[n].Int(), y[n].Int())
-			}})
+// Sort ends the spool's input and sorts it (in memory, or its last run
+// and the merges down to one pass); a participant calls it when its scan
+// ends, so the spools sort at once. Finish sorts the spools not sorted.
+func (s *Spool) Sort() error {
+	srt := s.sort()
+	if s.sorted {
+		return nil
 	}
-	return b.sorter
+	s.sorted = true
+	return srt.Done()
+}
+
+// sort is the spool's sorter, started at first use (after the caller
+// set MemKB and Spill).
+func (s *Spool) sort() *tuplesort.Sorter {
+	if s.sorter != nil {
+		return s.sorter
+	}
+	b := s.b
+	mem, u := s.memKB, s.usage
+	if s == b.spools[0] {
+		mem, u = b.MemKB, b.Usage
+	}
+	if mem <= 0 {
+		mem = 64 << 10
+	}
+	if b.Spill == nil {
+		mem = 1 << 40
+	}
+	cfg := tuplesort.Config{WorkMemKB: mem, Space: b.Spill, Usage: u, Check: b.Interrupts.Check, Compare: b.compareEntries}
+	if b.ix.nkeys > 0 {
+		cfg.Abbrev = abbreviator(b.ix.lay.cmps[0])
+	}
+	s.sorter = tuplesort.New(cfg)
+	return s.sorter
+}
+
+// abbreviator gives the sort's abbreviated keys for a first key column
+// ordered by cmp, or nil: an integer by its value (ssup_datum_signed_cmp),
+// a bytewise-ordered string by its first 8 bytes (varstr_abbrev_convert in
+// the C collation), so most comparisons stop at the integers.
+func abbreviator(c datum.Comparator) func(tuplesort.Tuple) (uint64, bool) {
+	switch {
+	case c.SignedInt:
+		return func(t tuplesort.Tuple) (uint64, bool) {
+			if t[0].IsNull() {
+				return 0, false
+			}
+			return uint64(t[0].Int()) ^ (1 << 63), true
+		}
+	case c.Bytewise:
+		return func(t tuplesort.Tuple) (uint64, bool) {
+			if t[0].IsNull() {
+				return 0, false
+			}
+			var b [8]byte
+			copy(b[:], t[0].Str())
+			return binary.BigEndian.Uint64(b[:]), true
+		}
+	}
+	return nil
+}
+
+// compareEntries orders sort tuples by key, then TID.
+func (b *Builder) compareEntries(x, y tuplesort.Tuple) int {
+	if c := b.cmpKeys(x, y); c != 0 {
+		return c
+	}
+	n := b.ix.nkeys
+	return cmp.Compare(sortTID(x, n), sortTID(y, n))
 }
 
 // Len is the number of entries added so far.
-func (b *Builder) Len() int { return b.n }
+func (b *Builder) Len() int {
+	n := 0
+	for _, s := range b.spools {
+		n += s.n
+	}
+	return n
+}
 
 func (b *Builder) cmpKeys(kx, ky tuplesort.Tuple) int {
 	for i := 0; i < b.ix.nkeys; i++ {
@@ -114,8 +227,10 @@ func (b *Builder) cmpKeys(kx, ky tuplesort.Tuple) int {
 // Close frees the sort (its temporary files) of a build that ended
 // without Finish; after Finish it does nothing.
 func (b *Builder) Close() {
-	if b.sorter != nil {
-		b.sorter.Close()
+	for _, s := range b.spools {
+		if s.sorter != nil {
+			s.sorter.Close()
+		}
 	}
 }
 
@@ -123,9 +238,14 @@ func (b *Builder) Close() {
 // labels the WAL records; u is charged with them.
 func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 	ix := b.ix
-	srt := b.sort()
-	defer srt.Close()
-	if err := srt.Done(); err != nil {
+	defer b.Close()
+	for _, s := range b.spools {
+		if err := s.Sort(); err != nil {
+			return nil, err
+		}
+	}
+	srt, err := b.entries()
+	if err != nil {
 		return nil, err
 	}
 	sm := b.env.Pool.Smgr()
@@ -164,6 +284,8 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 		return emit(t)
 	}
 	uniq := uniqueCheck{b: b}
+	var tupBufs [2][]byte
+	cur := 0
 	for i := 0; ; i++ {
 		if i%4096 == 0 {
 			if err := b.Interrupts.Check(); err != nil {
@@ -182,9 +304,12 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 		if t == nil {
 			break
 		}
-		blk, off := datum.TidParts(t[ix.nkeys])
-		tid := page.ItemPointer{Block: blk, Offset: off}
-		tup := ix.formTuple(t[:ix.nkeys], tid)
+		v := sortTID(t, ix.nkeys)
+		tid := page.ItemPointer{Block: page.BlockNumber(v >> 16), Offset: page.OffsetNumber(v)}
+		// Two tuple buffers in turn: the loader copies what it is given,
+		// and only the pending one of a deduplicating build must stay.
+		tup := ix.formTupleInto(tupBufs[cur][:0], t[:ix.nkeys], tid)
+		tupBufs[cur] = tup
 		if err := ix.checkTupleSize(tup); err != nil {
 			return nil, err
 		}
@@ -202,6 +327,7 @@ func (b *Builder) Finish(u *stats.Usage, xid uint32) (*Index, error) {
 			return nil, err
 		}
 		pending, tids = tup, append(tids[:0], tid)
+		cur ^= 1
 	}
 	if err := flush(); err != nil {
 		return nil, err
@@ -244,7 +370,7 @@ type uniqueCheck struct {
 func (u *uniqueCheck) next(t tuplesort.Tuple) error {
 	ix := u.b.ix
 	if u.first != nil && t != nil && u.b.cmpKeys(u.first, t) == 0 {
-		if !t[ix.nkeys+1].Bool() {
+		if !sortDead(t, ix.nkeys) {
 			u.live++
 		}
 		return nil
@@ -263,7 +389,7 @@ func (u *uniqueCheck) next(t tuplesort.Tuple) error {
 		}
 	}
 	u.first, u.live = t, 0
-	if t != nil && !t[ix.nkeys+1].Bool() {
+	if t != nil && !sortDead(t, ix.nkeys) {
 		u.live = 1
 	}
 	return nil

@@ -2,7 +2,6 @@ package btree
 
 import (
 	"cmp"
-	"encoding/binary"
 	"slices"
 
 	"github.com/tidal-db/tidal/internal/storage/page"
@@ -17,6 +16,7 @@ type postingSplit struct {
 	off      page.OffsetNumber
 	nposting []byte
 	newItem  []byte
+	orig     []byte // the new tuple as formed, with its own TID (logged)
 }
 
 // shift is where the new item goes relative to the searched offset.
@@ -42,17 +42,29 @@ func (o *op) postingSplitAt(lb lockedBuf, off page.OffsetNumber, tup []byte, sk 
 	if err != nil || c != 0 {
 		return nil, err
 	}
-	tids := leafTIDs(nil, t)
-	i, found := slices.BinarySearchFunc(tids, sk.tid, page.ItemPointer.Compare)
-	if found {
+	np, ni, ok := swapPosting(t, tup, sk.tid)
+	if !ok {
 		return nil, o.ix.corrupt("table tid %s from new index tuple overlaps with posting list tuple at offset %d of block %d", sk.tid, off, lb.blk)
 	}
+	return &postingSplit{off: off, nposting: np, newItem: ni, orig: tup}, nil
+}
+
+// swapPosting returns the posting list t with tid (the heap TID of the new
+// tuple tup) in and its highest TID out, and tup carrying that highest TID
+// (_bt_swap_posting); false when t already holds tid. Redo of a posting
+// split recomputes both from the logged tup.
+func swapPosting(t, tup []byte, tid page.ItemPointer) (np, ni []byte, ok bool) {
+	tids := leafTIDs(nil, t)
+	i, found := slices.BinarySearchFunc(tids, tid, page.ItemPointer.Compare)
+	if found {
+		return nil, nil, false
+	}
 	maxTID := tids[len(tids)-1]
-	tids = slices.Insert(tids, i, sk.tid)[:len(tids)]
-	np := formPosting(t, tids)
-	ni := append([]byte(nil), tup...)
+	tids = slices.Insert(tids, i, tid)[:len(tids)]
+	np = formPosting(t, tids)
+	ni = append([]byte(nil), tup...)
 	page.PutItemPointer(ni, maxTID)
-	return &postingSplit{off: off, nposting: np, newItem: ni}, nil
+	return np, ni, true
 }
 
 // makeRoom tries to free space for an item of size need on the full,
@@ -100,26 +112,27 @@ func (o *op) dedupPass(lb lockedBuf, newTup []byte, need int, bottomUp bool, xid
 		return nil
 	}
 	singleValue := !bottomUp && sameKeyImage(newTup, itemAt(p, first)) && sameKeyImage(newTup, itemAt(p, max))
-	items, merged := dedupItems(p, first, max, maxPostingSize, singleValue, need)
-	if merged == 0 {
+	intervals := dedupIntervals(p, first, max, maxPostingSize, singleValue, need)
+	if len(intervals) == 0 {
 		return nil
 	}
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(merged))
-	return o.rewriteLeaf(lb, items, infoDedup, main[:], xid)
+	if err := applyDedup(p, intervals); err != nil {
+		return o.ix.corrupt("deduplicating block %d: %v", lb.blk, err)
+	}
+	main, data := encodeDedup(intervals)
+	return o.logChange(infoDedup, xid, main, walBlock{lb: lb, data: data})
 }
 
-// dedupItems returns the items first..max of p with runs of equal key
-// images merged into posting lists of at most limit bytes, and how many
-// posting lists it formed. With singleValue, once five posting lists of
+// dedupIntervals returns the runs of the items first..max of p with equal
+// key images to merge into posting lists of at most limit bytes. With singleValue, once five posting lists of
 // the limit's size (over 50 TIDs) have been formed or met, the limit drops
 // by the free space a single-value split leaves on its left page (4%), and
 // after a sixth nothing more is merged: the page is about to split 96:4,
 // and the items bound for the right page are left for its own pass
 // (_bt_do_singleval, _bt_singleval_fillfactor).
-func dedupItems(p page.Page, first, max page.OffsetNumber, limit int, singleValue bool, need int) ([][]byte, int) {
-	items := make([][]byte, 0, int(max-first)+1)
-	merged, bigOnes := 0, 0
+func dedupIntervals(p page.Page, first, max page.OffsetNumber, limit int, singleValue bool, need int) []dedupInterval {
+	var intervals []dedupInterval
+	bigOnes := 0
 	merging := true
 	var tids []page.ItemPointer
 	for i := first; i <= max; {
@@ -145,11 +158,8 @@ func dedupItems(p page.Page, first, max page.OffsetNumber, limit int, singleValu
 				tids = leafTIDs(tids, t)
 			}
 		}
-		if j == i+1 {
-			items = append(items, base)
-		} else {
-			items = append(items, formPosting(base, tids))
-			merged++
+		if j > i+1 {
+			intervals = append(intervals, dedupInterval{base: i, nitems: uint16(j - i)})
 		}
 		i = j
 		if singleValue {
@@ -165,34 +175,17 @@ func dedupItems(p page.Page, first, max page.OffsetNumber, limit int, singleValu
 			}
 		}
 	}
-	return items, merged
+	return intervals
 }
 
-// rewriteLeaf replaces the data items of the exclusively locked leaf lb
-// with items (in order; the high key, the special space and the LSN stay),
-// in one WAL record of kind info. BTP_HAS_GARBAGE is cleared.
-func (o *op) rewriteLeaf(lb lockedBuf, items [][]byte, info uint8, main []byte, xid uint32) error {
-	p := o.page(lb)
-	op := getOpaque(p)
-	tmp := make(page.Page, page.Size)
-	op.flags &^= FlagHasGarbage
-	initBtPage(tmp, op, nil)
-	off := PHiKey
-	if !op.rightmost() {
-		tmp.AddItem(itemAt(p, PHiKey), off, false, false, 0, nil)
-		off++
+// logLeafEdit makes the change e on the exclusively locked leaf lb and
+// logs it in one record of kind info (DELETE or VACUUM).
+func (o *op) logLeafEdit(lb lockedBuf, e *leafEdit, info uint8, xid uint32) error {
+	if err := e.apply(o.page(lb)); err != nil {
+		return o.ix.corrupt("editing block %d: %v", lb.blk, err)
 	}
-	for _, it := range items {
-		if tmp.AddItem(it, off, false, false, 0, nil) == page.InvalidOffset {
-			return o.ix.corrupt("failed to add item %d while rewriting block %d", off, lb.blk)
-		}
-		off++
-	}
-	var d page.Delta
-	copy(p[8:], tmp[8:])
-	d.Mark(8, p.Lower())
-	d.Mark(p.Upper(), page.Size)
-	return o.logPages(info, xid, main, []lockedBuf{lb}, []*page.Delta{&d})
+	main, data := e.encode(nil)
+	return o.logChange(info, xid, main, walBlock{lb: lb, data: data})
 }
 
 // bottomUpMaxBlocks bounds the table blocks one bottom-up pass visits
@@ -293,11 +286,9 @@ func (o *op) bottomUpPass(lb lockedBuf, need int, entryDead func(page.ItemPointe
 		}
 	}
 	if len(dead) > 0 {
-		items, removed := dropTIDs(p, first, max, func(_ page.OffsetNumber, tid page.ItemPointer) bool { return dead[tid] })
+		e, removed := dropTIDs(p, first, max, func(_ page.OffsetNumber, tid page.ItemPointer) bool { return dead[tid] })
 		if removed > 0 {
-			var main [2]byte
-			binary.LittleEndian.PutUint16(main[:], uint16(removed))
-			if err := o.rewriteLeaf(lb, items, infoDelete, main[:], xid); err != nil {
+			if err := o.logLeafEdit(lb, &e, infoDelete, xid); err != nil {
 				return false, err
 			}
 		}
@@ -338,37 +329,36 @@ func bottomUpCandidates(p page.Page, first, max page.OffsetNumber) ([]bottomUpCa
 	return cands, intervals
 }
 
-// dropTIDs returns the items first..max of p without the heap TIDs dead
-// reports (given the item's offset; posting lists shrink, items left with
-// none go), and how many TIDs it dropped.
-func dropTIDs(p page.Page, first, max page.OffsetNumber, dead func(page.OffsetNumber, page.ItemPointer) bool) ([][]byte, int) {
-	items := make([][]byte, 0, int(max-first)+1)
+// dropTIDs returns the edit that removes from the items first..max of p
+// the heap TIDs dead reports (given the item's offset; posting lists
+// shrink, items left with none go), laying the page out afresh, and how
+// many TIDs it drops.
+func dropTIDs(p page.Page, first, max page.OffsetNumber, dead func(page.OffsetNumber, page.ItemPointer) bool) (leafEdit, int) {
+	e := leafEdit{rewrite: true}
 	removed := 0
-	var keep []page.ItemPointer
 	for i := first; i <= max; i++ {
 		t := itemAt(p, i)
 		if !isPosting(t) {
 			if dead(i, page.GetItemPointer(t)) {
+				e.deleted = append(e.deleted, i)
 				removed++
-				continue
 			}
-			items = append(items, t)
 			continue
 		}
-		keep = keep[:0]
+		var drop []uint16
 		n := nPosting(t)
 		for k := 0; k < n; k++ {
-			if tid := postingTID(t, k); !dead(i, tid) {
-				keep = append(keep, tid)
+			if dead(i, postingTID(t, k)) {
+				drop = append(drop, uint16(k))
 			}
 		}
-		removed += n - len(keep)
+		removed += len(drop)
 		switch {
-		case len(keep) == n:
-			items = append(items, t)
-		case len(keep) > 0:
-			items = append(items, formPosting(t, keep))
+		case len(drop) == n:
+			e.deleted = append(e.deleted, i)
+		case len(drop) > 0:
+			e.updates = append(e.updates, postingUpdate{off: i, drop: drop})
 		}
 	}
-	return items, removed
+	return e, removed
 }

@@ -57,7 +57,7 @@ func TestIncompleteSplit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := wal.RedoBlocks(pool2, d); err != nil {
+				if err := wal.RedoRecord(pool2, d); err != nil {
 					t.Fatal(err)
 				}
 				if d.Rmgr == wal.RmBtree && (d.Info == infoSplitL || d.Info == infoSplitR) {

@@ -408,35 +408,48 @@ func (o *op) insertOnPage(lb lockedBuf, stack []stackEntry, tup []byte, off page
 		return o.split(lb, stack, tup, off, child, xid, ps)
 	}
 	ob := o.bufs()
-	d := o.delta(0)
-	info := infoInsertLeaf
+	info, data := infoInsertLeaf, tup
 	if ps != nil {
-		// The posting list keeps its size: the new TID goes in, its
-		// highest TID moves out into tup, right after it.
-		p.Overwrite(ps.off, ps.nposting, d)
-		info = infoInsertPost
+		info, data = infoInsertPost, ps.orig
 	}
-	if p.AddItem(tup, off, true, false, 0, d) == page.InvalidOffset {
+	if err := insertItem(p, off, tup, ps); err != nil {
 		o.release(lb)
 		o.release(child)
-		return o.ix.corrupt("failed to add new item to block %d", lb.blk)
+		return o.ix.corrupt("%v in block %d", err, lb.blk)
 	}
-	bufs := append(ob.bufs[:0], lb)
-	deltas := append(ob.dptrs[:0], d)
+	blocks := []walBlock{{lb: lb, data: data}}
 	if child.buf != buffer.InvalidBuffer {
 		info = infoInsertUpper
-		dc := o.delta(1)
-		cp := o.page(child)
-		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, dc)
-		bufs = append(bufs, child)
-		deltas = append(deltas, dc)
+		clearIncompleteSplit(o.page(child))
+		blocks = append(blocks, walBlock{lb: child, data: []byte{}})
 	}
 	main := ob.main[:2]
 	binary.LittleEndian.PutUint16(main, off)
-	err := o.logPages(info, xid, main, bufs, deltas)
+	err := o.logChange(info, xid, main, blocks...)
 	o.release(lb)
 	o.release(child)
 	return err
+}
+
+// insertItem places tup at off on page p; for a posting-list split, the
+// list just before off is first overwritten with its rewritten form (the
+// change of INSERT_LEAF, INSERT_UPPER and INSERT_POST records).
+func insertItem(p page.Page, off page.OffsetNumber, tup []byte, ps *postingSplit) error {
+	if ps != nil {
+		// The posting list keeps its size: the new TID goes in, its
+		// highest TID moves out into tup, right after it.
+		p.Overwrite(ps.off, ps.nposting, nil)
+	}
+	if p.AddItem(tup, off, true, false, 0, nil) == page.InvalidOffset {
+		return fmt.Errorf("failed to add new item at offset %d", off)
+	}
+	return nil
+}
+
+// clearIncompleteSplit clears BTP_INCOMPLETE_SPLIT on the left half of a
+// split whose downlink has just been inserted.
+func clearIncompleteSplit(p page.Page) {
+	setPageFlags(p, pageFlags(p)&^FlagIncompleteSplit, nil)
 }
 
 // split splits the full page lb while inserting tup at off (_bt_split),
@@ -462,23 +475,12 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	// rewritten below).
 	orig := make(page.Page, page.Size)
 	copy(orig, p)
-	items := make([][]byte, 0, int(max-first)+2)
-	newPos := -1
-	for i := first; i <= max; i++ {
-		if i == off {
-			newPos = len(items)
-			items = append(items, tup)
-		}
-		if ps != nil && i == ps.off {
-			items = append(items, ps.nposting)
-			continue
-		}
-		items = append(items, itemAt(orig, i))
+	sp := splitPlan{off: off, level: op.level}
+	var nposting []byte
+	if ps != nil {
+		sp.psOff, nposting = ps.off, ps.nposting
 	}
-	if newPos < 0 {
-		newPos = len(items)
-		items = append(items, tup)
-	}
+	items, newPos := splitItems(orig, first, max, off, tup, sp.psOff, nposting)
 	var hikey []byte
 	if !op.rightmost() {
 		hikey = append([]byte(nil), itemAt(p, PHiKey)...)
@@ -487,6 +489,7 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	if err != nil {
 		return fail(err)
 	}
+	sp.k = uint16(k)
 
 	// New left high key: the separator.
 	var lhikey []byte
@@ -509,83 +512,69 @@ func (o *op) split(lb lockedBuf, stack []stackEntry, tup []byte, off page.Offset
 	// later cannot reach the right page before the entries are in it, and
 	// one running now finds its cycle id on the left page and comes back
 	// for the right one if that lies behind its scan.
-	cycle := ix.vacuumCycle()
+	sp.cycle = ix.vacuumCycle()
+	sp.lflags = op.flags &^ (FlagRoot | FlagSplitEnd | FlagHasGarbage | FlagIncompleteSplit)
 
-	// Rebuild the left page in a scratch page.
-	tmp := make(page.Page, page.Size)
-	lflags := op.flags &^ (FlagRoot | FlagSplitEnd | FlagHasGarbage | FlagIncompleteSplit)
-	initBtPage(tmp, opaque{prev: op.prev, next: rblk, level: op.level, flags: lflags | FlagIncompleteSplit, cycle: cycle}, nil)
-	if tmp.AddItem(lhikey, PHiKey, false, false, 0, nil) == page.InvalidOffset {
-		return fail(ix.corrupt("failed to add high key to the left sibling while splitting block %d", lb.blk), rb)
-	}
-	for i := 0; i < k; i++ {
-		if tmp.AddItem(items[i], page.OffsetNumber(i+2), false, false, 0, nil) == page.InvalidOffset {
-			return fail(ix.corrupt("failed to add item to the left sibling while splitting block %d", lb.blk), rb)
-		}
-	}
-
-	// Build the right page directly in its buffer (logged as a new page).
-	rp := o.page(rb)
-	var dr page.Delta
-	initBtPage(rp, opaque{prev: lb.blk, next: op.next, level: op.level, flags: lflags, cycle: cycle}, &dr)
-	roff := PHiKey
+	// The right page's items, built directly in its buffer (a new page).
+	ritems := make([][]byte, 0, len(items)-k+1)
 	if hikey != nil {
-		rp.AddItem(hikey, roff, false, false, 0, &dr)
-		roff++
+		ritems = append(ritems, hikey)
 	}
 	for i := k; i < len(items); i++ {
 		it := items[i]
 		if !leaf && i == k {
 			it = minusInfPivot(downlink(it))
 		}
-		if rp.AddItem(it, roff, false, false, 0, &dr) == page.InvalidOffset {
-			return fail(ix.corrupt("failed to add item to the right sibling while splitting block %d", lb.blk), rb)
-		}
-		roff++
+		ritems = append(ritems, it)
+	}
+	if err := buildPage(o.page(rb), sp.rightOpaque(lb.blk, op.next), ritems); err != nil {
+		return fail(ix.corrupt("%v while splitting block %d", err, lb.blk), rb)
 	}
 
 	// The old right sibling's left link.
 	var sb lockedBuf
-	var ds page.Delta
 	if op.next != PNone {
 		if sb, err = o.read(op.next, true); err != nil {
 			return fail(err, rb)
 		}
-		sp := o.page(sb)
-		if sop := getOpaque(sp); sop.prev != lb.blk {
+		sibp := o.page(sb)
+		if sop := getOpaque(sibp); sop.prev != lb.blk {
 			return fail(ix.corrupt("right sibling's left-link doesn't match: block %d links to %d instead of expected %d", op.next, sop.prev, lb.blk), rb, sb)
 		}
-		setPagePrev(sp, rblk, &ds)
+		setPagePrev(sibp, rblk, nil)
+		sp.flags |= splitHasSibling
 	}
 
-	// Install the new left page (keeping its LSN).
-	var dl page.Delta
-	copy(p[8:], tmp[8:])
-	dl.Mark(8, p.Lower())
-	dl.Mark(p.Upper(), page.Size)
+	// The new left page (keeping its LSN).
+	if err := buildPage(p, sp.leftOpaque(op.prev, rblk), append([][]byte{lhikey}, items[:k]...)); err != nil {
+		return fail(ix.corrupt("%v while splitting block %d", err, lb.blk), rb, sb)
+	}
 
-	bufs := []lockedBuf{lb, rb}
-	deltas := []*page.Delta{&dl, &dr}
+	// Left data: the high key, and the new item as formed when redo
+	// needs it to rebuild the left page (PostgreSQL's rule).
+	ldata := lhikey
+	if newPos < k || ps != nil {
+		sp.flags |= splitNewItemLogged
+		ni := tup
+		if ps != nil {
+			ni = ps.orig
+		}
+		ldata = append(append(make([]byte, 0, len(lhikey)+len(ni)), lhikey...), ni...)
+	}
+	blocks := []walBlock{{lb: lb, data: ldata}, {lb: rb, data: concatItems(ritems), init: true}}
 	if sb.buf != buffer.InvalidBuffer {
-		bufs = append(bufs, sb)
-		deltas = append(deltas, &ds)
+		blocks = append(blocks, walBlock{lb: sb, data: []byte{}})
 	}
-	var dc page.Delta
 	if child.buf != buffer.InvalidBuffer {
-		cp := o.page(child)
-		setPageFlags(cp, pageFlags(cp)&^FlagIncompleteSplit, &dc)
-		bufs = append(bufs, child)
-		deltas = append(deltas, &dc)
+		clearIncompleteSplit(o.page(child))
+		blocks = append(blocks, walBlock{lb: child, data: []byte{}})
+		sp.flags |= splitHasChild
 	}
 	info := infoSplitR
 	if newPos < k {
 		info = infoSplitL
 	}
-	var main [8]byte
-	binary.LittleEndian.PutUint32(main[0:], op.level)
-	binary.LittleEndian.PutUint16(main[4:], uint16(k+1))
-	binary.LittleEndian.PutUint16(main[6:], off)
-	if err := o.logPages(info, xid, main[:], bufs, deltas); err != nil {
+	if err := o.logChange(info, xid, sp.encode(), blocks...); err != nil {
 		return fail(err, rb, sb)
 	}
 	o.release(sb)

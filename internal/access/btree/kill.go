@@ -131,18 +131,12 @@ func (o *op) simpleDelete(lb lockedBuf, entryDead func(page.ItemPointer) (bool, 
 			}
 		}
 	}
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(len(offs)+len(dead)))
 	if len(dead) > 0 {
-		items, _ := dropTIDs(p, first, max, func(off page.OffsetNumber, tid page.ItemPointer) bool {
+		e, _ := dropTIDs(p, first, max, func(off page.OffsetNumber, tid page.ItemPointer) bool {
 			return p.Item(off).Flags == page.LPDead || dead[tid]
 		})
-		return true, o.rewriteLeaf(lb, items, infoDelete, main[:], xid)
+		return true, o.logLeafEdit(lb, &e, infoDelete, xid)
 	}
-	d := o.delta(0)
-	if len(offs) > 0 {
-		p.DeleteItems(offs, d)
-	}
-	setPageFlags(p, op.flags&^FlagHasGarbage, d)
-	return len(offs) > 0, o.logPages(infoDelete, xid, main[:], []lockedBuf{lb}, []*page.Delta{d})
+	e := leafEdit{deleted: offs, clearGarbage: true}
+	return len(offs) > 0, o.logLeafEdit(lb, &e, infoDelete, xid)
 }

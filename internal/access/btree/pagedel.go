@@ -3,6 +3,7 @@ package btree
 import (
 	"container/heap"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -378,36 +379,59 @@ func (o *op) markHalfDead(leaf, par lockedBuf, poff page.OffsetNumber, rightsib 
 	// The right sibling takes over the leaf's key space, and its readers'
 	// SIREAD locks (PredicateLockPageCombine).
 	o.ix.env.Pred.PageCombine(uint32(o.ix.rel), uint32(leaf.blk), uint32(rightsib))
-	pp := o.page(par)
-	// The parent: the pivot for the leaf now points at the right sibling
-	// (which inherits the leaf's key space), and the right sibling's own
-	// pivot goes.
-	var dp page.Delta
-	it := pp.Item(poff)
-	var tid [6]byte
-	copy(tid[:], pp[it.Off:it.Off+6])
-	page.PutItemPointer(tid[:], page.ItemPointer{Block: rightsib, Offset: page.GetItemPointer(tid[:]).Offset})
-	dp.PutBytes(pp, it.Off, tid[:])
-	pp.DeleteItems([]page.OffsetNumber{poff + 1}, &dp)
-
-	// The leaf: half-dead, its high key replaced by the top-parent link.
 	lp := o.page(leaf)
 	op := getOpaque(lp)
-	tmp := make(page.Page, page.Size)
-	initBtPage(tmp, opaque{prev: op.prev, next: op.next, level: op.level, flags: op.flags | FlagHalfDead}, nil)
-	if tmp.AddItem(topParentLink(invalidBlock), PHiKey, false, false, 0, nil) == page.InvalidOffset {
-		return o.ix.corrupt("could not mark block %d half-dead", leaf.blk)
+	hd := halfDead{poff: poff, rightsib: rightsib, prev: op.prev, next: op.next, flags: op.flags | FlagHalfDead}
+	hd.applyParent(o.page(par))
+	if err := hd.buildLeaf(lp); err != nil {
+		return o.ix.corrupt("could not mark block %d half-dead: %v", leaf.blk, err)
 	}
-	var dl page.Delta
-	copy(lp[8:], tmp[8:])
-	dl.Mark(8, lp.Lower())
-	dl.Mark(lp.Upper(), page.Size)
+	return o.logChange(infoMarkHalf, xid, hd.encode(), walBlock{lb: leaf, data: []byte{}, init: true}, walBlock{lb: par, data: []byte{}})
+}
 
-	var main [12]byte
-	binary.LittleEndian.PutUint32(main[0:], leaf.blk)
-	binary.LittleEndian.PutUint32(main[4:], par.blk)
-	binary.LittleEndian.PutUint16(main[8:], poff)
-	return o.logPages(infoMarkHalf, xid, main[:], []lockedBuf{leaf, par}, []*page.Delta{&dl, &dp})
+// halfDead is a MARK_PAGE_HALFDEAD record's main data: the parent's pivot
+// for the leaf (poff) and the leaf's right sibling, which takes over its
+// key space, and the half-dead leaf's links and flags.
+type halfDead struct {
+	poff       page.OffsetNumber
+	rightsib   page.BlockNumber
+	prev, next page.BlockNumber
+	flags      uint16
+}
+
+const halfDeadSize = 16
+
+func (h *halfDead) encode() []byte {
+	b := make([]byte, halfDeadSize)
+	binary.LittleEndian.PutUint16(b[0:], h.poff)
+	binary.LittleEndian.PutUint32(b[2:], h.rightsib)
+	binary.LittleEndian.PutUint32(b[6:], h.prev)
+	binary.LittleEndian.PutUint32(b[10:], h.next)
+	binary.LittleEndian.PutUint16(b[14:], h.flags)
+	return b
+}
+
+func decodeHalfDead(b []byte) (halfDead, error) {
+	if len(b) < halfDeadSize {
+		return halfDead{}, fmt.Errorf("short MARK_PAGE_HALFDEAD record (%d bytes)", len(b))
+	}
+	return halfDead{poff: binary.LittleEndian.Uint16(b[0:]), rightsib: binary.LittleEndian.Uint32(b[2:]),
+		prev: binary.LittleEndian.Uint32(b[6:]), next: binary.LittleEndian.Uint32(b[10:]), flags: binary.LittleEndian.Uint16(b[14:])}, nil
+}
+
+// applyParent re-points the parent's pivot for the leaf at the right
+// sibling and removes the right sibling's own pivot.
+func (h *halfDead) applyParent(pp page.Page) {
+	it := pp.Item(h.poff)
+	t := pp[it.Off : it.Off+6]
+	page.PutItemPointer(t, page.ItemPointer{Block: h.rightsib, Offset: page.GetItemPointer(t).Offset})
+	pp.DeleteItems([]page.OffsetNumber{h.poff + 1}, nil)
+}
+
+// buildLeaf lays the leaf out half-dead: no items, its high key replaced
+// by the top-parent link.
+func (h *halfDead) buildLeaf(lp page.Page) error {
+	return buildPage(lp, opaque{prev: h.prev, next: h.next, level: 0, flags: h.flags}, [][]byte{topParentLink(invalidBlock)})
 }
 
 // unlinkHalfDead unlinks the half-dead leaf lb (exclusively locked; it is

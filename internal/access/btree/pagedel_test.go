@@ -700,7 +700,7 @@ func TestPageDeletionRecovery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := wal.RedoBlocks(pool2, d); err != nil {
+			if err := wal.RedoRecord(pool2, d); err != nil {
 				t.Fatal(err)
 			}
 			if d.Rmgr == wal.RmBtree && d.Info == infoMarkHalf {

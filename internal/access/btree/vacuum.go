@@ -281,46 +281,39 @@ func (bd *bulkDelete) deleted(blk page.BlockNumber, safexid uint32) {
 func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 	st := &bd.st
 	first, max := op.firstData(), p.MaxOffset()
-	bd.offs = bd.offs[:0]
-	var d page.Delta
-	cleared, removed, remaining := 0, 0, 0
-	var updates map[page.OffsetNumber][]byte
+	e := leafEdit{deleted: bd.offs[:0]}
+	removed, remaining := 0, 0
 	for off := first; off <= max && (bd.dead != nil || bd.marked != nil); off++ {
 		t := Tuple(itemAt(p, off))
 		if p.Item(off).Flags == page.LPDead {
 			// An index scan found it dead to every snapshot (kill.go);
 			// removing it here also keeps DeleteItems from meeting it.
-			bd.offs = append(bd.offs, off)
+			e.deleted = append(e.deleted, off)
 			removed += len(leafTIDs(nil, t))
 			continue
 		}
 		if isPosting(t) {
 			n := nPosting(t)
-			var keep []page.ItemPointer
+			var drop []uint16
 			if bd.dead != nil {
 				for i := 0; i < n; i++ {
-					if tid := postingTID(t, i); !bd.dead(tid) {
-						keep = append(keep, tid)
+					if bd.dead(postingTID(t, i)) {
+						drop = append(drop, uint16(i))
 					}
 				}
-			} else {
-				keep = leafTIDs(nil, t)
 			}
-			removed += n - len(keep)
-			remaining += len(keep)
+			removed += len(drop)
+			remaining += n - len(drop)
 			switch {
-			case len(keep) == 0:
-				bd.offs = append(bd.offs, off)
-			case len(keep) < n:
-				if updates == nil {
-					updates = map[page.OffsetNumber][]byte{}
-				}
-				updates[off] = formPosting(t, keep)
+			case len(drop) == n:
+				e.deleted = append(e.deleted, off)
+			case len(drop) > 0:
+				e.updates = append(e.updates, postingUpdate{off: off, drop: drop})
 			}
 			continue
 		}
 		if bd.dead != nil && bd.dead(t.TID()) {
-			bd.offs = append(bd.offs, off)
+			e.deleted = append(e.deleted, off)
 			removed++
 			continue
 		}
@@ -334,47 +327,26 @@ func (bd *bulkDelete) removeDead(lb lockedBuf, p page.Page, op opaque) error {
 		}
 		switch v {
 		case MarkRemove:
-			bd.offs = append(bd.offs, off)
+			e.deleted = append(e.deleted, off)
 			removed++
 			remaining--
 		case MarkClear:
-			markItem(p, off, false, &d)
-			cleared++
+			e.cleared = append(e.cleared, off)
 		}
 	}
+	bd.offs = e.deleted
 	if bd.dead == nil && bd.marked == nil {
 		remaining = countTIDs(p, first, max)
 	}
 	st.TuplesRemaining += int64(remaining)
-	st.MarksCleared += cleared
-	if len(bd.offs) == 0 && cleared == 0 && updates == nil {
+	st.MarksCleared += len(e.cleared)
+	if e.empty() {
 		return nil
 	}
-	var main [2]byte
-	binary.LittleEndian.PutUint16(main[:], uint16(len(bd.offs)+len(updates)))
-	if updates != nil {
-		// Shrunk posting lists change sizes: lay the page out afresh.
-		items := make([][]byte, 0, int(max-first)+1)
-		j := 0
-		for off := first; off <= max; off++ {
-			if j < len(bd.offs) && bd.offs[j] == off {
-				j++
-				continue
-			}
-			if u, ok := updates[off]; ok {
-				items = append(items, u)
-				continue
-			}
-			items = append(items, itemAt(p, off))
-		}
-		if err := bd.o.rewriteLeaf(lb, items, infoVacuum, main[:], bd.xid); err != nil {
-			return err
-		}
-	} else {
-		p.DeleteItems(bd.offs, &d)
-		if err := bd.o.logPages(infoVacuum, bd.xid, main[:], []lockedBuf{lb}, []*page.Delta{&d}); err != nil {
-			return err
-		}
+	// Shrunk posting lists change sizes: the page is laid out afresh.
+	e.rewrite = len(e.updates) > 0
+	if err := bd.o.logLeafEdit(lb, &e, infoVacuum, bd.xid); err != nil {
+		return err
 	}
 	st.TuplesRemoved += int64(removed)
 	return nil

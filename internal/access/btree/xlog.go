@@ -3,9 +3,9 @@ package btree
 import "github.com/tidal-db/tidal/internal/wal"
 
 // WAL record kinds of the Btree resource manager, numbered as PostgreSQL's
-// nbtxlog.h so pg_waldump-style output reads the same. Redo is generic
-// (full-page images and page deltas), so the main data of each record is
-// informational only.
+// nbtxlog.h so pg_waldump-style output reads the same. Inserts, splits,
+// deduplication and deletions are logical records redone by redoPages
+// (xlog_redo.go); the others carry page deltas, redone generically.
 const (
 	infoInsertLeaf  uint8 = 0x00 // XLOG_BTREE_INSERT_LEAF: leaf
 	infoInsertUpper uint8 = 0x10 // XLOG_BTREE_INSERT_UPPER: parent, child (flag cleared)
@@ -66,6 +66,11 @@ func RecordName(info uint8) string {
 	return "UNKNOWN"
 }
 
+// ResourceManager is the Btree entry of the WAL resource-manager registry.
+func ResourceManager() wal.Rmgr {
+	return wal.Rmgr{Name: "Btree", Desc: RecordName, RedoPages: redoPages}
+}
+
 func init() {
-	wal.Register(wal.RmBtree, wal.Rmgr{Name: "Btree", Desc: RecordName})
+	wal.Register(wal.RmBtree, ResourceManager())
 }

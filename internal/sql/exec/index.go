@@ -316,49 +316,16 @@ func (s *IndexScan) Close(c *Ctx) {
 }
 
 // BuildIndex fills a new index from the table's rows visible to the
-// transaction (CREATE INDEX): a bulk, sorted, bottom-up build.
+// transaction (CREATE INDEX): a bulk, sorted, bottom-up build, its heap
+// scan and sort shared with parallel workers when the table is big enough
+// (index_build.go).
 func BuildIndex(c *Ctx, rel, ir *catalog.Relation) error {
 	b := btree.NewBuilder(c.Eng.Catalog.BtreeEnv(), smgr.RelFileNumber(ir.RelFileNode), catalog.IndexOptions(rel, ir))
 	b.Interrupts = c.Interrupts
 	b.MemKB, b.Spill, b.Usage = c.settingKB("maintenance_work_mem", 64<<10), c.tempSpace(), c.U()
 	defer b.Close()
-	scan := &SeqScan{Rel: rel}
-	if err := scan.Open(c); err != nil {
+	if err := scanForIndex(c, rel, ir, b); err != nil {
 		return err
-	}
-	defer scan.scan.Close() // the pages read ahead, if the build stops early
-	row := make(Row, len(rel.Attrs))
-	// Decode only up to the last key column.
-	upTo := 0
-	for _, k := range ir.Index.Keys {
-		if int(k) > upTo {
-			upTo = int(k)
-		}
-	}
-	// Columns before the last key that are not keys are stepped over.
-	skip := ^uint64(0)
-	for _, k := range ir.Index.Keys {
-		if k <= 64 {
-			skip &^= 1 << uint(k-1)
-		}
-	}
-	for {
-		if err := c.checkCancel(); err != nil {
-			return err
-		}
-		t, tid, ok, err := scan.scan.Next()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		if err := scan.def.DeformSkipping(t, row, upTo, skip); err != nil {
-			return err
-		}
-		if err := b.Add(indexKey(ir, row), tid); err != nil {
-			return err
-		}
 	}
 	ix, err := b.Finish(c.U(), c.Tx.Heap.Xid)
 	if err != nil {

@@ -164,19 +164,19 @@ func runParticipant(p *participant, run *gatherRun) {
 	var err error
 	defer func() {
 		if r := recover(); r != nil {
-			err = participantPanic(p.c, r)
+			err = participantPanic(p.c, r, parallelWorkerRecoverer)
 		}
 		run.msgs <- gatherMsg{done: p, err: err}
 	}()
 	err = participantRun(p, run)
 }
 
-func participantPanic(c *Ctx, r any) error {
+func participantPanic(c *Ctx, r any, recoverer string) error {
 	pcs := make([]uintptr, 256)
 	pcs = pcs[:runtime.Callers(1, pcs)]
 	msg := fmt.Sprint(r)
 	c.Eng.Logf("[%d] LOG:  parallel worker of process %d panicked: %v\n%s", c.BackendPID, c.BackendPID, r, debug.Stack())
-	if ok, where := crit.Recoverable(pcs, parallelWorkerRecoverer); !ok {
+	if ok, where := crit.Recoverable(pcs, recoverer); !ok {
 		c.Eng.Panic(fmt.Errorf("a panic in %s may have left shared buffers or locks held: %s", where, msg))
 		return &pgerr.Error{Severity: pgerr.SevPanic, Code: pgerr.InternalError, Message: msg}
 	}

@@ -190,6 +190,12 @@ func scanCosts(scan *SeqScan, pages float64) (tuples, perTuple, sel float64) {
 // of pages blocks: none below min_parallel_table_scan_size, one more each
 // time the table triples beyond it, at most max_parallel_workers_per_gather.
 func parallelWorkers(c *Ctx, pages float64) int {
+	return computeParallelWorkers(c, pages, settingInt(c, "max_parallel_workers_per_gather", 2))
+}
+
+// computeParallelWorkers is compute_parallel_worker for a heap of pages
+// blocks with at most maxWorkers.
+func computeParallelWorkers(c *Ctx, pages float64, maxWorkers int) int {
 	threshold := math.Max(float64(settingInt(c, "min_parallel_table_scan_size", 1024)), 1)
 	if pages < threshold {
 		return 0
@@ -199,10 +205,7 @@ func parallelWorkers(c *Ctx, pages float64) int {
 		workers++
 		threshold *= 3
 	}
-	if m := settingInt(c, "max_parallel_workers_per_gather", 2); workers > m {
-		workers = m
-	}
-	return workers
+	return min(workers, maxWorkers)
 }
 
 // parallelDivisor is PostgreSQL's get_parallel_divisor: the share of the
