@@ -194,6 +194,10 @@ type Catalog struct {
 	// procNames: the committed pg_proc rows by name (proc.go), nil until
 	// read; flushed with the relation cache.
 	procNames map[string][]*Proc
+	// nspNames: schema names by OID for NamespaceName (namespace.go),
+	// reloaded when the catalog version moves past nspNamesV; under mu.
+	nspNames  map[uint32]string
+	nspNamesV uint64
 }
 
 // XLOG record kinds used by the catalog.
@@ -313,6 +317,10 @@ type Txn struct {
 	// User is current_user, who owns what the transaction creates ("":
 	// the bootstrap superuser).
 	User string
+	// PathSetting reports the search_path in force (nil: PostgreSQL's
+	// default); path is its resolution (namespace.go).
+	PathSetting PathSetting
+	path        *searchPath
 }
 
 // newRelFrozenXid is the relfrozenxid of a relation tx creates: a bound
@@ -397,29 +405,13 @@ func (c *Catalog) NamespaceOID(tx *Txn, name string) (uint32, error) {
 	return found, nil
 }
 
-// SearchPath is the namespaces searched for unqualified names (after the
-// session's temporary namespace).
-var SearchPath = []uint32{PgCatalogNamespace, PublicNamespace}
-
 // Lookup finds a relation by (optionally schema-qualified) name. It
 // returns nil, nil when there is none. The schema pg_temp is the session's
 // temporary namespace.
 func (c *Catalog) Lookup(tx *Txn, schema, name string) (*Relation, error) {
-	nsps := SearchPath
-	switch {
-	case schema == "pg_temp":
-		if tx.TempNamespace == 0 {
-			return nil, nil
-		}
-		nsps = []uint32{tx.TempNamespace}
-	case schema != "":
-		o, err := c.NamespaceOID(tx, schema)
-		if err != nil {
-			return nil, err
-		}
-		nsps = []uint32{o}
-	case tx.TempNamespace != 0:
-		nsps = []uint32{tx.TempNamespace, PgCatalogNamespace, PublicNamespace}
+	nsps, err := c.lookupNamespaces(tx, schema)
+	if err != nil {
+		return nil, err
 	}
 	for _, nsp := range nsps {
 		r, err := c.lookupIn(tx, nsp, name)
@@ -428,6 +420,25 @@ func (c *Catalog) Lookup(tx *Txn, schema, name string) (*Relation, error) {
 		}
 	}
 	return nil, nil
+}
+
+// lookupNamespaces is where a relation or type named schema.name is
+// looked for: the search path when schema is empty.
+func (c *Catalog) lookupNamespaces(tx *Txn, schema string) ([]uint32, error) {
+	switch schema {
+	case "":
+		return c.SearchNamespaces(tx, true)
+	case "pg_temp":
+		if tx.TempNamespace == 0 {
+			return nil, nil
+		}
+		return []uint32{tx.TempNamespace}, nil
+	}
+	o, err := c.NamespaceOID(tx, schema)
+	if err != nil {
+		return nil, err
+	}
+	return []uint32{o}, nil
 }
 
 // relName keys the relation cache by name.

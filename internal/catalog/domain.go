@@ -200,15 +200,9 @@ func (c *Catalog) DomainByName(tx *Txn, nsp uint32, name string) (*Domain, error
 // LookupDomain finds a domain by (optionally schema-qualified) name along
 // the search path; nil when there is none.
 func (c *Catalog) LookupDomain(tx *Txn, schema, name string) (*Domain, error) {
-	nsps := SearchPath
-	if schema != "" {
-		o, err := c.NamespaceOID(tx, schema)
-		if err != nil {
-			return nil, err
-		}
-		nsps = []uint32{o}
-	} else if tx.TempNamespace != 0 {
-		nsps = []uint32{tx.TempNamespace, PgCatalogNamespace, PublicNamespace}
+	nsps, err := c.lookupNamespaces(tx, schema)
+	if err != nil {
+		return nil, err
 	}
 	for _, nsp := range nsps {
 		d, err := c.DomainByName(tx, nsp, name)

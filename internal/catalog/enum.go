@@ -51,15 +51,9 @@ func (c *Catalog) UserTypeByOID(tx *Txn, oid uint32) (*UserType, error) {
 // LookupUserType finds a user-defined type by (optionally qualified)
 // name along the search path; nil if none.
 func (c *Catalog) LookupUserType(tx *Txn, schema, name string) (*UserType, error) {
-	nsps := SearchPath
-	if schema != "" {
-		o, err := c.NamespaceOID(tx, schema)
-		if err != nil {
-			return nil, err
-		}
-		nsps = []uint32{o}
-	} else if tx.TempNamespace != 0 {
-		nsps = []uint32{tx.TempNamespace, PgCatalogNamespace, PublicNamespace}
+	nsps, err := c.lookupNamespaces(tx, schema)
+	if err != nil {
+		return nil, err
 	}
 	for _, nsp := range nsps {
 		var found *UserType

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"github.com/tidal-db/tidal/internal/acl"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -390,16 +391,26 @@ func (c *Catalog) ProcsNamed(tx *Txn, name string, nsps []uint32) ([]*Proc, erro
 	if err != nil || nsps == nil {
 		return all, err
 	}
+	// In search path order; a routine hides those of later schemas with
+	// the same argument types (FuncnameGetCandidates).
 	var out []*Proc
-	for _, p := range all {
-		for _, n := range nsps {
-			if p.Namespace == n {
+	for _, n := range nsps {
+		for _, p := range all {
+			if p.Namespace == n && !hiddenBy(p, out) {
 				out = append(out, p)
-				break
 			}
 		}
 	}
 	return out, nil
+}
+
+func hiddenBy(p *Proc, earlier []*Proc) bool {
+	for _, q := range earlier {
+		if q.Namespace != p.Namespace && slices.Equal(q.ArgTypes, p.ArgTypes) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Catalog) procsNamed(tx *Txn, name string) ([]*Proc, error) {

@@ -85,23 +85,31 @@ func (r *Relation) IsTemp() bool { return r.Persistence == PersistenceTemp }
 // NamespaceName is the name of namespace oid (its OID as text if there is
 // no such namespace).
 func (c *Catalog) NamespaceName(oid uint32) string {
+	if name, ok := c.knownNamespaceName(oid); ok {
+		return name
+	}
+	return strconv.FormatUint(uint64(oid), 10)
+}
+
+// knownNamespaceName is NamespaceName without the fallback to the OID.
+func (c *Catalog) knownNamespaceName(oid uint32) (string, bool) {
 	switch oid {
 	case PgCatalogNamespace:
-		return "pg_catalog"
+		return "pg_catalog", true
 	case PublicNamespace:
-		return "public"
+		return "public", true
 	case PgToastNamespace:
-		return "pg_toast"
+		return "pg_toast", true
 	case InfoSchemaNamespace:
-		return "information_schema"
+		return "information_schema", true
 	}
 	c.mu.Lock()
 	name, ok := c.temp.nsps[oid]
 	c.mu.Unlock()
 	if ok {
-		return name
+		return name, true
 	}
-	return strconv.FormatUint(uint64(oid), 10)
+	return c.userNamespaceName(oid)
 }
 
 // AcquireTempSlot gives a session the lowest slot number no other live

@@ -62,6 +62,8 @@ const (
 	DuplicateColumn               = "42701"
 	DuplicateObject               = "42710"
 	DuplicateTable                = "42P07"
+	DuplicateSchema               = "42P06"
+	ReservedName                  = "42939"
 	AmbiguousColumn               = "42702"
 	AmbiguousFunction             = "42725"
 	DatatypeMismatch              = "42804"

@@ -512,6 +512,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 	if ds.RemoveType == pg.ObjectType_OBJECT_DOMAIN || ds.RemoveType == pg.ObjectType_OBJECT_TYPE {
 		return s.dropTypes(c, ds, w)
 	}
+	if ds.RemoveType == pg.ObjectType_OBJECT_SCHEMA {
+		return s.dropSchemas(c, ds, w)
+	}
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
 		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"

@@ -156,6 +156,9 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 	case stmt.GetAlterOwnerStmt() != nil && isRoutineObject(stmt.GetAlterOwnerStmt().ObjectType):
 		return s.alterRoutineOwner(c, stmt.GetAlterOwnerStmt(), w)
 	}
+	if handled, err := s.executeSchemaStmt(c, stmt, w); handled {
+		return err
+	}
 	return pgerr.Errorf(pgerr.FeatureNotSupported, "statement %s is not supported yet", stmtKind(stmt))
 }
 

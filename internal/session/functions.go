@@ -34,7 +34,7 @@ func (s *Session) lockRoutines(c *exec.Ctx) error {
 func (s *Session) routineNamespace(c *exec.Ctx, schema string) (uint32, error) {
 	switch schema {
 	case "":
-		return catalog.PublicNamespace, nil
+		return s.creationNamespace(c)
 	case "pg_temp":
 		return s.tempNamespace(c)
 	}

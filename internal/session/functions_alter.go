@@ -35,7 +35,10 @@ func (s *Session) lookupRoutine(c *exec.Ctx, owa *pg.ObjectWithArgs, objType pg.
 	if err != nil {
 		return nil, "", err
 	}
-	nsps := []uint32{catalog.PublicNamespace}
+	nsps, err := s.eng.Catalog.SearchNamespaces(c.Tx, false)
+	if err != nil {
+		return nil, "", err
+	}
 	if schema != "" {
 		o, err := s.routineNamespace(c, schema)
 		if err != nil {

@@ -403,7 +403,7 @@ func (s *Session) begin() {
 	s.reportXact(s.txStart)
 	s.combo.Reset()
 	s.htx = tableam.Txn{Proc: s.proc, Combo: &s.combo}
-	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp}
+	s.ctx = catalog.Txn{Heap: &s.htx, U: &s.usage, TempNamespace: s.temp.nsp, PathSetting: s.pathSetting}
 	s.snapshot = nil
 	s.snapTaken = false
 	s.isolation = s.Setting("default_transaction_isolation")

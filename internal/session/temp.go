@@ -62,7 +62,11 @@ func (s *Session) namespaceFor(c *exec.Ctx, rv *pg.RangeVar) (uint32, error) {
 		c.Tx.AccessedTemp = true
 		return s.tempNamespace(c)
 	case rv.Schemaname == "":
-		return catalog.PublicNamespace, nil
+		nsp, err := s.creationNamespace(c)
+		if e, ok := err.(*pgerr.Error); ok && e.Code == pgerr.InvalidSchemaName {
+			e.Position = rv.Location + 1
+		}
+		return nsp, err
 	}
 	nsp, err := s.eng.Catalog.NamespaceOID(c.Tx, rv.Schemaname)
 	if err != nil {

@@ -41,10 +41,7 @@ func (t *sessionTypes) TypeName(oid types.OID) string {
 	if err != nil || u == nil {
 		return ""
 	}
-	if u.Namespace != catalog.PublicNamespace && u.Namespace != catalog.PgCatalogNamespace {
-		return types.QuoteIdent(t.s.eng.Catalog.NamespaceName(u.Namespace)) + "." + types.QuoteIdent(u.Name)
-	}
-	return types.QuoteIdent(u.Name)
+	return t.s.eng.Catalog.NamespaceQualifier(&t.s.ctx, u.Namespace) + types.QuoteIdent(u.Name)
 }
 
 func (t *sessionTypes) TypeOID(names []string) types.OID {

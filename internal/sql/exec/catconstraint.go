@@ -46,10 +46,7 @@ func constraintDef(c *Ctx, oid uint32, pretty bool) (types.Datum, error) {
 		if err != nil || parent == nil {
 			return types.Null(), err
 		}
-		name := types.QuoteIdent(parent.Name)
-		if parent.Namespace != catalog.PublicNamespace && parent.Namespace != catalog.PgCatalogNamespace {
-			name = types.QuoteIdent(nspName(cat, parent.Namespace)) + "." + name
-		}
+		name := cat.NamespaceQualifier(tx, parent.Namespace) + types.QuoteIdent(parent.Name)
 		def = "FOREIGN KEY (" + quotedCols(rel, k.Keys) + ") REFERENCES " + name + "(" + quotedCols(parent, k.FKeys) + ")"
 		if k.FMatch == catalog.FKMatchFull {
 			def += " MATCH FULL"

@@ -82,8 +82,6 @@ var catalogViews = map[string]*systemView{
 			}, nil
 		},
 	},
-	"pg_description":           emptyView("objoid", types.Oid, "classoid", types.Oid, "objsubid", types.Int4, "description", types.Text),
-	"pg_shdescription":         emptyView("objoid", types.Oid, "classoid", types.Oid, "description", types.Text),
 	"pg_trigger":               emptyView("oid", types.Oid, "tgrelid", types.Oid, "tgparentid", types.Oid, "tgname", types.Name, "tgfoid", types.Oid, "tgtype", types.Int2, "tgenabled", types.Char, "tgisinternal", types.Boolean, "tgconstrrelid", types.Oid, "tgconstrindid", types.Oid, "tgconstraint", types.Oid),
 	"pg_policy":                emptyView("oid", types.Oid, "polname", types.Name, "polrelid", types.Oid, "polcmd", types.Char, "polpermissive", types.Boolean, "polroles", oidArray, "polqual", types.Text, "polwithcheck", types.Text),
 	"pg_statistic_ext":         emptyView("oid", types.Oid, "stxrelid", types.Oid, "stxname", types.Name, "stxnamespace", types.Oid, "stxowner", types.Oid, "stxstattarget", types.Int4, "stxkeys", types.Int2VectorType, "stxkind", textArray, "stxexprs", types.Text),
@@ -160,17 +158,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return types.Bool(vis), err
 	case "pg_my_temp_schema":
 		return types.Int(int64(tx.TempNamespace)), nil
-	case "current_schemas":
-		// The search path is fixed: pg_temp (once the session has one)
-		// and pg_catalog, which are implicit, then public.
-		var out []types.Datum
-		if !args[0].IsNull() && args[0].Bool() {
-			if tx.TempNamespace != 0 {
-				out = append(out, types.Str(cat.NamespaceName(tx.TempNamespace)))
-			}
-			out = append(out, types.Str("pg_catalog"))
-		}
-		return types.Array(append(out, types.Str("public"))), nil
+	case "current_schema", "current_schemas", "obj_description", "col_description", "shobj_description":
+		return f.namespaceCall(name, args)
 	case "pg_is_other_temp_schema":
 		nsp := uint32(args[0].Int())
 		return types.Bool(cat.IsTempNamespace(nsp) && !cat.IsOwnTempNamespace(tx, nsp)), nil
@@ -331,10 +320,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 // relationVisible is RelationIsVisible: r's namespace is searched for
 // unqualified names and no relation of the same name comes before it.
 func relationVisible(c *Ctx, r *catalog.Relation) (bool, error) {
-	switch r.Namespace {
-	case catalog.PgCatalogNamespace, catalog.PublicNamespace, c.Tx.TempNamespace:
-	default:
-		return false, nil
+	if searched, err := c.Eng.Catalog.NamespaceSearched(c.Tx, r.Namespace); err != nil || !searched {
+		return false, err
 	}
 	first, err := c.Eng.Catalog.Lookup(c.Tx, "", r.Name)
 	return err == nil && first != nil && first.OID == r.OID, err

@@ -220,10 +220,7 @@ func EnumType(cat *catalog.Catalog, tx *catalog.Txn, oid uint32) (*types.Enum, e
 	if err != nil {
 		return nil, err
 	}
-	name := types.QuoteIdent(u.Name)
-	if u.Namespace != catalog.PublicNamespace && u.Namespace != catalog.PgCatalogNamespace {
-		name = types.QuoteIdent(cat.NamespaceName(u.Namespace)) + "." + name
-	}
+	name := cat.NamespaceQualifier(tx, u.Namespace) + types.QuoteIdent(u.Name)
 	return &types.Enum{OID: oid, Name: name, Labels: labels}, nil
 }
 
@@ -262,10 +259,7 @@ func CompositeType(cat *catalog.Catalog, tx *catalog.Txn, oid uint32) (*types.Co
 	if err != nil || u == nil {
 		return nil, err
 	}
-	name := types.QuoteIdent(u.Name)
-	if u.Namespace != catalog.PublicNamespace && u.Namespace != catalog.PgCatalogNamespace {
-		name = types.QuoteIdent(cat.NamespaceName(u.Namespace)) + "." + name
-	}
+	name := cat.NamespaceQualifier(tx, u.Namespace) + types.QuoteIdent(u.Name)
 	out := &types.Composite{OID: oid, Name: name}
 	for _, a := range attrs {
 		out.Fields = append(out.Fields, a.Name)

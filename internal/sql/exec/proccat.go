@@ -68,10 +68,7 @@ func (f *catalogFuncs) procCall(name string, args []types.Datum) (types.Datum, e
 // procName is a routine's name as regproc prints it: qualified unless
 // its namespace is searched.
 func (f *catalogFuncs) procName(p *catalog.Proc) string {
-	if p.Namespace == catalog.PublicNamespace || p.Namespace == catalog.PgCatalogNamespace {
-		return types.QuoteIdent(p.Name)
-	}
-	return types.QuoteIdent(f.c.Eng.Catalog.NamespaceName(p.Namespace)) + "." + types.QuoteIdent(p.Name)
+	return f.c.Eng.Catalog.NamespaceQualifier(f.c.Tx, p.Namespace) + types.QuoteIdent(p.Name)
 }
 
 // regprocIn is regprocin: a routine's (possibly qualified) name, which

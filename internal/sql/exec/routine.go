@@ -239,9 +239,13 @@ func funcSignature(p *catalog.Proc) string {
 // as in PostgreSQL, pg_temp is not searched for functions).
 func (p *Planner) routinesNamed(schema, name string) ([]*catalog.Proc, error) {
 	cat, tx := p.C.Eng.Catalog, p.C.Tx
-	nsps := []uint32{catalog.PublicNamespace}
+	var nsps []uint32
 	switch schema {
 	case "":
+		var err error
+		if nsps, err = cat.SearchNamespaces(tx, false); err != nil {
+			return nil, err
+		}
 	case "pg_catalog":
 		return nil, nil
 	case "pg_temp":

@@ -30,7 +30,16 @@ func (f *catalogFuncs) viewDef(oid uint32, pretty bool) (types.Datum, error) {
 	for _, a := range rel.Attrs {
 		names = append(names, a.Name)
 	}
-	d := &viewPrinter{pretty: pretty}
+	d := &viewPrinter{pretty: pretty, visible: func(schema, name string) bool {
+		// A relation is printed unqualified when the search path finds
+		// it by its name alone (ruleutils' generate_relation_name).
+		want, err := f.c.Eng.Catalog.Lookup(f.c.Tx, schema, name)
+		if err != nil || want == nil {
+			return false
+		}
+		first, err := f.c.Eng.Catalog.Lookup(f.c.Tx, "", name)
+		return err == nil && first != nil && first.OID == want.OID
+	}}
 	d.query(sel, names, 0)
 	return types.Str(d.b.String() + ";"), nil
 }
@@ -38,6 +47,8 @@ func (f *catalogFuncs) viewDef(oid uint32, pretty bool) (types.Datum, error) {
 type viewPrinter struct {
 	b      strings.Builder
 	pretty bool
+	// visible: schema.name may be printed as name alone.
+	visible func(schema, name string) bool
 }
 
 func (d *viewPrinter) line(indent int, s string) {
@@ -173,7 +184,7 @@ func (d *viewPrinter) fromItem(n *pg.Node, indent int) string {
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
 		s := quoteIdent(rv.Relname)
-		if rv.Schemaname != "" {
+		if rv.Schemaname != "" && (d.visible == nil || !d.visible(rv.Schemaname, rv.Relname)) {
 			s = quoteIdent(rv.Schemaname) + "." + s
 		}
 		if !rv.Inh {
@@ -182,7 +193,7 @@ func (d *viewPrinter) fromItem(n *pg.Node, indent int) string {
 		return s + d.alias(rv.Alias)
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
-		sub := &viewPrinter{pretty: d.pretty}
+		sub := &viewPrinter{pretty: d.pretty, visible: d.visible}
 		sub.query(rs.Subquery.GetSelectStmt(), nil, indent+5)
 		lat := ""
 		if rs.Lateral {
@@ -325,7 +336,7 @@ func (d *viewPrinter) expr(n *pg.Node, top bool) string {
 		}
 		return strings.Join(name, ".") + "(" + args + ")"
 	case n.GetSubLink() != nil && n.GetSubLink().SubLinkType == pg.SubLinkType_EXISTS_SUBLINK:
-		sub := &viewPrinter{pretty: d.pretty}
+		sub := &viewPrinter{pretty: d.pretty, visible: d.visible}
 		sub.query(n.GetSubLink().Subselect.GetSelectStmt(), nil, 8)
 		return "(EXISTS ( " + strings.TrimLeft(sub.b.String(), " ") + "))"
 	}

@@ -163,6 +163,9 @@ func (p *Planner) normFromItem(f *pg.Node, sc *normScope) []colEntry {
 		if c, ok := sc.cte(rv.Relname); ok && rv.Schemaname == "" {
 			cols = c
 		} else if rel, _ := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname); rel != nil {
+			// Stored qualified, so that the view reads this relation
+			// whatever the search path when it is used.
+			rv.Schemaname = p.C.Eng.Catalog.NamespaceName(rel.Namespace)
 			for _, a := range rel.Attrs {
 				if !a.Dropped {
 					cols = append(cols, a.Name)

@@ -62,10 +62,7 @@ var systemViews = map[string]*systemView{
 			var out []Row
 			for _, r := range tables {
 				s := snap[r.OID]
-				nsp := "public"
-				if r.Namespace != catalog.PublicNamespace {
-					nsp = "pg_catalog"
-				}
+				nsp := nspName(c.Eng.Catalog, r.Namespace)
 				out = append(out, Row{types.Int(int64(r.OID)), types.Str(nsp), types.Str(r.Name),
 					types.Int(s.SeqScan), types.Int(s.SeqTupRead), types.Int(s.IdxScan), types.Int(s.IdxTupFetch),
 					types.Int(s.TupIns), types.Int(s.TupUpd), types.Int(s.TupDel), types.Int(s.TupHotUpd),
