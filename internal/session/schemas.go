@@ -231,7 +231,7 @@ func (s *Session) dropSchemas(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 			detail = append(detail, d+" depends on schema "+nsps[0].Name)
 		}
 		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", nsps[0].Name).
-			WithDetail(strings.Join(detail, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			WithDetail("%s", strings.Join(detail, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	noticeCascade(w, all)
 	// The members' own drops are reported by the notice above.
