@@ -366,6 +366,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			}
 			return p.addLeaf(sc, &fromItem{node: vs, alias: alias}, cols), nil
 		}
+		if j, ok, err := p.infoSchemaView(rv, sc); ok {
+			return j, err
+		}
 		var mark *rowMark
 		if p.q.locks != nil {
 			// A table is named by its alias, or its own name.
