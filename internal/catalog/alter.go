@@ -308,6 +308,9 @@ func (c *Catalog) AddColumn(tx *Txn, rel *Relation, a Attr, missing types.Datum)
 // "........pg.dropped.N........" with atttypid 0, and its default goes.
 // The caller drops the indexes that use the column.
 func (c *Catalog) DropColumn(tx *Txn, rel *Relation, num int16) error {
+	if err := c.DropColumnDescription(tx, rel.OID, int32(num)); err != nil {
+		return err
+	}
 	if err := c.dropColumnSequences(tx, rel.OID, num); err != nil {
 		return err
 	}

@@ -153,6 +153,9 @@ func (c *Catalog) AddConstraint(tx *Txn, k *Constraint) error {
 
 // DropConstraint removes a constraint (its index, if any, is the caller's).
 func (c *Catalog) DropConstraint(tx *Txn, k *Constraint) error {
+	if err := c.DropDescriptions(tx, PgConstraintRelID, k.OID); err != nil {
+		return err
+	}
 	if err := c.delete(tx, PgConstraint, k.tid); err != nil {
 		return err
 	}
@@ -272,6 +275,9 @@ func (c *Catalog) dropConstraintsOf(tx *Txn, oid uint32) error {
 		return err
 	}
 	for _, k := range ks {
+		if err := c.DropDescriptions(tx, PgConstraintRelID, k.OID); err != nil {
+			return err
+		}
 		if err := c.delete(tx, PgConstraint, k.tid); err != nil {
 			return err
 		}

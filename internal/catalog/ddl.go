@@ -200,6 +200,9 @@ func indexRow(oid, table uint32, keys []int16, unique, primary bool) []types.Dat
 // indexes and TOAST table from the catalogs; the files go when the
 // transaction commits.
 func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
+	if err := c.DropDescriptions(tx, PgClassRelID, r.OID); err != nil {
+		return err
+	}
 	if r.ToastRel != nil {
 		if err := c.DropRelation(tx, r.ToastRel); err != nil {
 			return err

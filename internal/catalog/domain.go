@@ -293,6 +293,9 @@ func (c *Catalog) AddDomainCheck(tx *Txn, d *Domain, k *Constraint) error {
 
 // DropDomainConstraint removes a constraint of a domain.
 func (c *Catalog) DropDomainConstraint(tx *Txn, k *Constraint) error {
+	if err := c.DropDescriptions(tx, PgConstraintRelID, k.OID); err != nil {
+		return err
+	}
 	if err := c.delete(tx, PgConstraint, k.tid); err != nil {
 		return err
 	}
@@ -415,6 +418,9 @@ func (c *Catalog) DomainUsers(tx *Txn, oid uint32) ([]DomainUser, error) {
 // DropDomain removes a domain, its array type, its constraints and its
 // dependencies. Users of it are the caller's (DomainUsers).
 func (c *Catalog) DropDomain(tx *Txn, d *Domain) error {
+	if err := c.DropDescriptions(tx, PgTypeRelID, d.OID); err != nil {
+		return err
+	}
 	var tids []page.ItemPointer
 	err := c.scan(tx, PgType, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
 		if o := uint32(v[tyOid].Int()); o == d.OID || (o == d.ArrayOID && d.ArrayOID != 0) {

@@ -227,6 +227,9 @@ func (c *Catalog) RenameEnumValue(tx *Txn, typ uint32, from, to string) error {
 // DropUserType removes a user-defined type that is not a domain (an
 // enum): its pg_type rows, its labels and its dependencies.
 func (c *Catalog) DropUserType(tx *Txn, t *UserType) error {
+	if err := c.DropDescriptions(tx, PgTypeRelID, t.OID); err != nil {
+		return err
+	}
 	relOID, _, err := c.CompositeAttrs(tx, t.OID)
 	if err != nil {
 		return err

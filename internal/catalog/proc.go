@@ -511,6 +511,9 @@ func (c *Catalog) ReplaceProc(tx *Txn, old, np *Proc) error {
 // DropProc removes a routine read from the catalog, with its
 // dependencies.
 func (c *Catalog) DropProc(tx *Txn, p *Proc) error {
+	if err := c.DropDescriptions(tx, PgProcRelID, p.OID); err != nil {
+		return err
+	}
 	if err := c.delete(tx, PgProc, p.tid); err != nil {
 		return err
 	}

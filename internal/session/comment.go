@@ -90,7 +90,7 @@ func (s *Session) commentTarget(c *exec.Ctx, kind pg.ObjectType, obj *pg.Node) (
 				return objectAddress{catalog.PgClassRelID, rel.OID, int32(a.Num)}, nil
 			}
 		}
-		return objectAddress{}, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, rel.Name)
+		return objectAddress{}, pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, strings.Join(parts[:len(parts)-1], "."))
 	case pg.ObjectType_OBJECT_SCHEMA:
 		n, err := s.lookupSchema(c, obj.GetString_().GetSval(), false)
 		if err != nil {

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -213,7 +215,11 @@ func (s *Session) dropSchemas(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 			return err
 		}
 		members[n.OID] = m
-		for _, x := range m {
+		// Described in creation order (PostgreSQL's pg_depend order),
+		// dropped relations first.
+		byOID := slices.Clone(m)
+		slices.SortFunc(byOID, func(a, b catalog.NamespaceMember) int { return cmp.Compare(a.OID, b.OID) })
+		for _, x := range byOID {
 			if x.Kind == catalog.KindSequence {
 				// A column's sequence goes with its table, unlisted.
 				if _, owned, err := s.eng.Catalog.SequenceOwner(c.Tx, x.OID); err != nil {
