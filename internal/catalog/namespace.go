@@ -507,3 +507,44 @@ func sortMembers(m []NamespaceMember) {
 		}
 	}
 }
+
+// RenameNamespaceInDefaults keeps the column defaults that name a
+// sequence of schema nsp (qualified, as a regclass constant) pointing at
+// it when the schema is renamed from oldName to newName. Defaults are
+// stored as SQL text, where PostgreSQL stores the sequence's OID.
+func (c *Catalog) RenameNamespaceInDefaults(tx *Txn, nsp uint32, oldName, newName string) error {
+	members, err := c.NamespaceMembers(tx, nsp)
+	if err != nil {
+		return err
+	}
+	lit := func(schema, name string) string {
+		return "'" + strings.ReplaceAll(types.QuoteIdent(schema)+"."+types.QuoteIdent(name), "'", "''") + "'::regclass"
+	}
+	var pairs []string
+	for _, m := range members {
+		if m.Kind == KindSequence {
+			pairs = append(pairs, lit(oldName, m.Name), lit(newName, m.Name))
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	r := strings.NewReplacer(pairs...)
+	tables, err := c.UserTables(tx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		for _, a := range t.Attrs {
+			if !a.HasDefault {
+				continue
+			}
+			if text := r.Replace(a.Default); text != a.Default {
+				if err := c.SetColumnDefault(tx, t, a.Num, text); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

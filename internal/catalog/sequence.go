@@ -428,9 +428,12 @@ func (c *Catalog) dropColumnSequences(tx *Txn, table uint32, num int16) error {
 
 // RegclassText is how a regclass constant names relation name of
 // namespace nsp inside a stored expression, quotes doubled for the SQL
-// string literal: qualified only outside the search path.
+// string literal. It is qualified (but for a temporary relation, which
+// only its session sees), so that the expression means the same relation
+// whatever the search path when it runs; pg_get_expr prints it
+// unqualified where the search path finds it (exec/namespacefuncs.go).
 func (c *Catalog) RegclassText(tx *Txn, nsp uint32, name string) (string, error) {
-	if nsp == PublicNamespace || nsp == PgCatalogNamespace || c.IsTempNamespace(nsp) {
+	if c.IsTempNamespace(nsp) {
 		return strings.ReplaceAll(types.QuoteIdent(name), "'", "''"), nil
 	}
 	return c.qualifiedRegclassText(tx, nsp, name)

@@ -2,15 +2,18 @@ package session
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
+	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -359,10 +362,53 @@ func (s *Session) renameSchema(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWr
 	if err := checkSchemaName(rs.Newname); err != nil {
 		return err
 	}
+	if err := s.renameSchemaInViews(c, n.Name, rs.Newname); err != nil {
+		return err
+	}
+	if err := s.eng.Catalog.RenameNamespaceInDefaults(c.Tx, n.OID, n.Name, rs.Newname); err != nil {
+		return err
+	}
 	if err := s.eng.Catalog.UpdateNamespace(c.Tx, n.OID, func(x *catalog.Namespace) { x.Name = rs.Newname }); err != nil {
 		return err
 	}
 	return w.CommandComplete("ALTER SCHEMA")
+}
+
+// renameSchemaInViews rewrites the stored queries that name relations of
+// a renamed schema (they are stored qualified; PostgreSQL stores OIDs).
+func (s *Session) renameSchemaInViews(c *exec.Ctx, oldName, newName string) error {
+	views, err := s.eng.Catalog.Views(c.Tx)
+	if err != nil {
+		return err
+	}
+	for _, ve := range views {
+		v, err := s.eng.Catalog.ByOID(c.Tx, ve.OID)
+		if err != nil || v == nil {
+			return err
+		}
+		sel, err := exec.ParseViewQuery(v)
+		if err != nil {
+			return err
+		}
+		changed := false
+		parser.Walk(sel, func(m proto.Message) bool {
+			if rv, ok := m.(*pg.RangeVar); ok && rv.Schemaname == oldName {
+				rv.Schemaname, changed = newName, true
+			}
+			return true
+		})
+		if !changed {
+			continue
+		}
+		text, err := exec.DeparseSelect(sel)
+		if err != nil {
+			return fmt.Errorf("renaming schema in view %s: %w", v.Name, err)
+		}
+		if err := s.eng.Catalog.SetViewQuery(c.Tx, ve.OID, text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // alterSchemaOwner is ALTER SCHEMA … OWNER TO.

@@ -158,7 +158,7 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		return types.Bool(vis), err
 	case "pg_my_temp_schema":
 		return types.Int(int64(tx.TempNamespace)), nil
-	case "current_schema", "current_schemas", "obj_description", "col_description", "shobj_description":
+	case "current_schema", "current_schemas", "obj_description", "col_description", "shobj_description", "pg_get_expr":
 		return f.namespaceCall(name, args)
 	case "pg_is_other_temp_schema":
 		nsp := uint32(args[0].Int())

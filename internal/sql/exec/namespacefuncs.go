@@ -1,6 +1,9 @@
 package exec
 
 import (
+	"regexp"
+	"strings"
+
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
@@ -42,6 +45,11 @@ func (f *catalogFuncs) namespaceCall(name string, args []types.Datum) (types.Dat
 			classoid = oid
 		}
 		return description(f.c, classoid, uint32(args[0].Int()), 0)
+	case "pg_get_expr":
+		if args[0].IsNull() {
+			return types.Null(), nil
+		}
+		return types.Str(f.unqualifyRegclassLiterals(args[0].Str())), nil
 	case "col_description":
 		if args[0].IsNull() || args[1].IsNull() {
 			return types.Null(), nil
@@ -79,4 +87,33 @@ var catalogRelOIDs = map[string]uint32{
 	"pg_database": catalog.PgDatabaseRelID, "pg_tablespace": catalog.PgTablespaceRelID,
 	"pg_am": 2601, "pg_trigger": 2620, "pg_operator": 2617, "pg_collation": 3456, "pg_policy": 3256,
 	"pg_event_trigger": 3466, "pg_extension": 3079, "pg_cast": 2605, "pg_opclass": 2616,
+}
+
+// regclassLiteral matches a regclass constant in a stored expression.
+var regclassLiteral = regexp.MustCompile(`'((?:[^']|'')*)'::regclass`)
+
+// unqualifyRegclassLiterals prints the regclass constants of a stored
+// expression (a default's nextval('s.seq'::regclass)) as regclassout
+// would now: unqualified when the search path finds the same relation
+// by its name alone. (PostgreSQL stores the OID and names it when
+// printing; tidal stores the qualified name.)
+func (f *catalogFuncs) unqualifyRegclassLiterals(text string) string {
+	if !strings.Contains(text, "::regclass") {
+		return text
+	}
+	return regclassLiteral.ReplaceAllStringFunc(text, func(lit string) string {
+		inner := strings.ReplaceAll(regclassLiteral.FindStringSubmatch(lit)[1], "''", "'")
+		schema, rel := splitQualified(inner)
+		if schema == "" {
+			return lit
+		}
+		want, err := f.c.Eng.Catalog.Lookup(f.c.Tx, schema, rel)
+		if err != nil || want == nil {
+			return lit
+		}
+		if vis, err := relationVisible(f.c, want); err != nil || !vis {
+			return lit
+		}
+		return "'" + strings.ReplaceAll(types.QuoteIdent(rel), "'", "''") + "'::regclass"
+	})
 }

@@ -72,6 +72,11 @@ func (p *Planner) OpenRelation(rv *pg.RangeVar, lockMode int) (*catalog.Relation
 	schema, name := rangeVarName(rv)
 	v := p.C.Eng.Catalog.Version()
 	rel, err := p.C.Eng.Catalog.Lookup(p.C.Tx, schema, name)
+	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.InvalidSchemaName {
+		// A query names a relation: a missing schema means a missing
+		// relation (parserOpenTable looks it up with missing_ok).
+		rel, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ func init() {
 		ret  types.Type
 	}{
 		"current_schema":    {nil, 0, types.Name},
+		"pg_get_expr":       {[]types.Type{types.Text, types.Oid, types.Boolean}, 2, types.Text},
 		"obj_description":   {[]types.Type{types.Oid, types.Name}, 1, types.Text},
 		"col_description":   {[]types.Type{types.Oid, types.Int4}, 2, types.Text},
 		"shobj_description": {[]types.Type{types.Oid, types.Name}, 2, types.Text},
