@@ -455,22 +455,16 @@ func (c *Catalog) qualifiedRegclassText(tx *Txn, nsp uint32, name string) (strin
 }
 
 // RegclassLiterals are the forms in which a stored default may name
-// relation name as a regclass constant: as RegclassText gives it, and
-// schema-qualified (as pg_dump writes defaults).
+// relation name as a regclass constant: schema-qualified (as RegclassText
+// and pg_dump write it) and bare (as a user may have written it, meaning
+// the relation the search path found).
 func (c *Catalog) RegclassLiterals(tx *Txn, nsp uint32, name string) ([]string, error) {
-	short, err := c.RegclassText(tx, nsp, name)
-	if err != nil {
-		return nil, err
-	}
 	long, err := c.qualifiedRegclassText(tx, nsp, name)
 	if err != nil {
 		return nil, err
 	}
-	out := []string{"'" + short + "'::regclass"}
-	if long != short {
-		out = append(out, "'"+long+"'::regclass")
-	}
-	return out, nil
+	short := strings.ReplaceAll(types.QuoteIdent(name), "'", "''")
+	return []string{"'" + long + "'::regclass", "'" + short + "'::regclass"}, nil
 }
 
 // renameSequenceInDefaults keeps the column defaults that call sequence
