@@ -548,3 +548,66 @@ func (c *Catalog) RenameNamespaceInDefaults(tx *Txn, nsp uint32, oldName, newNam
 	}
 	return nil
 }
+
+// SetRelationNamespace moves relation oid, its indexes and its
+// constraints to schema nsp (ALTER … SET SCHEMA; the caller moves owned
+// sequences and rewrites the stored texts that name the relation).
+func (c *Catalog) SetRelationNamespace(tx *Txn, rel *Relation, nsp uint32) error {
+	if err := c.updateClassRow(tx, rel.OID, map[int]types.Datum{cRelnsp: ov(nsp)}); err != nil {
+		return err
+	}
+	for _, ix := range rel.Indexes {
+		if err := c.updateClassRow(tx, ix.OID, map[int]types.Datum{cRelnsp: ov(nsp)}); err != nil {
+			return err
+		}
+	}
+	conNsp, conRel := PgConstraint.ColumnIndex("connamespace"), PgConstraint.ColumnIndex("conrelid")
+	type row struct {
+		tid  page.ItemPointer
+		vals []types.Datum
+	}
+	var rows []row
+	err := c.scan(tx, PgConstraint, func(v []types.Datum, tid page.ItemPointer) (bool, error) {
+		if uint32(v[conRel].Int()) == rel.OID {
+			rows = append(rows, row{tid, append([]types.Datum(nil), v...)})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		r.vals[conNsp] = ov(nsp)
+		tx.Dirty = true
+		if _, oc, err := c.updateRow(tx, PgConstraint, r.tid, r.vals); err != nil {
+			return err
+		} else if oc.Result != tableam.Ok {
+			return pgerr.Errorf(pgerr.SerializationFailure, "tuple concurrently updated")
+		}
+	}
+	tx.Heap.Cid++
+	return nil
+}
+
+// MoveSequenceInDefaults rewrites the defaults that name sequence name of
+// schema oldNsp as a qualified regclass constant to name it in newNsp.
+func (c *Catalog) MoveSequenceInDefaults(tx *Txn, name, oldNsp, newNsp string) error {
+	lit := func(schema string) string {
+		return "'" + strings.ReplaceAll(types.QuoteIdent(schema)+"."+types.QuoteIdent(name), "'", "''") + "'::regclass"
+	}
+	from, to := lit(oldNsp), lit(newNsp)
+	tables, err := c.UserTables(tx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		for _, a := range t.Attrs {
+			if a.HasDefault && strings.Contains(a.Default, from) {
+				if err := c.SetColumnDefault(tx, t, a.Num, strings.ReplaceAll(a.Default, from, to)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

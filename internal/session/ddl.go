@@ -540,6 +540,10 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 			schema = parts[len(parts)-2]
 		}
 		rel, err := s.eng.Catalog.Lookup(c.Tx, schema, name)
+		if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.InvalidSchemaName && ds.MissingOk {
+			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "schema \"%s\" does not exist, skipping", schema))
+			continue
+		}
 		if err != nil {
 			return err
 		}

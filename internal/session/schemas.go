@@ -2,18 +2,15 @@ package session
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/pgwire"
 	"github.com/tidal-db/tidal/internal/sql/exec"
-	"github.com/tidal-db/tidal/internal/sql/parser"
 	"github.com/tidal-db/tidal/internal/sql/types"
 	"github.com/tidal-db/tidal/internal/xact"
 )
@@ -210,7 +207,13 @@ func (s *Session) dropSchemas(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 		}
 		nsps = append(nsps, n)
 	}
-	var all []string
+	// Objects are described in creation order (PostgreSQL's pg_depend
+	// order) across the schemas, and dropped relations first.
+	type described struct {
+		oid          uint32
+		text, schema string
+	}
+	var descs []described
 	members := map[uint32][]catalog.NamespaceMember{}
 	for _, n := range nsps {
 		m, err := s.eng.Catalog.NamespaceMembers(c.Tx, n.OID)
@@ -218,11 +221,7 @@ func (s *Session) dropSchemas(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 			return err
 		}
 		members[n.OID] = m
-		// Described in creation order (PostgreSQL's pg_depend order),
-		// dropped relations first.
-		byOID := slices.Clone(m)
-		slices.SortFunc(byOID, func(a, b catalog.NamespaceMember) int { return cmp.Compare(a.OID, b.OID) })
-		for _, x := range byOID {
+		for _, x := range m {
 			if x.Kind == catalog.KindSequence {
 				// A column's sequence goes with its table, unlisted.
 				if _, owned, err := s.eng.Catalog.SequenceOwner(c.Tx, x.OID); err != nil {
@@ -231,15 +230,20 @@ func (s *Session) dropSchemas(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 					continue
 				}
 			}
-			all = append(all, s.memberDescription(c, n, x))
+			descs = append(descs, described{x.OID, s.memberDescription(c, n, x), n.Name})
 		}
+	}
+	slices.SortFunc(descs, func(a, b described) int { return cmp.Compare(a.oid, b.oid) })
+	all := make([]string, len(descs))
+	for i, d := range descs {
+		all[i] = d.text
 	}
 	if len(all) > 0 && !cascade {
 		var detail []string
-		for _, d := range all {
-			detail = append(detail, d+" depends on schema "+nsps[0].Name)
+		for _, d := range descs {
+			detail = append(detail, d.text+" depends on schema "+d.schema)
 		}
-		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", nsps[0].Name).
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", descs[0].schema).
 			WithDetail("%s", strings.Join(detail, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	noticeCascade(w, all)
@@ -377,38 +381,13 @@ func (s *Session) renameSchema(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWr
 // renameSchemaInViews rewrites the stored queries that name relations of
 // a renamed schema (they are stored qualified; PostgreSQL stores OIDs).
 func (s *Session) renameSchemaInViews(c *exec.Ctx, oldName, newName string) error {
-	views, err := s.eng.Catalog.Views(c.Tx)
-	if err != nil {
-		return err
-	}
-	for _, ve := range views {
-		v, err := s.eng.Catalog.ByOID(c.Tx, ve.OID)
-		if err != nil || v == nil {
-			return err
-		}
-		sel, err := exec.ParseViewQuery(v)
-		if err != nil {
-			return err
-		}
-		changed := false
-		parser.Walk(sel, func(m proto.Message) bool {
-			if rv, ok := m.(*pg.RangeVar); ok && rv.Schemaname == oldName {
-				rv.Schemaname, changed = newName, true
-			}
+	return s.rewriteViewRangeVars(c, func(rv *pg.RangeVar) bool {
+		if rv.Schemaname == oldName {
+			rv.Schemaname = newName
 			return true
-		})
-		if !changed {
-			continue
 		}
-		text, err := exec.DeparseSelect(sel)
-		if err != nil {
-			return fmt.Errorf("renaming schema in view %s: %w", v.Name, err)
-		}
-		if err := s.eng.Catalog.SetViewQuery(c.Tx, ve.OID, text); err != nil {
-			return err
-		}
-	}
-	return nil
+		return false
+	})
 }
 
 // alterSchemaOwner is ALTER SCHEMA … OWNER TO.
@@ -440,6 +419,8 @@ func (s *Session) executeSchemaStmt(c *exec.Ctx, stmt *pg.Node, w pgwire.ResultW
 		return true, s.createSchema(c, stmt.GetCreateSchemaStmt(), w)
 	case stmt.GetAlterOwnerStmt() != nil && stmt.GetAlterOwnerStmt().ObjectType == pg.ObjectType_OBJECT_SCHEMA:
 		return true, s.alterSchemaOwner(c, stmt.GetAlterOwnerStmt(), w)
+	case stmt.GetAlterObjectSchemaStmt() != nil:
+		return true, s.alterObjectSchema(c, stmt.GetAlterObjectSchemaStmt(), w)
 	case stmt.GetCommentStmt() != nil:
 		return true, s.comment(c, stmt.GetCommentStmt(), w)
 	}

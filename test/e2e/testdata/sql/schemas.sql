@@ -450,6 +450,72 @@ SELECT count(*) FROM information_schema.role_table_grants WHERE table_schema = '
 ----
 7
 
+# ALTER … SET SCHEMA moves a table with its indexes, constraints and
+# owned sequence; the views and defaults that name them follow.
+statement ok
+CREATE TABLE sch_b.moving (id serial PRIMARY KEY, v int CHECK (v > 0))
+
+statement ok
+CREATE VIEW sch_app.moving_view AS SELECT id, v FROM sch_b.moving
+
+statement ok
+ALTER TABLE sch_b.moving SET SCHEMA sch_renamed
+
+query
+SELECT c.relname, c.relnamespace::regnamespace FROM pg_class c WHERE c.relname LIKE 'moving%' ORDER BY 1
+----
+moving|sch_renamed
+moving_id_seq|sch_renamed
+moving_pkey|sch_renamed
+moving_view|sch_app
+
+query
+SELECT conname, connamespace::regnamespace FROM pg_constraint WHERE conrelid = 'sch_renamed.moving'::regclass ORDER BY 1
+----
+moving_pkey|sch_renamed
+moving_v_check|sch_renamed
+
+query
+SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef WHERE adrelid = 'sch_renamed.moving'::regclass
+----
+nextval('sch_renamed.moving_id_seq'::regclass)
+
+query
+INSERT INTO sch_renamed.moving (v) VALUES (7) RETURNING id, v
+----
+1|7
+
+query
+SELECT * FROM sch_app.moving_view
+----
+1|7
+
+error 3F000
+ALTER TABLE sch_renamed.moving SET SCHEMA sch_none
+
+statement ok
+CREATE TABLE sch_b.moving (x int)
+
+error 42P07
+ALTER TABLE sch_b.moving SET SCHEMA sch_renamed
+
+error 0A000
+ALTER SEQUENCE sch_renamed.moving_id_seq SET SCHEMA sch_b
+
+error 0A000
+ALTER TABLE sch_renamed.moving SET SCHEMA pg_temp
+
+statement ok
+ALTER TABLE IF EXISTS sch_renamed.no_such SET SCHEMA sch_b
+
+statement ok
+DROP TABLE IF EXISTS sch_none.t
+
+error 3F000
+DROP TABLE sch_none.t
+
+# DROP SCHEMA: RESTRICT refuses a schema with objects; CASCADE takes them
+# (and their comments) along.
 error 2BP01
 DROP SCHEMA sch_app
 
