@@ -54,6 +54,13 @@ func (p *Planner) normSelect(s *pg.SelectStmt, parent *normScope) []string {
 	sc := &normScope{parent: parent}
 	if w := s.WithClause; w != nil {
 		sc.ctes = map[string][]string{}
+		if w.Recursive {
+			// A recursive query's own name, inside it, means the WITH
+			// query, never a relation (which would be stored qualified).
+			for _, n := range w.Ctes {
+				sc.ctes[n.GetCommonTableExpr().Ctename] = nil
+			}
+		}
 		for _, n := range w.Ctes {
 			ce := n.GetCommonTableExpr()
 			if q := ce.Ctequery.GetSelectStmt(); q != nil {

@@ -450,6 +450,22 @@ SELECT count(*) FROM information_schema.role_table_grants WHERE table_schema = '
 ----
 7
 
+# A recursive view's own name inside it is its WITH query (not stored
+# qualified as a relation would be).
+statement ok
+CREATE RECURSIVE VIEW sch_app.nums (n) AS VALUES (1) UNION ALL SELECT n + 1 FROM nums WHERE n < 3
+
+statement ok
+CREATE OR REPLACE RECURSIVE VIEW sch_app.nums (n) AS VALUES (1) UNION ALL SELECT n + 1 FROM nums WHERE n < 4
+
+query
+SELECT * FROM sch_app.nums
+----
+1
+2
+3
+4
+
 # ALTER … SET SCHEMA moves a table with its indexes, constraints and
 # owned sequence; the views and defaults that name them follow.
 statement ok
