@@ -410,7 +410,7 @@ func tablePrivilegeCols() []infoCol {
 const tablePrivilegesFrom = `FROM (SELECT c.oid AS relid, split_part(item, '=', 1) AS grantee_name,
 			split_part(split_part(item, '=', 2), '/', 1) AS privs, split_part(item, '/', 2) AS grantor_name
 		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_authid o ON o.oid = c.relowner,
-			regexp_split_to_table(btrim(COALESCE(c.relacl, '{' || o.rolname || '=arwdDxt/' || o.rolname || '}'), '{}'), ',') AS item
+			unnest(COALESCE(c.relacl, ARRAY[o.rolname || '=arwdDxt/' || o.rolname])) AS item
 		WHERE c.relkind IN ('r', 'v', 'f', 'p')) acl
 	JOIN pg_catalog.pg_class c ON c.oid = acl.relid
 	JOIN pg_catalog.pg_namespace nc ON nc.oid = c.relnamespace
