@@ -365,6 +365,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	if isRoutineObject(rs.RenameType) {
 		return s.renameRoutine(c, rs, w)
 	}
+	if rs.RenameType == pg.ObjectType_OBJECT_TRIGGER {
+		return s.renameTrigger(c, rs, w)
+	}
 	if rs.RenameType == pg.ObjectType_OBJECT_DOMAIN || rs.RenameType == pg.ObjectType_OBJECT_TYPE || rs.RenameType == pg.ObjectType_OBJECT_DOMCONSTRAINT {
 		return s.renameType(c, rs, w)
 	}

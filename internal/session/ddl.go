@@ -512,6 +512,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 	if ds.RemoveType == pg.ObjectType_OBJECT_DOMAIN || ds.RemoveType == pg.ObjectType_OBJECT_TYPE {
 		return s.dropTypes(c, ds, w)
 	}
+	if ds.RemoveType == pg.ObjectType_OBJECT_TRIGGER {
+		return s.dropTrigger(c, ds, w)
+	}
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
 		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"
@@ -700,6 +703,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			}
 		default:
 			handled, err := s.alterPartitionCmd(c, rel, ac, w)
+			if err == nil && !handled {
+				handled, err = s.alterTriggerCmd(c, rel, ac)
+			}
 			if err == nil && !handled {
 				handled, err = s.alterColumnRecursive(c, rel, ac, at.Relation.Inh)
 			}

@@ -84,7 +84,6 @@ var catalogViews = map[string]*systemView{
 	},
 	"pg_description":           emptyView("objoid", types.Oid, "classoid", types.Oid, "objsubid", types.Int4, "description", types.Text),
 	"pg_shdescription":         emptyView("objoid", types.Oid, "classoid", types.Oid, "description", types.Text),
-	"pg_trigger":               emptyView("oid", types.Oid, "tgrelid", types.Oid, "tgparentid", types.Oid, "tgname", types.Name, "tgfoid", types.Oid, "tgtype", types.Int2, "tgenabled", types.Char, "tgisinternal", types.Boolean, "tgconstrrelid", types.Oid, "tgconstrindid", types.Oid, "tgconstraint", types.Oid),
 	"pg_policy":                emptyView("oid", types.Oid, "polname", types.Name, "polrelid", types.Oid, "polcmd", types.Char, "polpermissive", types.Boolean, "polroles", oidArray, "polqual", types.Text, "polwithcheck", types.Text),
 	"pg_statistic_ext":         emptyView("oid", types.Oid, "stxrelid", types.Oid, "stxname", types.Name, "stxnamespace", types.Oid, "stxowner", types.Oid, "stxstattarget", types.Int4, "stxkeys", types.Int2VectorType, "stxkind", textArray, "stxexprs", types.Text),
 	"pg_publication":           emptyView("oid", types.Oid, "pubname", types.Name, "pubowner", types.Oid, "puballtables", types.Boolean, "pubinsert", types.Boolean, "pubupdate", types.Boolean, "pubdelete", types.Boolean, "pubtruncate", types.Boolean, "pubviaroot", types.Boolean),
@@ -251,7 +250,7 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		}
 		return types.Int(int64(r.OID)), nil
 	case "pg_get_triggerdef":
-		return types.Null(), nil // tidal has no triggers (pg_trigger is empty)
+		return triggerDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_get_functiondef", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
 		"pg_get_function_sqlbody", "regprocin", "regprocedurein", "regprocout", "regprocedureout":
 		return f.procCall(name, args)

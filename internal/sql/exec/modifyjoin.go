@@ -138,7 +138,7 @@ func (p *Planner) planTableUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 		return nil, err
 	}
 	mt := &ModifyTable{Kind: "Update", Rel: rel, Input: in.node, NewRow: newRow, Qual: in.qual, Sys: in.fi.sys,
-		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}
+		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation), SetCols: setColumns(rel, s.TargetList)}
 	planInheritTargets(mt, in.fi)
 	return mt, nil
 }
