@@ -955,7 +955,13 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
+	if err := exec.TruncateTriggers(c, rels, catalog.TriggerTypeBefore); err != nil {
+		return err
+	}
 	if err := s.truncateRels(c, rels, ts.RestartSeqs); err != nil {
+		return err
+	}
+	if err := exec.TruncateTriggers(c, rels, 0); err != nil {
 		return err
 	}
 	return w.CommandComplete("TRUNCATE TABLE")

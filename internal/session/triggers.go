@@ -533,3 +533,46 @@ func (s *Session) fireDeferredTriggers() error {
 	c := s.newCtx(context.Background(), w)
 	return d.FireAtCommit(c)
 }
+
+// dropProcTriggers refuses to drop a trigger function triggers use, or
+// with CASCADE drops them first.
+func (s *Session) dropProcTriggers(c *exec.Ctx, p *catalog.Proc, word string, cascade bool, w pgwire.ResultWriter) error {
+	ts, err := s.eng.Catalog.TriggersUsingProc(c.Tx, p.OID)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+	sig := exec.ProcSignature(p)
+	var lines []string
+	for _, t := range ts {
+		rel, err := s.eng.Catalog.ByOID(c.Tx, t.RelID)
+		if err != nil {
+			return err
+		}
+		name := "?"
+		if rel != nil {
+			name = rel.Name
+		}
+		lines = append(lines, "trigger "+t.Name+" on table "+name)
+	}
+	if !cascade {
+		detail := make([]string, len(lines))
+		for i, l := range lines {
+			detail[i] = l + " depends on " + word + " " + sig
+		}
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", word, sig).
+			WithDetail("%s", strings.Join(detail, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	if len(lines) == 1 {
+		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "drop cascades to %s", lines[0]))
+	} else {
+		w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "drop cascades to %d other objects", len(lines)).
+			WithDetail("drop cascades to %s", strings.Join(lines, "\ndrop cascades to ")))
+	}
+	for _, t := range ts {
+		if err := s.eng.Catalog.DropTrigger(c.Tx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -699,3 +699,19 @@ func relationName(c *Ctx, rel *catalog.Relation, qualify bool) (string, error) {
 	}
 	return types.QuoteIdent(nspName(c.Eng.Catalog, rel.Namespace)) + "." + name, nil
 }
+
+// TruncateTriggers fires the BEFORE (timing TriggerTypeBefore) or AFTER
+// (0) TRUNCATE triggers of the tables TRUNCATE empties.
+func TruncateTriggers(c *Ctx, rels []*catalog.Relation, timing int16) error {
+	q := &afterQueue{}
+	for _, rel := range rels {
+		rt, err := prepareTriggers(c, rel)
+		if err != nil {
+			return err
+		}
+		if err := rt.fireStatement(c, q, timing, catalog.TriggerTypeTruncate, nil); err != nil {
+			return err
+		}
+	}
+	return q.fireAll(c)
+}
