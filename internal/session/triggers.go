@@ -26,8 +26,7 @@ func (s *Session) createTrigger(c *exec.Ctx, st *pg.CreateTrigStmt, w pgwire.Res
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
-	p := &exec.Planner{C: c}
-	rel, err := p.OpenRelation(st.Relation, int(xact.ShareRowExclusiveLock))
+	rel, err := s.triggerTable(c, st.Relation, xact.ShareRowExclusiveLock)
 	if err != nil {
 		return err
 	}
@@ -328,10 +327,18 @@ func (s *Session) constraintTrigger(c *exec.Ctx, st *pg.CreateTrigStmt, t *catal
 	return nil
 }
 
+// triggerTable opens the table or view a trigger statement names.
+func (s *Session) triggerTable(c *exec.Ctx, rv *pg.RangeVar, lock xact.LockMode) (*catalog.Relation, error) {
+	if v, err := s.lockedView(c, rv); err != nil || v != nil {
+		return v, err
+	}
+	p := &exec.Planner{C: c}
+	return p.OpenRelation(rv, int(lock))
+}
+
 // triggerOn finds trigger name of the table rv names.
 func (s *Session) triggerOn(c *exec.Ctx, rv *pg.RangeVar, name string, lock xact.LockMode, missingOK bool) (*catalog.Relation, *catalog.Trigger, error) {
-	p := &exec.Planner{C: c}
-	rel, err := p.OpenRelation(rv, int(lock))
+	rel, err := s.triggerTable(c, rv, lock)
 	if err != nil {
 		return nil, nil, err
 	}

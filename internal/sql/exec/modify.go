@@ -168,8 +168,17 @@ func (m *ModifyTable) run(c *Ctx) error {
 			return m.queue().fireAll(c)
 		}
 		var out Row
-		switch m.Kind {
-		case "Insert":
+		switch {
+		case m.Rel.Kind == catalog.KindView:
+			row, ok, err := m.insteadRow(c, in)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			out = row
+		case m.Kind == "Insert":
 			if m.Conflict != nil {
 				row, ok, err := m.beforeRow(c, catalog.TriggerTypeInsert, nil, in[:natts])
 				if err != nil {
@@ -208,7 +217,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 				continue
 			}
 			out = row
-		case "Update":
+		case m.Kind == "Update":
 			t, tin, err := m.route(c, in)
 			if err != nil {
 				return err
@@ -225,7 +234,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 				out = t.parentRow(t.updatedRow(c, row, tin, ntid))
 			}
 			t.countRow(m)
-		case "Delete":
+		case m.Kind == "Delete":
 			t, tin, err := m.route(c, in)
 			if err != nil {
 				return err

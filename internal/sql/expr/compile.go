@@ -70,9 +70,8 @@ func (c *Compiler) expandStars(n *pg.Node) *pg.Node {
 	if l == ae.Lexpr && r == ae.Rexpr {
 		return n
 	}
-	cp := *ae
-	cp.Lexpr, cp.Rexpr = l, r
-	return &pg.Node{Node: &pg.Node_AExpr{AExpr: &cp}}
+	cp := &pg.A_Expr{Kind: ae.Kind, Name: ae.Name, Lexpr: l, Rexpr: r, Location: ae.Location}
+	return &pg.Node{Node: &pg.Node_AExpr{AExpr: cp}}
 }
 
 // NewRowValue is a row constructor of fields.
