@@ -203,10 +203,10 @@ type Session struct {
 	// go when COMMIT fires them (triggers.go).
 	deferredTrig exec.DeferredTriggers
 	lastWriter   pgwire.ResultWriter
-	queryString    string          // the query string being run (pg_cursors.statement)
-	xminFloor      xact.XID        // the oldest snapshot xmin an open cursor reads with
-	boundParams    boundParams     // a utility statement's Bind parameters (DECLARE)
-	routineFloor   xact.XID        // the xmin floor while VOLATILE routines run (routines.go)
+	queryString  string      // the query string being run (pg_cursors.statement)
+	xminFloor    xact.XID    // the oldest snapshot xmin an open cursor reads with
+	boundParams  boundParams // a utility statement's Bind parameters (DECLARE)
+	routineFloor xact.XID    // the xmin floor while VOLATILE routines run (routines.go)
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool

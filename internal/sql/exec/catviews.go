@@ -191,6 +191,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		"pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
 		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
 		return f.advisoryCall(name, args)
+	case "pg_trigger_depth":
+		return types.Int(int64(f.c.triggerDepth)), nil
 	case "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
 		return f.backendCall(name, args)
 	case "pg_stat_reset_shared":

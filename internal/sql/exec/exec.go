@@ -81,6 +81,9 @@ type Ctx struct {
 	// (triggers.go).
 	trigger     *TriggerData
 	transitions map[string]*transitionTable
+	// triggerDepth is how many trigger calls enclose this Ctx
+	// (pg_trigger_depth).
+	triggerDepth int
 	// inlining are the functions being inlined (inline.go).
 	inlining []uint32
 	// parallelStop, in a parallel query's participant, is raised by the

@@ -71,6 +71,7 @@ func callTrigger(c *Ctx, proc *catalog.Proc, td *TriggerData) (Row, error) {
 	}
 	tc := *c
 	tc.trigger = td
+	tc.triggerDepth = c.triggerDepth + 1
 	return tl.CallTrigger(&tc, proc, td)
 }
 
