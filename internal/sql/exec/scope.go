@@ -255,5 +255,39 @@ func (s *scope) RowColumns(rel string) ([]string, bool) {
 		}
 		return out, true
 	}
+	if p := s.planner(); p != nil && p.C != nil {
+		if rv, ok := p.C.vars.(RecordVars); ok {
+			return rv.RecordFields(rel)
+		}
+	}
+	return nil, false
+}
+
+// RecordVars are procedural variables that are records (rec.* expands
+// to their fields).
+type RecordVars interface {
+	RecordFields(name string) ([]string, bool)
+}
+
+// WholeRow of a body's expression without FROM: a record variable.
+func (s routineParamScope) WholeRow(rel string, loc int32) (expr.Expr, bool, error) {
+	if s.p.C == nil || s.p.C.vars == nil || !s.p.C.vars.Has("", rel) {
+		return nil, false, nil
+	}
+	e, err := s.Resolve("", rel, loc)
+	if err != nil || e.Type().OID != types.RecordOID {
+		return nil, false, nil
+	}
+	return e, true, nil
+}
+
+// RowColumns of a body's expression without FROM: a record variable's
+// fields.
+func (s routineParamScope) RowColumns(rel string) ([]string, bool) {
+	if s.p.C != nil {
+		if rv, ok := s.p.C.vars.(RecordVars); ok {
+			return rv.RecordFields(rel)
+		}
+	}
 	return nil, false
 }

@@ -118,6 +118,7 @@ func buildProgram(f *function, name, src string, params []param, funcLabel strin
 		}
 	}
 	claimed = declareTriggerVars(f, p, top, claimed)
+	declareAliases(src, top)
 	b := &builder{p: p, claimed: claimed}
 	b.claim(f.Action)
 	b.block(f.Action, top)

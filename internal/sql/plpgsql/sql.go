@@ -426,3 +426,21 @@ func splitAssign(q string) (string, string) {
 	}
 	return "", q
 }
+
+// RecordFields are the field names of record variable name as it is
+// now (rec.* in a statement expands to them), false when name is no
+// assigned record.
+func (r *resolver) RecordFields(name string) ([]string, bool) {
+	if r.sc == nil {
+		return nil, false
+	}
+	d, ok := r.sc.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	v := r.x.vals[d]
+	if (v.kind != kRecord && v.kind != kRow) || v.rec == nil {
+		return nil, false
+	}
+	return append([]string(nil), v.rec.names...), true
+}

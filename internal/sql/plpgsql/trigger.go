@@ -8,12 +8,35 @@ package plpgsql
 import (
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
 	"github.com/tidal-db/tidal/internal/sql/exec"
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
+
+// aliasDecl is "name ALIAS FOR target;" in a DECLARE section.
+var aliasDecl = regexp.MustCompile(`(?i)(?:^|[;\s])("[^"]+"|[a-z_][a-z0-9_$]*)\s+alias\s+for\s+("[^"]+"|\$[0-9]+|[a-z_][a-z0-9_$]*)\s*;`)
+
+// declareAliases adds the ALIAS FOR names of src to the outermost scope
+// (pg_query's tree leaves them out): each names what its target names
+// there, a parameter ($n or by name), NEW or OLD.
+func declareAliases(src string, top *scope) {
+	for _, m := range aliasDecl.FindAllStringSubmatch(src, -1) {
+		name, target := unquoteIdent(m[1]), unquoteIdent(m[2])
+		if d, ok := top.names[target]; ok {
+			top.names[name] = d
+		}
+	}
+}
+
+func unquoteIdent(s string) string {
+	if len(s) >= 2 && s[0] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	}
+	return strings.ToLower(s)
+}
 
 var tgArgvSubscript = regexp.MustCompile(`(?i)(\btg_argv\s*\[)`)
 
