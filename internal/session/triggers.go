@@ -72,6 +72,11 @@ func (s *Session) createTrigger(c *exec.Ctx, st *pg.CreateTrigStmt, w pgwire.Res
 	if err := cat.CreateTrigger(c.Tx, t); err != nil {
 		return err
 	}
+	if rel.IsPartitioned() && st.Row {
+		if err := s.cloneTriggerToPartitions(c, rel, t); err != nil {
+			return err
+		}
+	}
 	return w.CommandComplete("CREATE TRIGGER")
 }
 
@@ -382,7 +387,12 @@ func (s *Session) dropTrigger(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrite
 			w.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "trigger \"%s\" for relation \"%s\" does not exist, skipping", name, rv.Relname))
 			continue
 		}
-		if err := s.eng.Catalog.DropTrigger(c.Tx, t); err != nil {
+		if t.ParentID != 0 {
+			if err := s.refuseDropClone(c, rv.Relname, t); err != nil {
+				return err
+			}
+		}
+		if err := s.dropTriggerTree(c, t); err != nil {
 			return err
 		}
 	}
@@ -582,4 +592,125 @@ func (s *Session) dropProcTriggers(c *exec.Ctx, p *catalog.Proc, word string, ca
 		}
 	}
 	return nil
+}
+
+// Row triggers of a partitioned table are cloned onto each partition
+// (tgparentid the parent's trigger), as PostgreSQL 13+ does: the rows
+// live in the partitions, whose triggers fire. Partitions added later
+// get clones; DETACH drops them; DROP TRIGGER on the parent drops them
+// with it, and a clone cannot be dropped by itself.
+
+// cloneTriggerToPartitions clones row trigger t of partitioned table rel
+// onto each partition, recursively.
+func (s *Session) cloneTriggerToPartitions(c *exec.Ctx, rel *catalog.Relation, t *catalog.Trigger) error {
+	kids, err := s.eng.Catalog.InheritChildren(c.Tx, rel.OID)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := s.cloneTrigger(c, t, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cloneTrigger gives table oid a clone of parent trigger t (and its
+// partitions clones of that).
+func (s *Session) cloneTrigger(c *exec.Ctx, t *catalog.Trigger, oid uint32) error {
+	cat := s.eng.Catalog
+	child, err := cat.ByOID(c.Tx, oid)
+	if err != nil || child == nil {
+		return err
+	}
+	if existing, err := cat.TriggerByName(c.Tx, oid, t.Name); err != nil {
+		return err
+	} else if existing != nil {
+		return pgerr.Errorf(pgerr.DuplicateObject, "trigger \"%s\" for relation \"%s\" already exists", t.Name, child.Name)
+	}
+	ct := *t
+	ct.OID, ct.RelID, ct.ParentID = 0, oid, t.OID
+	if t.Constraint != 0 {
+		ct.Constraint = 0
+	}
+	// UPDATE OF names columns by number: the partition's may differ.
+	parent, err := cat.ByOID(c.Tx, t.RelID)
+	if err != nil || parent == nil {
+		return err
+	}
+	ct.Attrs = nil
+	for _, a := range t.Attrs {
+		if i := child.AttrByName(parent.Attrs[a-1].Name); i >= 0 {
+			ct.Attrs = append(ct.Attrs, child.Attrs[i].Num)
+		}
+	}
+	if t.Constraint != 0 {
+		if ct.OID, err = cat.NewOid(); err != nil {
+			return err
+		}
+		ct.Constraint = ct.OID
+	}
+	if err := cat.CreateTrigger(c.Tx, &ct); err != nil {
+		return err
+	}
+	if child.IsPartitioned() {
+		return s.cloneTriggerToPartitions(c, child, &ct)
+	}
+	return nil
+}
+
+// cloneParentTriggers gives a new partition oid clones of parent's row
+// triggers.
+func (s *Session) cloneParentTriggers(c *exec.Ctx, parent *catalog.Relation, oid uint32) error {
+	for _, t := range parent.Triggers {
+		if t.Type&catalog.TriggerTypeRow == 0 {
+			continue
+		}
+		if err := s.cloneTrigger(c, t, oid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropClonedTriggers drops a detached partition's clones.
+func (s *Session) dropClonedTriggers(c *exec.Ctx, rel *catalog.Relation) error {
+	for _, t := range rel.Triggers {
+		if t.ParentID != 0 {
+			if err := s.dropTriggerTree(c, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropTriggerTree drops trigger t and its clones on partitions.
+func (s *Session) dropTriggerTree(c *exec.Ctx, t *catalog.Trigger) error {
+	all, err := s.eng.Catalog.AllTriggers(c.Tx)
+	if err != nil {
+		return err
+	}
+	for _, k := range all {
+		if k.ParentID == t.OID {
+			if err := s.dropTriggerTree(c, k); err != nil {
+				return err
+			}
+		}
+	}
+	return s.eng.Catalog.DropTrigger(c.Tx, t)
+}
+
+// refuseDropClone is PostgreSQL's error for dropping a clone by itself.
+func (s *Session) refuseDropClone(c *exec.Ctx, table string, t *catalog.Trigger) error {
+	parent, err := s.eng.Catalog.TriggerByOID(c.Tx, t.ParentID)
+	if err != nil || parent == nil {
+		return err
+	}
+	prel, err := s.eng.Catalog.ByOID(c.Tx, parent.RelID)
+	if err != nil || prel == nil {
+		return err
+	}
+	return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop trigger %s on table %s because trigger %s on table %s requires it", t.Name, table, parent.Name, prel.Name).
+		WithHint("You can drop trigger %s on table %s instead.", parent.Name, prel.Name)
 }
