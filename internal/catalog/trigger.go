@@ -41,7 +41,8 @@ const (
 	TriggerTypeInstead  = 1 << 6
 )
 
-// tgenabled values (session_replication_role: tidal is always "origin").
+// tgenabled values: O fires unless session_replication_role is replica,
+// R only then, A always, D never.
 const (
 	TriggerEnabledOrigin  = 'O'
 	TriggerEnabledAlways  = 'A'

@@ -278,6 +278,9 @@ func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, if
 	if err := s.dropColumnViews(c, rel, num, name, cascade); err != nil {
 		return err
 	}
+	if err := s.dropColumnTriggers(c, rel, num, name, cascade); err != nil {
+		return err
+	}
 	if err := s.constraintsOnDropColumn(c, rel, num, cascade); err != nil {
 		return err
 	}

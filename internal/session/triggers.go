@@ -9,6 +9,7 @@ package session
 import (
 	"context"
 	"regexp"
+	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -713,4 +714,40 @@ func (s *Session) refuseDropClone(c *exec.Ctx, table string, t *catalog.Trigger)
 	}
 	return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop trigger %s on table %s because trigger %s on table %s requires it", t.Name, table, parent.Name, prel.Name).
 		WithHint("You can drop trigger %s on table %s instead.", parent.Name, prel.Name)
+}
+
+// dropColumnTriggers refuses to drop a column a trigger depends on
+// (UPDATE OF it, or its WHEN reads it), or with CASCADE drops them.
+func (s *Session) dropColumnTriggers(c *exec.Ctx, rel *catalog.Relation, num int16, name string, cascade bool) error {
+	var deps []*catalog.Trigger
+	for _, t := range rel.Triggers {
+		uses, err := exec.TriggerUsesColumn(c, rel, t, num)
+		if err != nil {
+			return err
+		}
+		if uses {
+			deps = append(deps, t)
+		}
+	}
+	if len(deps) == 0 {
+		return nil
+	}
+	sort.Slice(deps, func(i, j int) bool { return deps[i].OID < deps[j].OID })
+	col := "column " + name + " of table " + rel.Name
+	if !cascade {
+		lines := make([]string, len(deps))
+		for i, t := range deps {
+			lines[i] = "trigger " + t.Name + " on table " + rel.Name + " depends on " + col
+		}
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop %s because other objects depend on it", col).
+			WithDetail("%s", strings.Join(lines, "\n")).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	for _, t := range deps {
+		c.Notice(pgerr.Noticef(pgerr.SevNotice, pgerr.SuccessfulCompletion, "drop cascades to trigger %s on table %s", t.Name, rel.Name))
+		if err := s.dropTriggerTree(c, t); err != nil {
+			return err
+		}
+	}
+	return nil
 }

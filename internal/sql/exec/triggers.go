@@ -123,9 +123,18 @@ func eventName(bit int16) string {
 	return "TRUNCATE"
 }
 
-// triggerEnabled: tidal runs as session_replication_role "origin".
-func triggerEnabled(t *catalog.Trigger) bool {
-	return t.Enabled == catalog.TriggerEnabledOrigin || t.Enabled == catalog.TriggerEnabledAlways
+// triggerEnabled: whether trigger t fires under session_replication_role.
+func triggerEnabled(c *Ctx, t *catalog.Trigger) bool {
+	replica := c.Setting != nil && c.Setting("session_replication_role") == "replica"
+	switch t.Enabled {
+	case catalog.TriggerEnabledAlways:
+		return true
+	case catalog.TriggerEnabledReplica:
+		return replica
+	case catalog.TriggerEnabledOrigin:
+		return !replica
+	}
+	return false
 }
 
 // prepareTriggers resolves rel's enabled triggers (nil when it has none).
@@ -135,7 +144,7 @@ func prepareTriggers(c *Ctx, rel *catalog.Relation) (*relTriggers, error) {
 	}
 	rt := &relTriggers{rel: rel}
 	for _, t := range rel.Triggers {
-		if !triggerEnabled(t) {
+		if !triggerEnabled(c, t) {
 			continue
 		}
 		proc, err := c.Eng.Catalog.ProcByOID(c.Tx, t.FuncOID)
@@ -715,4 +724,35 @@ func TruncateTriggers(c *Ctx, rels []*catalog.Relation, timing int16) error {
 		}
 	}
 	return q.fireAll(c)
+}
+
+// TriggerUsesColumn reports whether trigger t depends on column num of
+// rel: UPDATE OF names it or the WHEN condition reads it.
+func TriggerUsesColumn(c *Ctx, rel *catalog.Relation, t *catalog.Trigger, num int16) (bool, error) {
+	for _, a := range t.Attrs {
+		if a == num {
+			return true, nil
+		}
+	}
+	if t.Qual == "" {
+		return false, nil
+	}
+	e, err := CompileTriggerWhen(c, rel, t.Qual)
+	if err != nil {
+		return false, err
+	}
+	i, natts := -1, len(rel.Attrs)
+	for k, a := range rel.Attrs {
+		if a.Num == num {
+			i = k
+		}
+	}
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if v, ok := x.(*expr.Var); ok && (v.Index == i || v.Index == natts+i) {
+			found = true
+		}
+		return !found
+	})
+	return found, nil
 }
