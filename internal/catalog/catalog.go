@@ -118,7 +118,9 @@ type Relation struct {
 	// Owner is relowner; ACL relacl (nil while NULL: the owner's default).
 	Owner uint32
 	ACL   acl.ACL
-	tid   page.ItemPointer // of its pg_class row
+	// Triggers are a table's or view's pg_trigger rows, by name.
+	Triggers []*Trigger
+	tid      page.ItemPointer // of its pg_class row
 
 	// AM is the table's access method (pg_class.relam) and Table its
 	// storage handle (tables, TOAST tables and sequences; nil otherwise).
@@ -674,6 +676,11 @@ func (c *Catalog) build(tx *Txn, oid uint32) (*Relation, error) {
 			return nil, err
 		}
 		if r.Parents, err = c.InheritParents(tx, oid); err != nil {
+			return nil, err
+		}
+	}
+	if (r.Kind == KindTable || r.Kind == KindView) && r.Namespace != PgCatalogNamespace {
+		if err := c.loadTriggers(tx, r); err != nil {
 			return nil, err
 		}
 	}

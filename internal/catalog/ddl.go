@@ -208,6 +208,11 @@ func (c *Catalog) DropRelation(tx *Txn, r *Relation) error {
 			return err
 		}
 	}
+	if r.Kind == KindTable || r.Kind == KindView {
+		if err := c.dropTriggersOf(tx, r.OID); err != nil {
+			return err
+		}
+	}
 	if r.Kind == KindTable {
 		if err := c.dropConstraintsOf(tx, r.OID); err != nil {
 			return err

@@ -115,7 +115,7 @@ var (
 )
 
 // SystemTables lists the catalog tables, bootstrapped in this order.
-var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite, PgPartitionedTable, PgDescription, PgShdescription}
+var SystemTables = []*TableDef{PgNamespace, PgClass, PgAttribute, PgType, PgIndex, PgAttrdef, PgAuthid, PgConstraint, PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite, PgPartitionedTable, PgDescription, PgShdescription, PgTrigger}
 
 // ColumnIndex returns the position of a column in a catalog table.
 func (d *TableDef) ColumnIndex(name string) int {

@@ -296,7 +296,7 @@ func (c *Catalog) MissingSystemTables(tx *Txn) ([]*TableDef, error) {
 		return true, nil
 	})
 	var out []*TableDef
-	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite, PgPartitionedTable} {
+	for _, d := range []*TableDef{PgSequence, PgDepend, PgAuthMembers, PgProc, PgLanguage, PgInherits, PgEnum, PgRewrite, PgPartitionedTable, PgTrigger} {
 		if !have[d.OID] {
 			out = append(out, d)
 		}

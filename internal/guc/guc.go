@@ -90,6 +90,7 @@ func init() {
 	def(Def{Name: "default_transaction_deferrable", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "transaction_deferrable", Kind: Bool, Default: "off", Context: User})
 	def(Def{Name: "in_hot_standby", Kind: Bool, Default: "off", Context: Internal})
+	def(Def{Name: "session_replication_role", Kind: Enum, Default: "origin", Context: Superuser, Enum: []string{"origin", "replica", "local"}, Desc: "Sets the session's behavior for triggers and rewrite rules."})
 	def(Def{Name: "default_transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
 	def(Def{Name: "transaction_isolation", Kind: Enum, Default: "read committed", Context: User, Enum: []string{"serializable", "repeatable read", "read committed", "read uncommitted"}})
 	def(Def{Name: "shared_buffers", Kind: Int, Default: "16384", Unit: "8kB", Context: Postmaster, Min: 16, Max: intMax / 2})

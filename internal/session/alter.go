@@ -278,6 +278,9 @@ func (s *Session) dropColumn(c *exec.Ctx, rel *catalog.Relation, name string, if
 	if err := s.dropColumnViews(c, rel, num, name, cascade); err != nil {
 		return err
 	}
+	if err := s.dropColumnTriggers(c, rel, num, name, cascade); err != nil {
+		return err
+	}
 	if err := s.constraintsOnDropColumn(c, rel, num, cascade); err != nil {
 		return err
 	}
@@ -367,6 +370,9 @@ func (s *Session) rename(c *exec.Ctx, rs *pg.RenameStmt, w pgwire.ResultWriter) 
 	}
 	if rs.RenameType == pg.ObjectType_OBJECT_SCHEMA {
 		return s.renameSchema(c, rs, w)
+	}
+	if rs.RenameType == pg.ObjectType_OBJECT_TRIGGER {
+		return s.renameTrigger(c, rs, w)
 	}
 	if rs.RenameType == pg.ObjectType_OBJECT_DOMAIN || rs.RenameType == pg.ObjectType_OBJECT_TYPE || rs.RenameType == pg.ObjectType_OBJECT_DOMCONSTRAINT {
 		return s.renameType(c, rs, w)

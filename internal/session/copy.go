@@ -357,7 +357,9 @@ func (s *Session) copyFrom(c *exec.Ctx, cs *pg.CopyStmt, o *copyOptions, w pgwir
 	if err := flush(); err != nil {
 		return err
 	}
-	ins.Finish(c)
+	if err := ins.Finish(c); err != nil {
+		return err
+	}
 	return w.CommandComplete(fmt.Sprintf("COPY %d", ins.Count))
 }
 

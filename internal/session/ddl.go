@@ -515,6 +515,9 @@ func (s *Session) drop(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWriter) erro
 	if ds.RemoveType == pg.ObjectType_OBJECT_SCHEMA {
 		return s.dropSchemas(c, ds, w)
 	}
+	if ds.RemoveType == pg.ObjectType_OBJECT_TRIGGER {
+		return s.dropTrigger(c, ds, w)
+	}
 	switch ds.RemoveType {
 	case pg.ObjectType_OBJECT_TABLE:
 		kind, tag, what = catalog.KindTable, "DROP TABLE", "table"
@@ -707,6 +710,9 @@ func (s *Session) alterTable(c *exec.Ctx, at *pg.AlterTableStmt, w pgwire.Result
 			}
 		default:
 			handled, err := s.alterPartitionCmd(c, rel, ac, w)
+			if err == nil && !handled {
+				handled, err = s.alterTriggerCmd(c, rel, ac)
+			}
 			if err == nil && !handled {
 				handled, err = s.alterColumnRecursive(c, rel, ac, at.Relation.Inh)
 			}
@@ -956,7 +962,13 @@ func (s *Session) truncate(c *exec.Ctx, ts *pg.TruncateStmt, w pgwire.ResultWrit
 	if err := s.assignXid(c); err != nil {
 		return err
 	}
+	if err := exec.TruncateTriggers(c, rels, catalog.TriggerTypeBefore); err != nil {
+		return err
+	}
 	if err := s.truncateRels(c, rels, ts.RestartSeqs); err != nil {
+		return err
+	}
+	if err := exec.TruncateTriggers(c, rels, 0); err != nil {
 		return err
 	}
 	return w.CommandComplete("TRUNCATE TABLE")

@@ -137,6 +137,10 @@ func (s *Session) execute(ctx context.Context, stmt *pg.Node, text string, w pgw
 		return s.listenStmt(stmt, w)
 	case stmt.GetCreateFunctionStmt() != nil:
 		return s.createFunction(c, stmt.GetCreateFunctionStmt(), w)
+	case stmt.GetCreateTrigStmt() != nil:
+		return s.createTrigger(c, stmt.GetCreateTrigStmt(), w)
+	case stmt.GetConstraintsSetStmt() != nil:
+		return s.setConstraints(c, stmt.GetConstraintsSetStmt(), w)
 	case stmt.GetCallStmt() != nil:
 		return s.callStmt(c, stmt.GetCallStmt(), w)
 	case stmt.GetDoStmt() != nil:

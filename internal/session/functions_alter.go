@@ -131,6 +131,9 @@ func (s *Session) dropRoutines(c *exec.Ctx, ds *pg.DropStmt, w pgwire.ResultWrit
 		drop = append(drop, p)
 	}
 	for _, p := range drop {
+		if err := s.dropProcTriggers(c, p, word, ds.Behavior == pg.DropBehavior_DROP_CASCADE, w); err != nil {
+			return err
+		}
 		if err := s.eng.Catalog.DropProc(c.Tx, p); err != nil {
 			return err
 		}

@@ -111,6 +111,9 @@ func (s *Session) becomePartition(c *exec.Ctx, oid uint32, np *newPartition) err
 	if err := s.cloneParentIndexes(c, np.parent, oid); err != nil {
 		return err
 	}
+	if err := s.cloneParentTriggers(c, np.parent, oid); err != nil {
+		return err
+	}
 	return s.cloneParentForeignKeys(c, np.parent, oid)
 }
 
@@ -332,6 +335,9 @@ func (s *Session) attachPartition(c *exec.Ctx, parent *catalog.Relation, cmd *pg
 	if err := s.cloneParentIndexes(c, np.parent, rel.OID); err != nil {
 		return err
 	}
+	if err := s.cloneParentTriggers(c, np.parent, rel.OID); err != nil {
+		return err
+	}
 	return s.cloneParentForeignKeys(c, np.parent, rel.OID)
 }
 
@@ -399,6 +405,9 @@ func (s *Session) detachPartition(c *exec.Ctx, parent *catalog.Relation, cmd *pg
 		if err := s.eng.Catalog.SetDefaultPartition(c.Tx, parent.OID, 0); err != nil {
 			return err
 		}
+	}
+	if err := s.dropClonedTriggers(c, rel); err != nil {
+		return err
 	}
 	return s.eng.Catalog.SetPartitionBound(c.Tx, rel.OID, "")
 }

@@ -198,10 +198,15 @@ type Session struct {
 	tempFiles      *tempfile.Space // spill files of sorts and hashes (tempfiles.go)
 	cursors        cursorSet       // DECLAREd cursors (cursor.go)
 	notifies       notifyState     // LISTEN/NOTIFY (notify.go)
-	queryString    string          // the query string being run (pg_cursors.statement)
-	xminFloor      xact.XID        // the oldest snapshot xmin an open cursor reads with
-	boundParams    boundParams     // a utility statement's Bind parameters (DECLARE)
-	routineFloor   xact.XID        // the xmin floor while VOLATILE routines run (routines.go)
+	// deferredTrig are the transaction's deferred constraint triggers;
+	// lastWriter is where the last statement wrote, where their notices
+	// go when COMMIT fires them (triggers.go).
+	deferredTrig exec.DeferredTriggers
+	lastWriter   pgwire.ResultWriter
+	queryString  string      // the query string being run (pg_cursors.statement)
+	xminFloor    xact.XID    // the oldest snapshot xmin an open cursor reads with
+	boundParams  boundParams // a utility statement's Bind parameters (DECLARE)
+	routineFloor xact.XID    // the xmin floor while VOLATILE routines run (routines.go)
 
 	sig    signals // interrupts and how other backends reach this one (interrupts.go)
 	closed bool
@@ -761,6 +766,7 @@ func (s *Session) newCtx(ctx context.Context, w pgwire.ResultWriter) *exec.Ctx {
 	}
 	c.Env.Catalog = c.CatalogFuncs()
 	c.ParallelWorkerHook = s.parallelWorkerHook()
+	s.lastWriter = w
 	return c
 }
 

@@ -6,6 +6,9 @@ package session
 // atPreCommit runs before the transaction commits; an error makes the
 // commit fail (the caller rolls back).
 func (s *Session) atPreCommit() error {
+	if err := s.fireDeferredTriggers(); err != nil {
+		return err
+	}
 	if err := s.cursorsPreCommit(); err != nil {
 		return err
 	}
@@ -14,12 +17,14 @@ func (s *Session) atPreCommit() error {
 
 // atCommit runs once the transaction has committed.
 func (s *Session) atCommit() {
+	s.deferredTrig.Reset()
 	s.ssiRelease(true)
 	s.notifyAtCommit()
 }
 
 // atAbort runs when the transaction is rolled back (or its block fails).
 func (s *Session) atAbort() {
+	s.deferredTrig.Reset()
 	s.ssiRelease(false)
 	s.cursorsAtAbort()
 	s.notifyAtAbort()
@@ -29,12 +34,14 @@ func (s *Session) atAbort() {
 // released; level is the nesting level of the (sub)transaction that goes
 // on (1: the top transaction).
 func (s *Session) atSubAbort(level int) {
+	s.deferredTrig.AtSubAbort(level)
 	s.cursors.atSubAbort(level)
 	s.notifies.atSubAbort(level)
 	s.keepCursorSnapshots()
 }
 
 func (s *Session) atSubCommit(level int) {
+	s.deferredTrig.AtSubCommit(level)
 	s.cursors.atSubCommit(level)
 	s.notifies.atSubCommit(level)
 }

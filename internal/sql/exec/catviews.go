@@ -82,7 +82,6 @@ var catalogViews = map[string]*systemView{
 			}, nil
 		},
 	},
-	"pg_trigger":               emptyView("oid", types.Oid, "tgrelid", types.Oid, "tgparentid", types.Oid, "tgname", types.Name, "tgfoid", types.Oid, "tgtype", types.Int2, "tgenabled", types.Char, "tgisinternal", types.Boolean, "tgconstrrelid", types.Oid, "tgconstrindid", types.Oid, "tgconstraint", types.Oid),
 	"pg_policy":                emptyView("oid", types.Oid, "polname", types.Name, "polrelid", types.Oid, "polcmd", types.Char, "polpermissive", types.Boolean, "polroles", oidArray, "polqual", types.Text, "polwithcheck", types.Text),
 	"pg_statistic_ext":         emptyView("oid", types.Oid, "stxrelid", types.Oid, "stxname", types.Name, "stxnamespace", types.Oid, "stxowner", types.Oid, "stxstattarget", types.Int4, "stxkeys", types.Int2VectorType, "stxkind", textArray, "stxexprs", types.Text),
 	"pg_publication":           emptyView("oid", types.Oid, "pubname", types.Name, "pubowner", types.Oid, "puballtables", types.Boolean, "pubinsert", types.Boolean, "pubupdate", types.Boolean, "pubdelete", types.Boolean, "pubtruncate", types.Boolean, "pubviaroot", types.Boolean),
@@ -181,6 +180,8 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		"pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
 		"pg_advisory_unlock", "pg_advisory_unlock_shared", "pg_advisory_unlock_all":
 		return f.advisoryCall(name, args)
+	case "pg_trigger_depth":
+		return types.Int(int64(f.c.triggerDepth)), nil
 	case "pg_backend_pid", "pg_cancel_backend", "pg_terminate_backend", "pg_sleep", "pg_sleep_for", "pg_sleep_until":
 		return f.backendCall(name, args)
 	case "pg_stat_reset_shared":
@@ -240,7 +241,7 @@ func (f *catalogFuncs) Call(name string, args []types.Datum) (types.Datum, error
 		}
 		return types.Int(int64(r.OID)), nil
 	case "pg_get_triggerdef":
-		return types.Null(), nil // tidal has no triggers (pg_trigger is empty)
+		return triggerDef(f.c, uint32(args[0].Int()), len(args) > 1 && !args[1].IsNull() && args[1].Bool())
 	case "pg_get_functiondef", "pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result",
 		"pg_get_function_sqlbody", "regprocin", "regprocedurein", "regprocout", "regprocedureout":
 		return f.procCall(name, args)

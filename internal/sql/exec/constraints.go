@@ -381,39 +381,27 @@ type deferredRefCheck struct {
 }
 
 func (m *ModifyTable) defer_(d deferredRefCheck) {
-	if m.deferred == nil {
-		m.deferred = &[]deferredRefCheck{}
-	}
-	*m.deferred = append(*m.deferred, d)
+	q := m.queue()
+	q.events = append(q.events, d)
 }
 
-// runDeferredChecks runs the statement's NO ACTION checks: a removed key
-// is an error if rows still reference it and no row has taken the key
-// back.
-func (m *ModifyTable) runDeferredChecks(c *Ctx) error {
-	if m.deferred == nil {
-		return nil
+// fire makes a NO ACTION check at the end of the statement: a removed
+// key is an error if rows still reference it and no row has taken the
+// key back.
+func (d deferredRefCheck) fire(c *Ctx) error {
+	back, err := referencedRowExists(c, d.parent, d.k, d.key, true)
+	if err != nil || back {
+		return err
 	}
-	list := *m.deferred
-	*m.deferred = nil
-	for _, d := range list {
-		back, err := referencedRowExists(c, d.parent, d.k, d.key, true)
-		if err != nil {
-			return err
-		}
-		if back {
-			continue
-		}
-		refs, err := referencingRows(c, d.child, d.k, d.key)
-		if err == nil {
-			refs, err = lockReferencing(c, d.child, d.k, d.key, refs)
-		}
-		if err != nil {
-			return err
-		}
-		if len(refs) > 0 {
-			return stillReferenced(c, d.parent, d.child, d.k, d.key)
-		}
+	refs, err := referencingRows(c, d.child, d.k, d.key)
+	if err == nil {
+		refs, err = lockReferencing(c, d.child, d.k, d.key, refs)
+	}
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		return stillReferenced(c, d.parent, d.child, d.k, d.key)
 	}
 	return nil
 }
@@ -527,10 +515,7 @@ func (m *ModifyTable) cascade(c *Ctx, child *catalog.Relation, k *catalog.Constr
 	if action != catalog.FKCascade || row != nil {
 		kind = "Update"
 	}
-	if m.deferred == nil {
-		m.deferred = &[]deferredRefCheck{}
-	}
-	cm := &ModifyTable{Kind: kind, Rel: child, deferred: m.deferred}
+	cm := &ModifyTable{Kind: kind, Rel: child, after: m.queue()}
 	cm.deformer = child.NewDeformer()
 	if err := cm.prepareConstraints(c); err != nil {
 		return err

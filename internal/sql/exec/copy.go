@@ -48,7 +48,7 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 	}
 	ci.deformer = rel.NewDeformerFor(c.Context, c.U())
 	ci.ring = c.Eng.Pool.NewStrategy(buffer.BulkWrite, 16<<20)
-	ci.mt.Rel = rel
+	ci.mt.Rel, ci.mt.Kind = rel, "Insert"
 	if err := ci.mt.prepareConstraints(c); err != nil {
 		return nil, err
 	}
@@ -57,6 +57,9 @@ func NewCopyInserter(c *Ctx, rel *catalog.Relation, cols []int) (*CopyInserter, 
 		return nil, err
 	}
 	c.Tx.Heap.Xid = xid
+	if err := ci.mt.statementTriggers(c, catalog.TriggerTypeBefore); err != nil {
+		return nil, err
+	}
 	return ci, nil
 }
 
@@ -80,6 +83,13 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 		t, row, err := ci.mt.insertTarget(c, row)
 		if err != nil {
 			return err
+		}
+		row, ok, err := t.beforeRow(c, catalog.TriggerTypeInsert, nil, row)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
 		}
 		deformer := ci.deformer
 		if t != &ci.mt {
@@ -106,13 +116,28 @@ func (ci *CopyInserter) Insert(c *Ctx, rows []Row) error {
 		if err := t.checkForeignKeys(c, row, nil); err != nil {
 			return err
 		}
+		if err := t.afterRow(c, catalog.TriggerTypeInsert, nil, row); err != nil {
+			return err
+		}
 		ci.Count++
 	}
 	return nil
 }
 
-// Finish reports the inserted rows to the statistics collector.
-func (ci *CopyInserter) Finish(c *Ctx) {
+// Finish fires the AFTER triggers and reports the inserted rows to the
+// statistics collector.
+func (ci *CopyInserter) Finish(c *Ctx) error {
+	if err := ci.mt.statementTriggers(c, 0); err != nil {
+		return err
+	}
+	if err := ci.mt.queue().fireAll(c); err != nil {
+		return err
+	}
+	ci.report(c)
+	return nil
+}
+
+func (ci *CopyInserter) report(c *Ctx) {
 	if ci.mt.router != nil {
 		_ = ci.mt.router.forEachLeaf(func(l *ModifyTable) error {
 			c.Eng.Stats.Modified(l.Rel.OID, l.Count, 0, 0, 0)

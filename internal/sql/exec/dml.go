@@ -104,7 +104,10 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 		return nil, err
 	}
 	defer pop()
-	rel, err := p.OpenRelation(s.Relation, lockRowExclusive)
+	rel, err := p.insteadView(s.Relation, catalog.TriggerTypeInsert)
+	if err == nil && rel == nil {
+		rel, err = p.OpenRelation(s.Relation, lockRowExclusive)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,14 @@ type Ctx struct {
 	vars ProcVars
 	// routineLimit is maxRoutineDepth's answer, once asked (0: not yet).
 	routineLimit, stackKB int
+	// trigger is the trigger a trigger function is being called for;
+	// transitions are the transition tables its body's statements read
+	// (triggers.go).
+	trigger     *TriggerData
+	transitions map[string]*transitionTable
+	// triggerDepth is how many trigger calls enclose this Ctx
+	// (pg_trigger_depth).
+	triggerDepth int
 	// inlining are the functions being inlined (inline.go).
 	inlining []uint32
 	// parallelStop, in a parallel query's participant, is raised by the

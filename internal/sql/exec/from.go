@@ -351,6 +351,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 				return p.addLeaf(sc, &fromItem{node: cs, alias: alias}, cols), nil
 			}
 		}
+		if tt := p.C.transitions[rv.Relname]; tt != nil && rv.Schemaname == "" {
+			return p.addTransitionLeaf(sc, rv.Relname, tt, alias, colAliases), nil
+		}
 		if view := p.systemView(rv); view != nil {
 			if err := p.q.locks.refuseNamed(alias, "a function"); err != nil {
 				return nil, err

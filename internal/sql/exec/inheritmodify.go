@@ -51,15 +51,6 @@ func (it *inheritTargets) open(c *Ctx) error {
 	return nil
 }
 
-func (it *inheritTargets) runDeferredChecks(c *Ctx) error {
-	for _, sub := range it.subs {
-		if err := sub.runDeferredChecks(c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // route finds the ModifyTable that changes input row in, and the row in
 // its layout.
 func (m *ModifyTable) route(c *Ctx, in Row) (*ModifyTable, Row, error) {

@@ -45,16 +45,23 @@ type ModifyTable struct {
 	// viewChecks are the WITH CHECK OPTION conditions of the views the
 	// statement went through (viewupdate.go).
 	viewChecks []viewCheck
-	// deferred are NO ACTION foreign key checks left for the end of the
-	// statement; a cascaded change shares its statement's list.
-	deferred *[]deferredRefCheck
+	// after is the statement's after-trigger queue (AFTER triggers and
+	// NO ACTION foreign key checks, triggers.go); the members of an
+	// inheritance tree or partitioned table and cascaded changes use the
+	// statement's (queue).
+	after *afterQueue
+	// SetCols marks the columns an UPDATE's SET list assigns (UPDATE OF
+	// triggers); trig are the table's triggers, loaded at first use.
+	SetCols    []bool
+	trig       *relTriggers
+	trigLoaded bool
 	// afterWith are the statement's data-modifying WITH queries, the
 	// unread of which run after this, the main statement (modifyingcte.go).
 	afterWith []*cteDef
 	done      bool
-	retRows  []Row
-	retI     int
-	deformer tableam.Format
+	retRows   []Row
+	retI      int
+	deformer  tableam.Format
 	// inh: UPDATE or DELETE of an inheritance parent routes each row to
 	// the ModifyTable of the member it came from (inheritmodify.go);
 	// inhParent and inhMember are set on those.
@@ -84,13 +91,16 @@ func (m *ModifyTable) Open(c *Ctx) error {
 		return err
 	}
 	c.Tx.Heap.Xid = xid
+	if err := m.statementTriggers(c, catalog.TriggerTypeBefore); err != nil {
+		return err
+	}
 	return Open(c, m.Input)
 }
 
 // openTarget resets the execution state of the table's changes.
 func (m *ModifyTable) openTarget(c *Ctx) error {
 	m.done, m.Count, m.hot, m.inplace, m.retRows, m.retI, m.upserted = false, 0, 0, inplaceCount{}, nil, 0, 0
-	m.deferred = nil
+	m.after, m.trig, m.trigLoaded = nil, nil, false
 	m.router, m.partCons, m.partLoaded = nil, nil, false
 	m.deformer = m.Rel.NewDeformerFor(c.Context, c.U())
 	return m.prepareConstraints(c)
@@ -152,19 +162,31 @@ func (m *ModifyTable) run(c *Ctx) error {
 			return err
 		}
 		if in == nil {
-			if err := m.routedDeferredChecks(c); err != nil {
+			if err := m.statementTriggers(c, 0); err != nil {
 				return err
 			}
-			if m.inh != nil {
-				return m.inh.runDeferredChecks(c)
-			}
-			return m.runDeferredChecks(c)
+			return m.queue().fireAll(c)
 		}
 		var out Row
-		switch m.Kind {
-		case "Insert":
+		switch {
+		case m.Rel.Kind == catalog.KindView:
+			row, ok, err := m.insteadRow(c, in)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			out = row
+		case m.Kind == "Insert":
 			if m.Conflict != nil {
-				row := in[:natts]
+				row, ok, err := m.beforeRow(c, catalog.TriggerTypeInsert, nil, in[:natts])
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
 				if err := m.checkNotNull(c, row); err != nil {
 					return err
 				}
@@ -187,11 +209,15 @@ func (m *ModifyTable) run(c *Ctx) error {
 				out = res
 				break
 			}
-			if err := m.insertRow(c, in[:natts]); err != nil {
+			row, ok, err := m.insertRow(c, in[:natts])
+			if err != nil {
 				return err
 			}
-			out = in[:natts]
-		case "Update":
+			if !ok {
+				continue
+			}
+			out = row
+		case m.Kind == "Update":
 			t, tin, err := m.route(c, in)
 			if err != nil {
 				return err
@@ -208,7 +234,7 @@ func (m *ModifyTable) run(c *Ctx) error {
 				out = t.parentRow(t.updatedRow(c, row, tin, ntid))
 			}
 			t.countRow(m)
-		case "Delete":
+		case m.Kind == "Delete":
 			t, tin, err := m.route(c, in)
 			if err != nil {
 				return err
@@ -240,13 +266,31 @@ func (m *ModifyTable) run(c *Ctx) error {
 }
 
 // insertRow inserts row (in m.Rel's layout), routed to its partition
-// when m.Rel is partitioned.
-func (m *ModifyTable) insertRow(c *Ctx, row Row) error {
+// when m.Rel is partitioned, after the BEFORE ROW triggers of the table
+// it goes in. It returns the row inserted (in m.Rel's layout when that is
+// the table; as given when routed) and false when a trigger skipped it.
+func (m *ModifyTable) insertRow(c *Ctx, row Row) (Row, bool, error) {
 	orig := row
 	t, row, err := m.insertTarget(c, row)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
+	row, ok, err := t.beforeRow(c, catalog.TriggerTypeInsert, nil, row)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	if t == m {
+		orig = row
+	}
+	if err := m.insertChecked(c, t, row, orig); err != nil {
+		return nil, false, err
+	}
+	return orig, true, nil
+}
+
+// insertChecked inserts row into t (m itself or a partition) after its
+// constraint checks; orig is the row in m's layout, for errors.
+func (m *ModifyTable) insertChecked(c *Ctx, t *ModifyTable, row, orig Row) error {
 	if t != m {
 		// The statement's columns coerce to their domains, whatever the
 		// partition's columns say.
@@ -274,7 +318,10 @@ func (m *ModifyTable) insertRow(c *Ctx, row Row) error {
 	if t != m {
 		t.Count++
 	}
-	return t.checkForeignKeys(c, row, nil)
+	if err := t.checkForeignKeys(c, row, nil); err != nil {
+		return err
+	}
+	return t.afterRow(c, catalog.TriggerTypeInsert, nil, row)
 }
 
 func (m *ModifyTable) checkNotNull(c *Ctx, row Row) error {
@@ -349,6 +396,11 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error
 		if err != nil {
 			return nil, tid, false, err
 		}
+		natts := len(m.Rel.Attrs)
+		newRow, ok, err := m.beforeRow(c, catalog.TriggerTypeUpdate, old[:natts], newRow)
+		if err != nil || !ok {
+			return nil, tid, false, err
+		}
 		if err := m.checkNotNull(c, newRow); err != nil {
 			return nil, tid, false, err
 		}
@@ -366,6 +418,9 @@ func (m *ModifyTable) update(c *Ctx, in Row) (Row, page.ItemPointer, bool, error
 		}
 		switch oc.Result {
 		case tableam.Ok:
+			if err := m.afterRow(c, catalog.TriggerTypeUpdate, old[:natts], newRow); err != nil {
+				return nil, tid, false, err
+			}
 			return newRow, ntid, true, nil
 		case tableam.Deleted:
 			if c.repeatableRead() {
@@ -451,7 +506,11 @@ func (m *ModifyTable) replaceRow(c *Ctx, tid page.ItemPointer, old, newRow Row) 
 func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 	tid := DatumTID(in[m.targetWidth(in)-1])
 	old := in
+	natts := len(m.Rel.Attrs)
 	for attempt := 0; attempt < 100; attempt++ {
+		if _, ok, err := m.beforeRow(c, catalog.TriggerTypeDelete, old[:natts], nil); err != nil || !ok {
+			return nil, false, err
+		}
 		oc, err := m.Rel.Table.Delete(c.Context, c.U(), c.Tx.Heap, tid)
 		if err != nil {
 			return nil, false, err
@@ -462,6 +521,9 @@ func (m *ModifyTable) delete(c *Ctx, in Row) (Row, bool, error) {
 				return nil, false, err
 			}
 			if err := m.checkReferencedBy(c, old, nil); err != nil {
+				return nil, false, err
+			}
+			if err := m.afterRow(c, catalog.TriggerTypeDelete, old[:natts], nil); err != nil {
 				return nil, false, err
 			}
 			return old, true, nil

@@ -21,6 +21,8 @@ import (
 
 // modifyInput is the planned input of an UPDATE or DELETE.
 type modifyInput struct {
+	// view is the target view of INSTEAD OF triggers (nil: a table).
+	view  *catalog.Relation
 	fi    *fromItem // the target table
 	sc    *scope    // the columns of the input row
 	node  Node
@@ -31,7 +33,18 @@ type modifyInput struct {
 // planModifyInput plans the rows an UPDATE or DELETE visits: the target
 // table rv joined with from, filtered by where.
 func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.Node) (*modifyInput, error) {
-	fi, err := p.planFrom([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: rv}}}, true)
+	// A view left here has an INSTEAD OF trigger (the rewrite stopped).
+	view, err := p.C.Eng.Catalog.Lookup(p.C.Tx, rv.Schemaname, rv.Relname)
+	if err != nil {
+		return nil, err
+	}
+	var fi *fromItem
+	if view != nil && view.Kind == catalog.KindView && !view.MatView {
+		fi, err = p.insteadFromItem(rv, view)
+	} else {
+		view = nil
+		fi, err = p.planFrom([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: rv}}}, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +63,7 @@ func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.No
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "WHERE CURRENT OF with FROM or USING is not supported yet")
 		}
 		node := currentOfScan(fi, co.CursorName)
-		return &modifyInput{fi: fi, sc: sc, node: node, width: len(cols)}, nil
+		return &modifyInput{view: view, fi: fi, sc: sc, node: node, width: len(cols)}, nil
 	}
 	for _, n := range from {
 		if rv := n.GetRangeVar(); rv != nil {
@@ -81,7 +94,7 @@ func (p *Planner) planModifyInput(rv *pg.RangeVar, from []*pg.Node, where *pg.No
 	if err != nil {
 		return nil, err
 	}
-	return &modifyInput{fi: fi, sc: sc, node: node, qual: qual, width: len(cols)}, nil
+	return &modifyInput{view: view, fi: fi, sc: sc, node: node, qual: qual, width: len(cols)}, nil
 }
 
 // withCTEs plans a WITH clause in front of an UPDATE or DELETE; the
@@ -129,6 +142,9 @@ func (p *Planner) planTableUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 		return nil, err
 	}
 	rel := in.fi.rel
+	if in.view != nil {
+		rel = in.view
+	}
 	newRow, err := p.setTargets(rel, in.sc, s.TargetList)
 	if err != nil {
 		return nil, err
@@ -138,7 +154,7 @@ func (p *Planner) planTableUpdate(s *pg.UpdateStmt) (*ModifyTable, error) {
 		return nil, err
 	}
 	mt := &ModifyTable{Kind: "Update", Rel: rel, Input: in.node, NewRow: newRow, Qual: in.qual, Sys: in.fi.sys,
-		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}
+		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation), SetCols: setColumns(rel, s.TargetList)}
 	planInheritTargets(mt, in.fi)
 	return mt, nil
 }
@@ -174,7 +190,11 @@ func (p *Planner) planDelete(s *pg.DeleteStmt) (*ModifyTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	mt := &ModifyTable{Kind: "Delete", Rel: in.fi.rel, Input: in.node, Qual: in.qual, Sys: in.fi.sys,
+	rel := in.fi.rel
+	if in.view != nil {
+		rel = in.view
+	}
+	mt := &ModifyTable{Kind: "Delete", Rel: rel, Input: in.node, Qual: in.qual, Sys: in.fi.sys,
 		TargetWidth: in.width, Returning: ret, RetCols: retCols, Alias: aliasIfAny(s.Relation)}
 	planInheritTargets(mt, in.fi)
 	return mt, nil

@@ -212,7 +212,10 @@ func (m *ModifyTable) insertOnConflict(c *Ctx, row Row) (out Row, ok bool, err e
 			return nil, false, err
 		}
 		if !conflicted {
-			return row, true, m.checkForeignKeys(c, row, nil)
+			if err := m.checkForeignKeys(c, row, nil); err != nil {
+				return nil, false, err
+			}
+			return row, true, m.afterRow(c, catalog.TriggerTypeInsert, nil, row)
 		}
 		// A concurrent inserter won the race: withdraw our row (dead to
 		// everyone once deleted by its own inserter) and look again.
@@ -357,6 +360,10 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 			return nil, false, false, err
 		}
 	}
+	newRow, ok, err = m.beforeRow(c, catalog.TriggerTypeUpdate, both[:natts], newRow)
+	if err != nil || !ok {
+		return nil, false, false, err
+	}
 	if err := m.checkNotNull(c, newRow); err != nil {
 		return nil, false, false, err
 	}
@@ -371,5 +378,5 @@ func (m *ModifyTable) conflictUpdate(c *Ctx, proposed Row, tid page.ItemPointer)
 		return nil, false, false, pgerr.Errorf(pgerr.InternalError, "locked row %s changed before its ON CONFLICT update (%d)", tid, r.Result)
 	}
 	m.upserted++
-	return newRow, true, false, nil
+	return newRow, true, false, m.afterRow(c, catalog.TriggerTypeUpdate, both[:natts], newRow)
 }

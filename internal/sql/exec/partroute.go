@@ -339,13 +339,6 @@ func (m *ModifyTable) insertTarget(c *Ctx, row Row) (*ModifyTable, Row, error) {
 }
 
 // routedDeferredChecks runs the leaves' end-of-statement checks.
-func (m *ModifyTable) routedDeferredChecks(c *Ctx) error {
-	if m.router == nil {
-		return nil
-	}
-	return m.router.forEachLeaf(func(l *ModifyTable) error { return l.runDeferredChecks(c) })
-}
-
 // moveRow is an UPDATE whose new row version newRow leaves the partition
 // m.Rel: through a partitioned table the row is deleted here and
 // inserted where the table routes it (PostgreSQL 11's row movement);
@@ -381,7 +374,7 @@ func (m *ModifyTable) moveRow(c *Ctx, tid page.ItemPointer, old, newRow Row) (Ro
 	if err := afterDelete(c, m.Rel, oc); err != nil {
 		return nil, tid, false, err
 	}
-	if err := top.insertRow(c, prow); err != nil {
+	if _, _, err := top.insertRow(c, prow); err != nil {
 		return nil, tid, false, err
 	}
 	return newRow, tid, true, nil

@@ -90,6 +90,7 @@ func (c *Ctx) BodyCtx(vars ProcVars) *Ctx {
 	fc.routineDepth = c.routineDepth + 1
 	fc.routine = nil
 	fc.vars = vars
+	fc.transitions, fc.trigger = c.TransitionTables(), nil
 	env.Catalog = fc.CatalogFuncs()
 	return &fc
 }

@@ -18,7 +18,7 @@ func TestReusableNodeFields(t *testing.T) {
 		node   any
 		fields string
 	}{
-		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot inplace upserted checks domains viewChecks deferred afterWith done retRows retI deformer inh inhParent inhMember router routedFrom partCons partLoaded"},
+		{ModifyTable{}, "nodeBase Kind Rel Input NewRow Qual Sys TargetWidth Returning RetCols Conflict Alias Count hot inplace upserted checks domains viewChecks after SetCols trig trigLoaded afterWith done retRows retI deformer inh inhParent inhMember router routedFrom partCons partLoaded"},
 		{IndexScan{}, "nodeBase Rel Alias Index Lower LowerIn Upper UpperIn Cond Qual Sys WithTID cur ix recheck keys def natts lastTID entries fetched"},
 		{SeqScan{}, "nodeBase Rel Alias Qual Sys WithTID Parallel par parallelDiv reuseRow leadAttrs scan def row natts qualAttrs scratch pushed lastTID read"},
 		{Project{}, "nodeBase Input Exprs Cols"},

@@ -208,3 +208,86 @@ func aliasHiding(s levelScope, relname string) string {
 	}
 	return ""
 }
+
+// WholeRow is the row of FROM item rel (t.* or t as a value), in this
+// scope or an enclosing one; in a procedural body, a record variable of
+// that name.
+func (s *scope) WholeRow(rel string, loc int32) (expr.Expr, bool, error) {
+	for cur := levelScope(s); cur != nil; cur = cur.up() {
+		sc, ok := cur.(*scope)
+		if !ok || !sc.hasRel(rel) {
+			continue
+		}
+		var fields []expr.Expr
+		for _, c := range sc.cols {
+			if c.rel != rel || c.hidden || c.system || c.name == "" {
+				continue
+			}
+			e, err := resolveChain(s, rel, c.name)
+			if err != nil {
+				return nil, true, err
+			}
+			fields = append(fields, e)
+		}
+		return expr.NewRowValue(fields), true, nil
+	}
+	if p := s.planner(); p != nil && p.C != nil && p.C.vars != nil {
+		e, err := p.resolveWithVars(s, "", rel, loc)
+		if err == nil && e.Type().OID == types.RecordOID {
+			return e, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// RowColumns are the visible columns of FROM item rel.
+func (s *scope) RowColumns(rel string) ([]string, bool) {
+	for cur := levelScope(s); cur != nil; cur = cur.up() {
+		sc, ok := cur.(*scope)
+		if !ok || !sc.hasRel(rel) {
+			continue
+		}
+		var out []string
+		for _, c := range sc.cols {
+			if c.rel == rel && !c.hidden && !c.system && c.name != "" {
+				out = append(out, c.name)
+			}
+		}
+		return out, true
+	}
+	if p := s.planner(); p != nil && p.C != nil {
+		if rv, ok := p.C.vars.(RecordVars); ok {
+			return rv.RecordFields(rel)
+		}
+	}
+	return nil, false
+}
+
+// RecordVars are procedural variables that are records (rec.* expands
+// to their fields).
+type RecordVars interface {
+	RecordFields(name string) ([]string, bool)
+}
+
+// WholeRow of a body's expression without FROM: a record variable.
+func (s routineParamScope) WholeRow(rel string, loc int32) (expr.Expr, bool, error) {
+	if s.p.C == nil || s.p.C.vars == nil || !s.p.C.vars.Has("", rel) {
+		return nil, false, nil
+	}
+	e, err := s.Resolve("", rel, loc)
+	if err != nil || e.Type().OID != types.RecordOID {
+		return nil, false, nil
+	}
+	return e, true, nil
+}
+
+// RowColumns of a body's expression without FROM: a record variable's
+// fields.
+func (s routineParamScope) RowColumns(rel string) ([]string, bool) {
+	if s.p.C != nil {
+		if rv, ok := s.p.C.vars.(RecordVars); ok {
+			return rv.RecordFields(rel)
+		}
+	}
+	return nil, false
+}

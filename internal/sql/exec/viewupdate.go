@@ -266,6 +266,9 @@ func (p *Planner) rewriteInsert(s *pg.InsertStmt) (*pg.InsertStmt, []viewCheck, 
 	var checks []viewCheck
 	cascaded := false
 	for {
+		if v, err := p.insteadView(s.Relation, catalog.TriggerTypeInsert); err != nil || v != nil {
+			return s, checks, err
+		}
 		vt, err := p.viewTargetOf(s.Relation, "insert")
 		if err != nil || vt == nil {
 			return s, checks, err
@@ -377,6 +380,9 @@ func (p *Planner) rewriteUpdate(s *pg.UpdateStmt) (*pg.UpdateStmt, []viewCheck, 
 	var checks []viewCheck
 	cascaded := false
 	for {
+		if v, err := p.insteadView(s.Relation, catalog.TriggerTypeUpdate); err != nil || v != nil {
+			return s, checks, err
+		}
 		vt, err := p.viewTargetOf(s.Relation, "update")
 		if err != nil || vt == nil {
 			return s, checks, err
@@ -411,6 +417,9 @@ func (p *Planner) rewriteUpdate(s *pg.UpdateStmt) (*pg.UpdateStmt, []viewCheck, 
 // rewriteDelete maps a DELETE on views down to the table below them.
 func (p *Planner) rewriteDelete(s *pg.DeleteStmt) (*pg.DeleteStmt, error) {
 	for {
+		if v, err := p.insteadView(s.Relation, catalog.TriggerTypeDelete); err != nil || v != nil {
+			return s, err
+		}
 		vt, err := p.viewTargetOf(s.Relation, "delete")
 		if err != nil || vt == nil {
 			return s, err

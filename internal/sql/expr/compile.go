@@ -19,6 +19,64 @@ type Scope interface {
 	Resolve(qualifier, name string, location int32) (Expr, error)
 }
 
+// WholeRowScope is a Scope that can give a FROM item's whole row
+// (t.*, or t alone, as a value).
+type WholeRowScope interface {
+	WholeRow(rel string, location int32) (e Expr, found bool, err error)
+	// RowColumns are the column names of FROM item rel's row.
+	RowColumns(rel string) ([]string, bool)
+}
+
+// expandStar is t.* as a row constructor of t's columns, or n itself;
+// ROW(t.*) and t.* = u.* then compare column by column.
+func (c *Compiler) expandStar(n *pg.Node) *pg.Node {
+	cr := n.GetColumnRef()
+	ws, ok := c.Scope.(WholeRowScope)
+	if cr == nil || !ok || len(cr.Fields) != 2 || cr.Fields[1].GetAStar() == nil {
+		return n
+	}
+	rel := cr.Fields[0].GetString_().GetSval()
+	cols, ok := ws.RowColumns(rel)
+	if !ok {
+		return n
+	}
+	args := make([]*pg.Node, len(cols))
+	for i, col := range cols {
+		args[i] = pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(rel), pg.MakeStrNode(col)}, cr.Location)
+	}
+	return &pg.Node{Node: &pg.Node_RowExpr{RowExpr: &pg.RowExpr{Args: args, RowFormat: pg.CoercionForm_COERCE_EXPLICIT_CALL, Location: cr.Location}}}
+}
+
+// expandStars rewrites the operands of a comparison that are t.* or
+// ROW(t.*) into row constructors of columns (a copy; n is kept).
+func (c *Compiler) expandStars(n *pg.Node) *pg.Node {
+	ae := n.GetAExpr()
+	if ae == nil || c.Scope == nil {
+		return n
+	}
+	side := func(x *pg.Node) *pg.Node {
+		if x == nil {
+			return nil
+		}
+		if re := x.GetRowExpr(); re != nil && len(re.Args) == 1 {
+			if e := c.expandStar(re.Args[0]); e != re.Args[0] {
+				return e
+			}
+			return x
+		}
+		return c.expandStar(x)
+	}
+	l, r := side(ae.Lexpr), side(ae.Rexpr)
+	if l == ae.Lexpr && r == ae.Rexpr {
+		return n
+	}
+	cp := &pg.A_Expr{Kind: ae.Kind, Name: ae.Name, Lexpr: l, Rexpr: r, Location: ae.Location}
+	return &pg.Node{Node: &pg.Node_AExpr{AExpr: cp}}
+}
+
+// NewRowValue is a row constructor of fields.
+func NewRowValue(fields []Expr) Expr { return &RowValue{Fields: fields} }
+
 // Hooks let the planner take over parts of the tree (aggregates,
 // subqueries) while the compiler does the rest.
 type Hooks struct {
@@ -120,8 +178,13 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 	case n.GetColumnRef() != nil:
 		cr := n.GetColumnRef()
 		var parts []string
-		for _, f := range cr.Fields {
+		for i, f := range cr.Fields {
 			if f.GetAStar() != nil {
+				if ws, ok := c.Scope.(WholeRowScope); ok && i == 1 && len(cr.Fields) == 2 {
+					if e, found, err := ws.WholeRow(parts[0], cr.Location); found || err != nil {
+						return e, withPos(err, cr.Location)
+					}
+				}
 				return nil, syntaxErrAt(cr.Location, "unexpected *")
 			}
 			parts = append(parts, f.GetString_().Sval)
@@ -134,6 +197,12 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 			return nil, withPos(pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" does not exist", parts[len(parts)-1]), cr.Location)
 		}
 		e, err := c.Scope.Resolve(qual, parts[len(parts)-1], cr.Location)
+		if ws, ok := c.Scope.(WholeRowScope); ok && len(parts) == 1 && pgerr.Code(err) == pgerr.UndefinedColumn {
+			// A table's name as a value is its row.
+			if we, found, werr := ws.WholeRow(parts[0], cr.Location); found && werr == nil {
+				return we, nil
+			}
+		}
 		return e, withPos(err, cr.Location)
 	case n.GetParamRef() != nil:
 		p := n.GetParamRef()
@@ -151,7 +220,7 @@ func (c *Compiler) Compile(n *pg.Node) (Expr, error) {
 		}
 		return &Param{N: int(p.Number), T: t, Slot: slot}, nil
 	case n.GetAExpr() != nil:
-		return c.compileAExpr(n.GetAExpr())
+		return c.compileAExpr(c.expandStars(n).GetAExpr())
 	case n.GetBoolExpr() != nil:
 		b := n.GetBoolExpr()
 		op := map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND", pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[b.Boolop]

@@ -335,6 +335,7 @@ var catalogCalls = map[string]struct {
 	"pg_advisory_unlock_all":           {nil, 0, types.Void},
 	// The backend functions: they need the session and its registry.
 	"pg_backend_pid":       {nil, 0, types.Int4},
+	"pg_trigger_depth":     {nil, 0, types.Int4},
 	"pg_cancel_backend":    {[]types.Type{types.Int4}, 1, types.Boolean},
 	"pg_terminate_backend": {[]types.Type{types.Int4, types.Int8}, 1, types.Boolean},
 	"pg_sleep":             {[]types.Type{types.Float8}, 1, types.Void},

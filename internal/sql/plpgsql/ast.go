@@ -287,6 +287,10 @@ func (h *handler) UnmarshalJSON(b []byte) error {
 type function struct {
 	Datums []*datumNode `json:"datums"`
 	Action *stmt        `json:"action"`
+	// NewVarno and OldVarno are a trigger function's NEW and OLD records
+	// (nil for other functions).
+	NewVarno *int `json:"new_varno"`
+	OldVarno *int `json:"old_varno"`
 }
 
 // parseTree decodes ParsePlPgSqlToJSON's output (one function).

@@ -65,6 +65,9 @@ type program struct {
 	exprScope    map[*exprNode]*scope
 	handlerScope map[*handler]*scope
 	loopVar      map[*stmt]int
+	// trig are a trigger function's NEW, OLD and TG_* datums (nil for
+	// other functions).
+	trig *triggerDatums
 	// src is the body; stmtScope the scope of each statement.
 	src       string
 	stmtScope map[*stmt]*scope
@@ -114,6 +117,8 @@ func buildProgram(f *function, name, src string, params []param, funcLabel strin
 			claimed[i] = true
 		}
 	}
+	claimed = declareTriggerVars(f, p, top, claimed)
+	declareAliases(src, top)
 	b := &builder{p: p, claimed: claimed}
 	b.claim(f.Action)
 	b.block(f.Action, top)

@@ -265,6 +265,13 @@ func siteFor(c *exec.Ctx, rc *exec.RoutineCall) (*site, error) {
 	for _, t := range rc.ArgTypes {
 		key += "," + strconv.FormatUint(uint64(t.OID), 10)
 	}
+	return cachedSite(c, rc, key)
+}
+
+// cachedSite is the session's compiled routine under key, else compiled
+// now (and kept unless the transaction changed catalogs).
+func cachedSite(c *exec.Ctx, rc *exec.RoutineCall, key string) (*site, error) {
+	current := func(st *site) bool { return st != nil && st.version == c.Eng.Catalog.Version() && !c.Tx.Dirty }
 	cache := map[string]any{}
 	if rcs, ok := c.Session.(exec.RoutineCaches); ok {
 		cache = rcs.RoutineCache()

@@ -127,6 +127,11 @@ func (x *call) refValue(d int, field string) (types.Type, types.Datum, error) {
 	name := x.prog.datums[d].Refname
 	switch v.kind {
 	case kRecord, kRow:
+		if v.rec == nil && field == "" && x.prog.trig != nil && (d == x.prog.trig.newDno || d == x.prog.trig.oldDno) {
+			// A trigger's NEW or OLD without a row is NULL (PostgreSQL
+			// 11+): RETURN NEW in a statement trigger returns NULL.
+			return types.Record, types.Null(), nil
+		}
 		if v.rec == nil {
 			return types.Type{}, types.Null(), pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "record \"%s\" is not assigned yet", name).
 				WithDetail("The tuple structure of a not-yet-assigned record is indeterminate.")
@@ -420,4 +425,22 @@ func splitAssign(q string) (string, string) {
 		}
 	}
 	return "", q
+}
+
+// RecordFields are the field names of record variable name as it is
+// now (rec.* in a statement expands to them), false when name is no
+// assigned record.
+func (r *resolver) RecordFields(name string) ([]string, bool) {
+	if r.sc == nil {
+		return nil, false
+	}
+	d, ok := r.sc.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	v := r.x.vals[d]
+	if (v.kind != kRecord && v.kind != kRow) || v.rec == nil {
+		return nil, false
+	}
+	return append([]string(nil), v.rec.names...), true
 }
