@@ -854,6 +854,9 @@ func (w resultWriter) Notice(n *pgerr.Error) error {
 	if sev == "" {
 		sev = pgerr.SevNotice
 	}
+	if f, ok := w.c.sess.(NoticeFilter); ok && !f.SendsNotice(sev) {
+		return nil
+	}
 	code := n.Code
 	if code == "" {
 		code = pgerr.SuccessfulCompletion

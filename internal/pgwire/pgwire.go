@@ -81,6 +81,12 @@ type Session interface {
 	Close()
 }
 
+// NoticeFilter is implemented by a Session whose settings decide which
+// notices reach the client (client_min_messages); pgwire drops the others.
+type NoticeFilter interface {
+	SendsNotice(severity string) bool
+}
+
 // ResultWriter receives one statement's results at a time.
 //
 // Its methods return an error once the connection is broken; the session
