@@ -113,16 +113,21 @@ func hyperbolic(name string, f func(float64) float64, domain func(float64) bool)
 
 // Degree-based trigonometry computes in the first quadrant and scales by
 // the exact values at 30, 45 and 60 degrees, so sind(30) is exactly 0.5.
+// radiansPerDegree is a variable so that x*radiansPerDegree rounds as
+// PostgreSQL's one float8 multiplication does (a constant expression would
+// be folded exactly).
+var radiansPerDegree = 0.0174532925199432957692
+
 var (
-	sin30         = math.Sin(30 * math.Pi / 180)
-	oneMinusCos60 = 1 - math.Cos(60*math.Pi/180)
+	sin30         = math.Sin(30 * radiansPerDegree)
+	oneMinusCos60 = 1 - math.Cos(60*radiansPerDegree)
 	asin05        = math.Asin(0.5)
 	acos05        = math.Acos(0.5)
 	atan1         = math.Atan(1)
 )
 
-func sind0to30(x float64) float64 { return math.Sin(x*math.Pi/180) / sin30 / 2 }
-func cosd0to60(x float64) float64 { return 1 - (1-math.Cos(x*math.Pi/180))/oneMinusCos60/2 }
+func sind0to30(x float64) float64 { return math.Sin(x*radiansPerDegree) / sin30 / 2 }
+func cosd0to60(x float64) float64 { return 1 - (1-math.Cos(x*radiansPerDegree))/oneMinusCos60/2 }
 
 func sindQ1(x float64) float64 {
 	if x <= 30 {
