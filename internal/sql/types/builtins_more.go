@@ -293,11 +293,16 @@ func dateBin(a []Datum) (Datum, error) {
 	if (ts >= origin) != (diff >= 0) {
 		return Datum{}, intervalOverflow()
 	}
+	// round toward -infinity: a bin that starts before origin when ts does
 	delta := diff - diff%step
-	if origin > ts && step > 1 {
+	if diff < 0 && diff%step != 0 {
 		delta -= step
 	}
-	return TimestampMicros(origin + delta), nil
+	r := origin + delta
+	if (delta < 0) != (r < origin) || !validTimestamp(r) {
+		return Datum{}, tsOutOfRange()
+	}
+	return TimestampMicros(r), nil
 }
 
 // cG is printf's %g: six significant digits, no trailing zeros.

@@ -212,15 +212,16 @@ func int8ToChar(v int64, f string) (Datum, error) {
 	return Str(out), err
 }
 
-// cFloat is printf's %.*f for NaN and infinities (glibc spelling).
+// cFloat is PostgreSQL's snprintf %.*f, which spells the special values
+// NaN, Infinity and -Infinity.
 func cFloat(x float64, prec int) string {
 	switch {
 	case math.IsNaN(x):
-		return "nan"
+		return "NaN"
 	case math.IsInf(x, 1):
-		return "inf"
+		return "Infinity"
 	case math.IsInf(x, -1):
-		return "-inf"
+		return "-Infinity"
 	}
 	return strconv.FormatFloat(x, 'f', prec, 64)
 }
