@@ -121,8 +121,10 @@ const (
 type dchNode struct {
 	isKey  bool
 	key    dchKey
+	name   string // the keyword as written in the template
 	suffix int
 	lit    string
+	quoted bool // lit came from double quotes
 }
 
 func parseDchFormat(f string) []dchNode {
@@ -140,6 +142,7 @@ func parseDchFormat(f string) []dchNode {
 			}
 		}
 		if k, n := matchDchKeyword(f[i:]); n > 0 {
+			name := f[i : i+n]
 			i += n
 			for _, p := range [...]struct {
 				s string
@@ -151,7 +154,7 @@ func parseDchFormat(f string) []dchNode {
 					break
 				}
 			}
-			nodes = append(nodes, dchNode{isKey: true, key: k, suffix: suffix})
+			nodes = append(nodes, dchNode{isKey: true, key: k, name: name, suffix: suffix})
 			continue
 		}
 		if i >= len(f) {
@@ -167,7 +170,7 @@ func parseDchFormat(f string) []dchNode {
 					i++
 				}
 				_, sz := utf8.DecodeRuneInString(f[i:])
-				nodes = append(nodes, dchNode{lit: f[i : i+sz]})
+				nodes = append(nodes, dchNode{lit: f[i : i+sz], quoted: true})
 				i += sz
 			}
 			continue
