@@ -14,11 +14,11 @@ import (
 
 // dchFields is PostgreSQL's TmFromChar.
 type dchFields struct {
-	mode                                  int // 0 none, 1 Gregorian, 2 ISO week
-	hh, pm, mi, ss, ssss, d, dd, ddd, mm  int
-	ms, year, bc, ww, w, cc, j, us, yysz  int
-	clock12                               bool
-	tzsign, tzh, tzm, ff                  int
+	mode                                 int // 0 none, 1 Gregorian, 2 ISO week
+	hh, pm, mi, ss, ssss, d, dd, ddd, mm int
+	ms, year, bc, ww, w, cc, j, us, yysz int
+	clock12                              bool
+	tzsign, tzh, tzm, ff                 int
 }
 
 func dchDigitKey(k dchKey) bool {

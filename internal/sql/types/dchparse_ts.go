@@ -8,9 +8,9 @@ import (
 // UTC offset when the input gave one (TZH/TZM), and the FFn precision.
 type dchResult struct {
 	year, mon, mday, hour, min, sec, fsec int
-	hasZone                                bool
-	gmtoff                                 int // seconds east of UTC
-	fprec                                  int
+	hasZone                               bool
+	gmtoff                                int // seconds east of UTC
+	fprec                                 int
 }
 
 func dchFieldOverflow(in string) error {
@@ -96,7 +96,7 @@ func doToTimestamp(in, format string) (*dchResult, error) {
 		if f.mode == 2 {
 			jd := isoWeekToJ(t.year, f.ww)
 			if f.d != 0 {
-				jd += (f.d+5)%7 // d is 1..7 from Sunday; the ISO week starts on Monday
+				jd += (f.d + 5) % 7 // d is 1..7 from Sunday; the ISO week starts on Monday
 			}
 			t.year, t.mon, t.mday = j2date(jd)
 			haveYear, haveMonth, haveDay = true, true, true
