@@ -865,6 +865,12 @@ func (c *Compiler) BuiltinCall(name string, args []Expr, loc int32) (Expr, error
 	}
 	fn, err := types.LookupFunction(name, ts)
 	if err != nil {
+		if e, ok, cerr := typeNameCall(name, args); ok {
+			if cerr != nil {
+				return nil, cerr
+			}
+			return c.foldSettings(e)
+		}
 		return nil, withPos(err, loc)
 	}
 	for i := range args {

@@ -109,3 +109,14 @@ SELECT acosh(0.5)
 error 42883
 SELECT make_interval(bogus => 1)
 
+
+query
+SELECT float8(1::int8), int4(2.5), text(1), int8(1.5::float8), to_date('05 Dec 2000', 'DD Mon YYYY'), to_timestamp('2011-12-18 11:38 PM +05:30', 'YYYY-MM-DD HH12:MI AM TZH:TZM') = timestamptz '2011-12-18 23:38+05:30'
+----
+1|3|1|2|2000-12-05|t
+
+error 22P02
+SELECT int4('x')
+
+error 22007
+SELECT to_timestamp('97/Feb/16', 'YYMonDD')
