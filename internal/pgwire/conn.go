@@ -854,7 +854,7 @@ func (w resultWriter) Notice(n *pgerr.Error) error {
 	if sev == "" {
 		sev = pgerr.SevNotice
 	}
-	if f, ok := w.c.sess.(NoticeFilter); ok && !f.WantsNotice(sev) {
+	if f, ok := w.c.sess.(NoticeFilter); ok && !f.SendsNotice(sev) {
 		return nil
 	}
 	code := n.Code

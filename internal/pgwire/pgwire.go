@@ -81,10 +81,10 @@ type Session interface {
 	Close()
 }
 
-// NoticeFilter, when a Session implements it, decides which notices reach
-// the client (client_min_messages); without it every notice is sent.
+// NoticeFilter is implemented by a Session whose settings decide which
+// notices reach the client (client_min_messages); pgwire drops the others.
 type NoticeFilter interface {
-	WantsNotice(severity string) bool
+	SendsNotice(severity string) bool
 }
 
 // ResultWriter receives one statement's results at a time.

@@ -137,27 +137,6 @@ func (r roleReader) isMember(member, role uint32) bool {
 	return err == nil && g.IsMember(member, role, false)
 }
 
-// clientMessageRank orders client_min_messages' levels and the notice
-// severities they compare with (PostgreSQL's elog levels, as the client
-// sees them; INFO is always sent).
-var clientMessageRank = map[string]int{
-	"debug5": 1, "debug4": 2, "debug3": 3, "debug2": 4, "debug1": 5, "debug": 5,
-	"log": 6, "notice": 7, "warning": 8, "error": 9,
-}
-
-// WantsNotice implements pgwire.NoticeFilter: client_min_messages.
-func (s *Session) WantsNotice(severity string) bool {
-	sev := strings.ToLower(severity)
-	if sev == "info" {
-		return true
-	}
-	rank, ok := clientMessageRank[sev]
-	if !ok {
-		return true
-	}
-	return rank >= clientMessageRank[s.Get("client_min_messages")]
-}
-
 // BecomeDefiner implements exec.DefinerSession: for a SECURITY DEFINER
 // routine's call, its owner is the current user (role and is_superuser
 // say so); done restores the caller's identity.

@@ -873,6 +873,13 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 	if fc.FuncVariadic {
 		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
 	}
+	if p := types.LookupBuiltinParams(name); p != nil {
+		args, ok, err := c.builtinNamedArgs(fc, p)
+		if err != nil || !ok {
+			return nil, orErr(err, func() error { return c.namedArgCallError(fc, name) })
+		}
+		return c.BuiltinCall(name, args, fc.Location)
+	}
 	var args []Expr
 	for _, a := range fc.Args {
 		if na := a.GetNamedArgExpr(); na != nil {
@@ -929,6 +936,12 @@ func (c *Compiler) BuiltinCall(name string, args []Expr, loc int32) (Expr, error
 	}
 	fn, err := types.LookupFunction(name, ts)
 	if err != nil {
+		if e, ok, cerr := typeNameCall(name, args); ok {
+			if cerr != nil {
+				return nil, cerr
+			}
+			return c.foldSettings(e)
+		}
 		return nil, withPos(err, loc)
 	}
 	for i := range args {

@@ -148,23 +148,13 @@ func (x *call) raise(s *stmt) error {
 	return nil
 }
 
-// clientWants applies client_min_messages to a RAISE below ERROR; INFO
-// always goes to the client, as in PostgreSQL.
+// clientWants applies client_min_messages to a RAISE below ERROR.
 func (x *call) clientWants(level int) bool {
-	if level == levelInfo {
-		return true
-	}
 	min := "notice"
 	if x.c.Setting != nil {
 		min = x.c.Setting("client_min_messages")
 	}
-	rank := map[string]int{"debug5": 10, "debug4": 11, "debug3": 12, "debug2": 13, "debug1": 14, "debug": 14,
-		"log": 15, "notice": levelNotice, "warning": levelWarning, "error": levelError}
-	want, ok := rank[strings.ToLower(min)]
-	if !ok {
-		want = levelNotice
-	}
-	return level >= want
+	return pgerr.Reported(severity(level), min, true)
 }
 
 func severity(level int) string {
@@ -173,6 +163,10 @@ func severity(level int) string {
 		return pgerr.SevInfo
 	case levelWarning:
 		return pgerr.SevWarning
+	case levelLog:
+		return pgerr.SevLog
+	case levelDebug:
+		return "DEBUG"
 	}
 	return pgerr.SevNotice
 }

@@ -102,6 +102,19 @@
 // transaction_timestamp() return timestamptz; localtimestamp, localtime and
 // current_date convert the start time to the session's zone.
 //
+// # Formatting templates
+//
+// to_char, to_number, to_timestamp and to_date read PostgreSQL's templates
+// (formatting.c): numformat*.go cuts a number template into keyword and
+// literal nodes and a description (digit positions, sign style, FM, V,
+// RN, EEEE), each number type prepares its digit string, and one
+// processor lays it out as PostgreSQL's NUM_processor does, NUL
+// truncation of a too-short float included; dchformat*.go does the same
+// for date/time templates (FM/TM prefixes, TH suffix), and dchparse*.go
+// reads input by a template and combines the fields (PostgreSQL 15:
+// offsets by TZH/TZM only, no zone names). The session's locale is C, so
+// D, G, L and S are '.', ',', ' ' and '+'/'-'.
+//
 // # On-disk layout
 //
 // DataSize, FillData, FillNullBitmap, DeformData and [Deformer] (package

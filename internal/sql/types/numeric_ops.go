@@ -116,6 +116,16 @@ func numMul(a, b numVal) numVal {
 
 // numWeight returns the base-10000 weight and first digit of a nonzero
 // finite value (as the normalized NumericVar has them).
+// numMulOp is numeric_mul: the exact product, rounded when it has more
+// digits after the point than a numeric can store.
+func numMulOp(a, b numVal) numVal {
+	r := numMul(a, b)
+	if r.special == numFinite && r.dscale > numDscaleMax {
+		r.round(numDscaleMax)
+	}
+	return r
+}
+
 func numWeight(n numVal) (weight, first int) {
 	v := n.toVar()
 	for i, d := range v.digits {
@@ -627,10 +637,12 @@ func numIsIntegral(n numVal) bool {
 	return n.special == numFinite && new(big.Int).Rem(n.coef, pow10(n.dscale)).Sign() == 0
 }
 
-// numScaleInt4 reads an int4 scale argument of round/trunc, clamped as
-// PostgreSQL does.
+// clampRoundScale clamps the scale argument of round/trunc as PostgreSQL
+// 15.4 and later do: to the digits a numeric can hold after the point, and
+// before it plus one (for a most significant digit that rounds up, which
+// then overflows).
 func clampRoundScale(s int64) int {
-	return int(min(max(s, -numMaxResultScal), numMaxResultScal))
+	return int(min(max(s, -(numWeightMax+1)*numDecDigits-1), numDscaleMax))
 }
 
 func numUnary(f func(numVal) numVal) func([]Datum) (Datum, error) {
@@ -683,7 +695,7 @@ func minScale(n numVal) int {
 func init() {
 	addOp("+", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(noErr(numAdd))})
 	addOp("-", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(noErr(numSub))})
-	addOp("*", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(noErr(numMul))})
+	addOp("*", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(noErr(numMulOp))})
 	addOp("/", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(numDiv)})
 	addOp("%", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(numMod)})
 	addOp("^", &Func{Args: []Type{Numeric, Numeric}, Ret: Numeric, Fn: numBinary(numPower)})
