@@ -802,7 +802,10 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	if fc.FuncVariadic {
-		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
+		return c.variadicArrayCall(fc, name)
+	}
+	if named, err := c.namedBuiltinCall(fc, name); named != nil || err != nil {
+		return named, err
 	}
 	var args []Expr
 	for _, a := range fc.Args {
