@@ -529,6 +529,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		if err != nil {
 			return nil, err
 		}
+		if srf, err = p.shapeSRF(srf, ts, rf, fc); err != nil {
+			return nil, err
+		}
 		for i := range args {
 			if args[i], err = expr.Coerce(args[i], srf.Args[i], types.CastImplicit); err != nil {
 				return nil, err

@@ -30,6 +30,14 @@ type SRF struct {
 	// FnSession, when set, is Fn given the session the statement runs in
 	// (the executor's SessionHooks), for functions of session state.
 	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
+	// Shape, when set, makes the SRF of a call from its argument types
+	// and the caller's column definition list (json_populate_record:
+	// the columns of its first argument's row type); the planner calls
+	// it and runs what it returns.
+	Shape func(st *Settings, args []Type, coldef []SRFColumn) (*SRF, error)
+	// NonStrict: NULL arguments reach the function (they give no rows
+	// otherwise).
+	NonStrict bool
 }
 
 // RegisterSRF adds a set-returning function defined outside this package.
