@@ -492,6 +492,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		compileArgs := func(s expr.Scope) ([]expr.Expr, error) {
 			var args []expr.Expr
 			comp := p.compiler(s)
+			if args, named, err := comp.NamedBuiltinArgs(fc, name); named || err != nil {
+				return args, err
+			}
 			for _, a := range fc.Args {
 				e, err := comp.Compile(a)
 				if err != nil {

@@ -38,11 +38,23 @@ func (c *Compiler) variadicArrayCall(fc *pg.FuncCall, name string) (Expr, error)
 }
 
 // namedBuiltinCall compiles a call in named or mixed notation of a
-// builtin whose parameters have names (types.BuiltinParams): the
-// arguments go to their parameters' positions, omitted trailing ones
-// take their defaults. It returns nil, nil for a call without names or
-// of a builtin without parameter names.
+// builtin whose parameters have names (types.BuiltinParams). It returns
+// nil, nil for a call without names or of a builtin without parameter
+// names.
 func (c *Compiler) namedBuiltinCall(fc *pg.FuncCall, name string) (Expr, error) {
+	args, named, err := c.NamedBuiltinArgs(fc, name)
+	if !named || err != nil {
+		return nil, err
+	}
+	return c.BuiltinCall(name, args, fc.Location)
+}
+
+// NamedBuiltinArgs compiles the arguments of a call in named or mixed
+// notation of a builtin with parameter names: each goes to its
+// parameter's position, omitted trailing ones take their defaults.
+// named is false (and nothing compiled) for a call without names or of a
+// builtin without parameter names.
+func (c *Compiler) NamedBuiltinArgs(fc *pg.FuncCall, name string) (args []Expr, named bool, err error) {
 	hasNamed := false
 	for _, a := range fc.Args {
 		if a.GetNamedArgExpr() != nil {
@@ -51,14 +63,14 @@ func (c *Compiler) namedBuiltinCall(fc *pg.FuncCall, name string) (Expr, error) 
 	}
 	params := types.BuiltinParams(name)
 	if !hasNamed || params == nil {
-		return nil, nil
+		return nil, false, nil
 	}
 	slots := make([]*pg.Node, len(params))
 	for i, a := range fc.Args {
 		na := a.GetNamedArgExpr()
 		if na == nil {
 			if i >= len(slots) {
-				return nil, c.namedArgCallError(fc, name)
+				return nil, true, c.namedArgCallError(fc, name)
 			}
 			slots[i] = a
 			continue
@@ -67,38 +79,37 @@ func (c *Compiler) namedBuiltinCall(fc *pg.FuncCall, name string) (Expr, error) 
 		for j, p := range params {
 			if p.Name == na.Name {
 				if slots[j] != nil {
-					return nil, withPos(pgerr.Errorf(pgerr.SyntaxError, "argument name \"%s\" used more than once", na.Name), na.Location)
+					return nil, true, withPos(pgerr.Errorf(pgerr.SyntaxError, "argument name \"%s\" used more than once", na.Name), na.Location)
 				}
 				slots[j], found = na.Arg, true
 			}
 		}
 		if !found {
-			return nil, c.namedArgCallError(fc, name)
+			return nil, true, c.namedArgCallError(fc, name)
 		}
 	}
 	n := len(slots)
 	for n > 0 && slots[n-1] == nil && params[n-1].HasDef {
 		n--
 	}
-	var args []Expr
 	for i := 0; i < n; i++ {
 		if slots[i] == nil {
 			p := params[i]
 			if !p.HasDef {
-				return nil, c.namedArgCallError(fc, name)
+				return nil, true, c.namedArgCallError(fc, name)
 			}
 			d, err := types.Parse(p.Type, p.Default)
 			if err != nil {
-				return nil, err
+				return nil, true, err
 			}
 			args = append(args, &Const{Val: d, T: p.Type, Loc: -1})
 			continue
 		}
 		e, err := c.Compile(slots[i])
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		args = append(args, e)
 	}
-	return c.BuiltinCall(name, args, fc.Location)
+	return args, true, nil
 }
