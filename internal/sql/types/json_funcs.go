@@ -1,6 +1,7 @@
 package types
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -317,4 +318,85 @@ func init() {
 			return jsonbResult(v)
 		})
 	}
+}
+
+// recordToJSON is composite_to_json: an object of the record's fields
+// (f1, f2, … for an anonymous record), keeping the compact json text
+// PostgreSQL writes ({"f1":1,"f2":"a"}, fields separated by sep).
+func recordToJSON(st *Settings, t Type, d Datum, jsonb bool, sep string) (*jsonVal, error) {
+	fts, vals := RecordFields(d)
+	var names []string
+	if comp := compositeOf(st, t); comp != nil {
+		names = comp.Fields
+	}
+	out := &jsonVal{kind: jObject}
+	raw := []byte{'{'}
+	for i, v := range vals {
+		name := "f" + strconv.Itoa(i+1)
+		if i < len(names) {
+			name = names[i]
+		}
+		jv, err := toJSON(st, fts[i], v, jsonb)
+		if err != nil {
+			return nil, err
+		}
+		out.keys, out.vals = append(out.keys, name), append(out.vals, jv)
+		if i > 0 {
+			raw = append(raw, sep...)
+		}
+		raw = append(appendJSONString(raw, name), ':')
+		raw = appendJSONText(raw, jv, ":")
+	}
+	out.raw = string(append(raw, '}'))
+	if jsonb {
+		normalizeJSONB(out)
+	}
+	return out, nil
+}
+
+// rowArrayJSONCall resolves row_to_json(record [, pretty]) and
+// array_to_json(anyarray [, pretty]); pretty puts a newline after each
+// top-level comma.
+func rowArrayJSONCall(lname string, in []Type) *Func {
+	if (lname != "row_to_json" && lname != "array_to_json") || len(in) < 1 || len(in) > 2 {
+		return nil
+	}
+	t := in[0]
+	if lname == "row_to_json" && t.OID != RecordOID && !IsUserType(t) || lname == "array_to_json" && !IsArray(t) {
+		return nil
+	}
+	if len(in) == 2 && in[1].OID != BoolOID && in[1].OID != UnknownOID {
+		return nil
+	}
+	args := []Type{t}
+	if len(in) == 2 {
+		args = append(args, Boolean)
+	}
+	f := func(st *Settings, a []Datum) (Datum, error) {
+		sep := ","
+		if len(a) == 2 && a[1].Bool() {
+			sep = ",\n "
+		}
+		if lname == "row_to_json" {
+			v, err := recordToJSON(st, t, a[0], false, sep)
+			if err != nil {
+				return Datum{}, err
+			}
+			return Str(v.raw), nil
+		}
+		v, err := toJSON(st, t, a[0], false)
+		if err != nil {
+			return Datum{}, err
+		}
+		b := []byte{'['}
+		for i, e := range v.arr {
+			if i > 0 {
+				b = append(b, sep...)
+			}
+			b = appendJSONText(b, e, ":")
+		}
+		return Str(string(append(b, ']'))), nil
+	}
+	return &Func{Name: lname, Args: args, Ret: JSON, Strict: true, Stable: true, FnWith: f,
+		Fn: func(a []Datum) (Datum, error) { return f(nil, a) }}
 }

@@ -268,6 +268,8 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 		return &jsonVal{kind: jNumber, str: n, raw: s}, nil
 	case t.OID == TimestampOID, t.OID == TimestamptzOID, t.OID == DateOID:
 		return &jsonVal{kind: jString, str: jsonDateTime(st, t, d)}, nil
+	case t.OID == RecordOID || compositeOf(st, t) != nil:
+		return recordToJSON(st, t, d, jsonb, ",")
 	case IsArray(t):
 		et, _ := ElemType(t)
 		out := &jsonVal{kind: jArray}
@@ -384,7 +386,7 @@ func variadicJSON(name string, in []Type) *Func {
 		if t.OID == UnknownOID {
 			ts[i] = Text
 		}
-		if t.OID == VoidOID || t.OID == RecordOID {
+		if t.OID == VoidOID {
 			return nil
 		}
 	}
@@ -403,10 +405,17 @@ func variadicJSON(name string, in []Type) *Func {
 		}
 		for i := 0; i < len(a); i++ {
 			if isObj && i%2 == 0 {
+				if a[i].IsNull() && jsonb {
+					return Datum{}, errJSONB("argument %d: key must not be null", i+1)
+				}
 				if a[i].IsNull() {
 					return Datum{}, errJSONB("argument %d cannot be null", i+1).WithHint("Object keys should be text.")
 				}
-				out.keys = append(out.keys, string(AppendTextWith(st, nil, ts[i], a[i])))
+				k, err := jsonKey(st, ts[i], a[i])
+				if err != nil {
+					return Datum{}, err
+				}
+				out.keys = append(out.keys, k)
 				continue
 			}
 			v, err := toJSON(st, ts[i], a[i], jsonb)
@@ -510,7 +519,7 @@ func init() {
 			return Datum{}, nil
 		})
 		jsonb := t == JSONBOID
-		addFunc("to_"+prefix, &Func{Args: []Type{Any}, Ret: jt, poly: func(actual []Type) *Func {
+		toPoly := func(actual []Type) *Func {
 			at := actual[0]
 			f := func(st *Settings, a []Datum) (Datum, error) {
 				v, err := toJSON(st, at, a[0], jsonb)
@@ -524,7 +533,9 @@ func init() {
 			}
 			return &Func{Name: "to_" + prefix, Args: actual, Ret: jt, Strict: true, Stable: true, FnWith: f,
 				Fn: func(a []Datum) (Datum, error) { return f(nil, a) }}
-		}})
+		}
+		addFunc("to_"+prefix, &Func{Args: []Type{Any}, Ret: jt, poly: toPoly})
+		addFunc("to_"+prefix, &Func{Args: []Type{Record}, Ret: jt, poly: toPoly})
 		elemsSRF := func(name string, asText bool) {
 			ret := jt
 			if asText {
