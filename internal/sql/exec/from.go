@@ -545,13 +545,21 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		if rf.Alias == nil {
 			col = name
 		}
+		tlist := p.q.tlistSRFs[rf]
+		if srf.OutName != "" && !tlist {
+			col = srf.OutName
+		}
 		if len(colAliases) > 0 {
 			col = colAliases[0]
 		}
 		fs := &FunctionScan{SRF: srf, Args: args, Alias: alias, Col: col}
 		cols := []scopeCol{{rel: alias, name: col, t: srf.Ret}}
 		ordAlias := 1
-		if len(srf.Cols) > 0 {
+		switch {
+		case len(srf.Cols) > 0 && tlist:
+			fs.AsRecord = true // SELECT jsonb_each(j): one record column
+			cols[0].t = types.Record
+		case len(srf.Cols) > 0:
 			cols, fs.ColNames = srfColumns(srf, alias, colAliases)
 			ordAlias = len(srf.Cols)
 		}

@@ -50,3 +50,12 @@ func (p *Planner) shapeSRF(srf *types.SRF, ts []types.Type, rf *pg.RangeFunction
 	}
 	return shaped, err
 }
+
+// srfRecord is one row of a multi-column SRF as a record value.
+func srfRecord(srf *types.SRF, vals []types.Datum) types.Datum {
+	ts := make([]types.Type, len(srf.Cols))
+	for i, c := range srf.Cols {
+		ts[i] = c.Type
+	}
+	return types.RecordValue(ts, vals)
+}

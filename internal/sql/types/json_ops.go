@@ -541,7 +541,7 @@ func init() {
 			if asText {
 				ret = Text
 			}
-			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: ret, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
+			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: ret, OutName: "value", Fn: func(x []Datum) (func() (Datum, bool, error), error) {
 				v := jsonIn(t, x[0].Str())
 				switch v.kind {
 				case jArray:

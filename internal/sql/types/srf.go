@@ -38,6 +38,9 @@ type SRF struct {
 	// NonStrict: NULL arguments reach the function (they give no rows
 	// otherwise).
 	NonStrict bool
+	// OutName, when set, names the single column in FROM whatever the
+	// alias (PostgreSQL's OUT parameter: jsonb_array_elements' value).
+	OutName string
 }
 
 // RegisterSRF adds a set-returning function defined outside this package.
