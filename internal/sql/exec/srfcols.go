@@ -44,7 +44,7 @@ func (p *Planner) shapeSRF(srf *types.SRF, ts []types.Type, rf *pg.RangeFunction
 		}
 		coldef = append(coldef, types.SRFColumn{Name: def.Colname, Type: t})
 	}
-	shaped, err := srf.Shape(p.compiler(nil).Settings, ts, coldef)
+	shaped, err := srf.Shape(types.SRFCall{Settings: p.compiler(nil).Settings, Args: ts, ColDef: coldef, TargetList: p.q.tlistSRFs[rf]})
 	if pe, ok := err.(*pgerr.Error); ok && pe.Code == pgerr.SyntaxError && len(coldef) == 0 {
 		pe.Position = fc.Location + 1
 	}

@@ -227,7 +227,11 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 	}
 	switch {
 	case t.OID == JSONBOID:
-		return jsonbOf(d.Str()), nil
+		v := jsonbOf(d.Str())
+		if !jsonb {
+			v.raw = string(jsonbText(nil, d.Str())) // json output embeds jsonb's text
+		}
+		return v, nil
 	case t.OID == JSONOID:
 		v, err := parseJSONValue(d.Str(), jsonb)
 		if err != nil {

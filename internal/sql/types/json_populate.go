@@ -1,6 +1,7 @@
 package types
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -42,14 +43,15 @@ func init() {
 		}
 		for _, args := range argLists {
 			srfs[k.name] = append(srfs[k.name], &SRF{Name: k.name, Args: args, Ret: Record, NonStrict: !k.record,
-				Shape: func(st *Settings, in []Type, coldef []SRFColumn) (*SRF, error) { return k.shape(st, in, coldef) }})
+				Shape: k.shape})
 		}
 	}
 }
 
 // shape makes the SRF for the call's argument types and column
 // definition list.
-func (k populateKind) shape(st *Settings, in []Type, coldef []SRFColumn) (*SRF, error) {
+func (k populateKind) shape(call SRFCall) (*SRF, error) {
+	st, in, coldef := call.Settings, call.Args, call.ColDef
 	cols := coldef
 	var comp *Composite
 	if !k.record && in[0].OID != RecordOID && in[0].OID != UnknownOID {
@@ -64,6 +66,9 @@ func (k populateKind) shape(st *Settings, in []Type, coldef []SRFColumn) (*SRF, 
 		for i, f := range comp.Fields {
 			cols = append(cols, SRFColumn{Name: f, Type: comp.Types[i]})
 		}
+	}
+	if len(cols) == 0 && call.TargetList && !k.record {
+		return k.recordShaped(st, in), nil
 	}
 	if len(cols) == 0 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "a column definition list is required for functions returning \"record\"")
@@ -236,4 +241,45 @@ func populateField(st *Settings, jsonb bool, t Type, v *jsonVal, name string) (D
 		text = strings.TrimSpace(v.raw)
 	}
 	return ParseWith(st, t, text)
+}
+
+// recordShaped is json(b)_populate_record(set) of an anonymous record in
+// a target list: each row is a record of the argument's fields (f1, f2,
+// …), known only when the call runs.
+func (k populateKind) recordShaped(st *Settings, in []Type) *SRF {
+	jt := JSON
+	if k.jsonb {
+		jt = JSONB
+	}
+	return &SRF{Name: k.name, Args: []Type{Record, jt}, Ret: Record, NonStrict: true,
+		Fn: func(a []Datum) (func() (Datum, bool, error), error) {
+			if a[0].IsNull() {
+				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "could not determine row type for result of %s", k.name).
+					WithHint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list.")
+			}
+			if a[1].IsNull() {
+				return func() (Datum, bool, error) { return Datum{}, false, nil }, nil
+			}
+			ts, base := RecordFields(a[0])
+			cols := make([]SRFColumn, len(ts))
+			for i, t := range ts {
+				cols[i] = SRFColumn{Name: "f" + strconv.Itoa(i+1), Type: t}
+			}
+			docs, err := k.objects(jsonIn(jsonOID(k.jsonb), a[1].Str()))
+			if err != nil {
+				return nil, err
+			}
+			i := 0
+			return func() (Datum, bool, error) {
+				if i >= len(docs) {
+					return Datum{}, false, nil
+				}
+				i++
+				row, err := populateRow(st, k.jsonb, cols, docs[i-1], base)
+				if err != nil {
+					return Datum{}, false, err
+				}
+				return RecordValue(ts, row), true, nil
+			}, nil
+		}}
 }

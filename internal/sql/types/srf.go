@@ -30,11 +30,10 @@ type SRF struct {
 	// FnSession, when set, is Fn given the session the statement runs in
 	// (the executor's SessionHooks), for functions of session state.
 	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
-	// Shape, when set, makes the SRF of a call from its argument types
-	// and the caller's column definition list (json_populate_record:
+	// Shape, when set, makes the SRF of a call (json_populate_record:
 	// the columns of its first argument's row type); the planner calls
 	// it and runs what it returns.
-	Shape func(st *Settings, args []Type, coldef []SRFColumn) (*SRF, error)
+	Shape func(call SRFCall) (*SRF, error)
 	// NonStrict: NULL arguments reach the function (they give no rows
 	// otherwise).
 	NonStrict bool
@@ -46,6 +45,17 @@ type SRF struct {
 // RegisterSRF adds a set-returning function defined outside this package.
 func RegisterSRF(f *SRF) {
 	srfs[strings.ToLower(f.Name)] = append(srfs[strings.ToLower(f.Name)], f)
+}
+
+// SRFCall is what SRF.Shape knows of a call: the session's settings, the
+// argument types, the column definition list, and whether the call is in
+// a target list (where rows are records, so no definition list is needed
+// for a record argument).
+type SRFCall struct {
+	Settings   *Settings
+	Args       []Type
+	ColDef     []SRFColumn
+	TargetList bool
 }
 
 // SRFColumn is one output column of a multi-column set-returning function.
