@@ -67,6 +67,9 @@ type jsonPath struct {
 }
 
 func (n *jpNode) isPredicate() bool {
+	if n.next != nil {
+		return false // (predicate).accessor is an expression
+	}
 	switch n.kind {
 	case jpAnd, jpOr, jpNot, jpIsUnknown, jpExists, jpCmp, jpStartsWith, jpLikeRegex:
 		return true
@@ -111,7 +114,8 @@ func (jp *jpParser) lex() jpToken {
 	c := s[jp.p]
 	switch {
 	case c == '"':
-		v, ok := jp.lexString()
+		jp.p++
+		v, ok := jp.lexChars(true)
 		if !ok {
 			return jpToken{kind: "bad"}
 		}
@@ -119,26 +123,29 @@ func (jp *jpParser) lex() jpToken {
 	case c == '$':
 		jp.p++
 		if jp.p < len(s) && s[jp.p] == '"' {
-			v, ok := jp.lexString()
+			jp.p++
+			v, ok := jp.lexChars(true)
 			if !ok {
 				return jpToken{kind: "bad"}
 			}
 			return jpToken{kind: "var", text: v, raw: s[start:jp.p]}
 		}
-		for jp.p < len(s) && isJPIdentChar(s[jp.p]) {
-			jp.p++
+		v, ok := jp.lexChars(false)
+		if !ok {
+			return jpToken{kind: "bad"}
 		}
 		if jp.p == start+1 {
 			return jpToken{kind: "op", text: "$", raw: "$"}
 		}
-		return jpToken{kind: "var", text: s[start+1 : jp.p], raw: s[start:jp.p]}
+		return jpToken{kind: "var", text: v, raw: s[start:jp.p]}
 	case c >= '0' && c <= '9' || c == '.' && jp.p+1 < len(s) && s[jp.p+1] >= '0' && s[jp.p+1] <= '9' && !jp.afterAccessorBase():
 		return jp.lexNumber()
 	case isJPIdentChar(c) || c == '\\':
-		for jp.p < len(s) && isJPIdentChar(s[jp.p]) {
-			jp.p++
+		v, ok := jp.lexChars(false)
+		if !ok {
+			return jpToken{kind: "bad"}
 		}
-		return jpToken{kind: "id", text: s[start:jp.p], raw: s[start:jp.p]}
+		return jpToken{kind: "id", text: v, raw: s[start:jp.p]}
 	}
 	for _, op := range []string{"**", "==", "!=", "<>", "<=", ">=", "&&", "||"} {
 		if strings.HasPrefix(s[jp.p:], op) {
@@ -165,120 +172,215 @@ func (jp *jpParser) afterAccessorBase() bool {
 	return isJPIdentChar(c) || c == '$' || c == '@' || c == ']' || c == ')' || c == '"' || c == '*'
 }
 
+func (jp *jpParser) lexError(format string, args ...any) {
+	if jp.err == nil {
+		jp.err = pgerr.Errorf(pgerr.SyntaxError, format, args...)
+	}
+}
+
+// lexNumber reads an integer, decimal (1., .5, 1.5) or real (1e3,
+// 1.e3); a letter, digit or _ right after it is PostgreSQL's "trailing
+// junk".
 func (jp *jpParser) lexNumber() jpToken {
 	s, start := jp.s, jp.p
-	for jp.p < len(s) && s[jp.p] >= '0' && s[jp.p] <= '9' {
-		jp.p++
-	}
-	if jp.p < len(s) && s[jp.p] == '.' && (jp.p+1 >= len(s) || s[jp.p+1] != '*' && !isJPIdentChar(s[jp.p+1]) || s[jp.p+1] >= '0' && s[jp.p+1] <= '9') {
-		jp.p++
+	digits := func() int {
+		n := 0
 		for jp.p < len(s) && s[jp.p] >= '0' && s[jp.p] <= '9' {
 			jp.p++
+			n++
 		}
+		return n
+	}
+	intDigits := digits()
+	decimal := false
+	if jp.p < len(s) && s[jp.p] == '.' {
+		jp.p++
+		decimal = true
+		digits()
+	}
+	junk := func() jpToken {
+		end := jp.p
+		if end < len(s) {
+			_, n := utf8.DecodeRuneInString(s[end:])
+			end += n
+		}
+		jp.lexError("trailing junk after numeric literal at or near \"%s\" of jsonpath input", s[start:end])
+		return jpToken{kind: "bad"}
+	}
+	if !decimal && intDigits > 1 && s[start] == '0' {
+		jp.p = start + 1
+		return junk()
 	}
 	if jp.p < len(s) && (s[jp.p] == 'e' || s[jp.p] == 'E') {
 		q := jp.p + 1
 		if q < len(s) && (s[q] == '+' || s[q] == '-') {
 			q++
 		}
-		if q < len(s) && s[q] >= '0' && s[q] <= '9' {
-			for q < len(s) && s[q] >= '0' && s[q] <= '9' {
-				q++
-			}
-			jp.p = q
+		if q >= len(s) || s[q] < '0' || s[q] > '9' {
+			return junk()
 		}
+		jp.p = q
+		digits()
+	}
+	if jp.p < len(s) && isJPIdentChar(s[jp.p]) {
+		return junk()
 	}
 	return jpToken{kind: "num", text: s[start:jp.p], raw: s[start:jp.p]}
 }
 
-func (jp *jpParser) lexString() (string, bool) {
+// lexChars reads the characters of a quoted string (after its opening
+// quote; quoted) or of an identifier, with their escapes: \b \f \n \r
+// \t \v, \xNN, \uNNNN (surrogate pairs) and \u{N…}, any other
+// character escaped as itself.
+func (jp *jpParser) lexChars(quoted bool) (string, bool) {
 	s := jp.s
-	jp.p++
 	var b strings.Builder
-	for jp.p < len(s) {
-		c := s[jp.p]
-		switch {
-		case c == '"':
-			jp.p++
-			return b.String(), true
-		case c == '\\':
-			if jp.p+1 >= len(s) {
-				jp.p = len(s)
+	hi := rune(0) // a pending high surrogate
+	for {
+		if jp.p >= len(s) {
+			if quoted {
+				jp.lexError("unexpected end of quoted string at end of jsonpath input")
 				return "", false
 			}
-			e := s[jp.p+1]
-			jp.p += 2
-			switch e {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'v':
-				b.WriteByte('\v')
-			case 'x':
-				if jp.p+2 > len(s) {
-					return "", false
-				}
-				v, err := strconv.ParseUint(s[jp.p:jp.p+2], 16, 8)
-				if err != nil {
-					return "", false
-				}
-				b.WriteRune(rune(v))
-				jp.p += 2
-			case 'u':
-				r, ok := jp.lexUnicode()
-				if !ok {
-					return "", false
-				}
-				b.WriteRune(r)
-			default:
-				b.WriteByte(e)
+			break
+		}
+		c := s[jp.p]
+		if c != '\\' {
+			if hi != 0 {
+				jp.surrogateError("Unicode low surrogate must follow a high surrogate.")
+				return "", false
 			}
-		default:
+			if quoted && c == '"' {
+				jp.p++
+				return b.String(), true
+			}
+			if !quoted && !isJPIdentChar(c) {
+				break
+			}
 			b.WriteByte(c)
 			jp.p++
+			continue
 		}
+		if jp.p+1 >= len(s) {
+			jp.lexError("unexpected end after backslash at end of jsonpath input")
+			return "", false
+		}
+		e := s[jp.p+1]
+		if e != 'u' && hi != 0 {
+			jp.surrogateError("Unicode low surrogate must follow a high surrogate.")
+			return "", false
+		}
+		switch e {
+		case 'u':
+			r, ok := jp.lexUnicode()
+			if !ok {
+				return "", false
+			}
+			switch {
+			case r >= 0xD800 && r < 0xDC00:
+				if hi != 0 {
+					jp.surrogateError("Unicode high surrogate must not follow a high surrogate.")
+					return "", false
+				}
+				hi = r
+				continue
+			case r >= 0xDC00 && r < 0xE000:
+				if hi == 0 {
+					jp.surrogateError("Unicode low surrogate must follow a high surrogate.")
+					return "", false
+				}
+				r = (hi-0xD800)<<10 + r - 0xDC00 + 0x10000
+				hi = 0
+			case hi != 0:
+				jp.surrogateError("Unicode low surrogate must follow a high surrogate.")
+				return "", false
+			case r == 0:
+				if jp.err == nil {
+					jp.err = pgerr.Errorf("22P05", "unsupported Unicode escape sequence").WithDetail("\\u0000 cannot be converted to text.")
+				}
+				return "", false
+			}
+			b.WriteRune(r)
+			continue
+		case 'x':
+			if jp.p+4 > len(s) || unhex(s[jp.p+2]) < 0 || unhex(s[jp.p+3]) < 0 {
+				jp.lexError("invalid hexadecimal character sequence at or near \"%s\" of jsonpath input", s[jp.p:min(jp.p+3, len(s))])
+				return "", false
+			}
+			v := unhex(s[jp.p+2])<<4 | unhex(s[jp.p+3])
+			if v == 0 {
+				if jp.err == nil {
+					jp.err = pgerr.Errorf("22P05", "unsupported Unicode escape sequence").WithDetail("\\u0000 cannot be converted to text.")
+				}
+				return "", false
+			}
+			b.WriteRune(rune(v))
+			jp.p += 4
+			continue
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		default:
+			r, n := utf8.DecodeRuneInString(s[jp.p+1:])
+			b.WriteRune(r)
+			jp.p += 1 + n
+			continue
+		}
+		jp.p += 2
 	}
-	return "", false
+	if hi != 0 {
+		jp.surrogateError("Unicode low surrogate must follow a high surrogate.")
+		return "", false
+	}
+	return b.String(), true
 }
 
+func (jp *jpParser) surrogateError(detail string) {
+	if jp.err == nil {
+		jp.err = pgerr.Errorf(pgerr.SyntaxError, "invalid input syntax for type jsonpath").WithDetail("%s", detail)
+	}
+}
+
+// lexUnicode reads \uNNNN or \u{N…} at jp.p (the backslash).
 func (jp *jpParser) lexUnicode() (rune, bool) {
 	s := jp.s
-	if jp.p < len(s) && s[jp.p] == '{' {
-		end := strings.IndexByte(s[jp.p:], '}')
-		if end < 2 || end > 7 {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(s[jp.p+1:jp.p+end], 16, 32)
-		if err != nil {
-			return 0, false
-		}
-		jp.p += end + 1
-		return rune(v), utf8.ValidRune(rune(v))
-	}
-	if jp.p+4 > len(s) {
+	start := jp.p
+	p := jp.p + 2
+	bad := func(end int) (rune, bool) {
+		jp.lexError("invalid unicode sequence at or near \"%s\" of jsonpath input", s[start:end])
 		return 0, false
 	}
-	v, err := strconv.ParseUint(s[jp.p:jp.p+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	jp.p += 4
-	r := rune(v)
-	if r >= 0xD800 && r < 0xDC00 && strings.HasPrefix(s[jp.p:], "\\u") && jp.p+6 <= len(s) {
-		lo, err := strconv.ParseUint(s[jp.p+2:jp.p+6], 16, 32)
-		if err == nil && lo >= 0xDC00 && lo < 0xE000 {
-			jp.p += 6
-			return (r-0xD800)<<10 + rune(lo) - 0xDC00 + 0x10000, true
+	if p < len(s) && s[p] == '{' {
+		q := p + 1
+		for q < len(s) && q-p <= 6 && unhex(s[q]) >= 0 {
+			q++
 		}
+		if q == p+1 || q >= len(s) || s[q] != '}' {
+			return bad(q)
+		}
+		v, _ := strconv.ParseUint(s[p+1:q], 16, 32)
+		jp.p = q + 1
+		return rune(v), true
 	}
-	return r, true
+	q := p
+	for q < len(s) && q-p < 4 && unhex(s[q]) >= 0 {
+		q++
+	}
+	if q-p < 4 {
+		return bad(q)
+	}
+	v, _ := strconv.ParseUint(s[p:q], 16, 32)
+	jp.p = q
+	return rune(v), true
 }
 
 func (jp *jpParser) next() jpToken {
@@ -320,6 +422,9 @@ func parseJSONPath(s string) (*jsonPath, error) {
 		path.strict = t.text == "strict"
 	}
 	if jp.lookahead().kind == "eof" {
+		if strings.TrimSpace(s) == "" {
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type jsonpath: \"%s\"", s)
+		}
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "syntax error at end of jsonpath input")
 	}
 	root := jp.parseOr()
