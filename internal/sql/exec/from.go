@@ -529,6 +529,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			ts = append(ts, a.Type())
 		}
 		srf, err := types.LookupSRF(name, ts)
+		if err != nil && !types.IsSRF(name) {
+			srf, err = types.ScalarAsSRF(name, ts)
+		}
 		if err != nil {
 			return nil, err
 		}

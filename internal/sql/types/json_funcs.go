@@ -279,6 +279,9 @@ func init() {
 	})
 	addOp("#-", &Func{Args: []Type{JSONB, textArrayType}, Ret: JSONB, Fn: jsonbDeletePath})
 	fn("jsonb_delete_path", []Type{JSONB, textArrayType}, JSONB, jsonbDeletePath)
+	fn("jsonb_concat", jj, JSONB, func(a []Datum) (Datum, error) {
+		return jsonbResult(jsonbConcat(jsonbArgs(a, 0), jsonbArgs(a, 1)))
+	})
 	fn("jsonb_insert", []Type{JSONB, textArrayType, JSONB}, JSONB, jsonbInsert)
 	fn("jsonb_insert", []Type{JSONB, textArrayType, JSONB, Boolean}, JSONB, jsonbInsert)
 	lax := func(a []Datum) (Datum, error) {

@@ -96,10 +96,10 @@ func (k populateKind) shape(call SRFCall) (*SRF, error) {
 		}
 		var base []Datum
 		if !k.record && !a[0].IsNull() {
-			_, base = RecordFields(a[0])
-			if len(base) != len(cols) {
-				return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "function return row and query-specified return row do not match").
-					WithDetail("Returned row contains %d attributes, but query expects %d.", len(base), len(cols))
+			var bts []Type
+			bts, base = RecordFields(a[0])
+			if err := checkRowMatch(bts, cols); err != nil {
+				return nil, err
 			}
 		}
 		docs, err := k.objects(jsonIn(jsonOID(k.jsonb), a[jsonArg].Str()))
@@ -282,4 +282,21 @@ func (k populateKind) recordShaped(st *Settings, in []Type) *SRF {
 				return RecordValue(ts, row), true, nil
 			}, nil
 		}}
+}
+
+// checkRowMatch refuses a base record whose fields are not the columns
+// the query expects.
+func checkRowMatch(ts []Type, cols []SRFColumn) error {
+	mismatch := func() *pgerr.Error {
+		return pgerr.Errorf(pgerr.DatatypeMismatch, "function return row and query-specified return row do not match")
+	}
+	if len(ts) != len(cols) {
+		return mismatch().WithDetail("Returned row contains %d attributes, but query expects %d.", len(ts), len(cols))
+	}
+	for i, t := range ts {
+		if t.OID != cols[i].Type.OID {
+			return mismatch().WithDetail("Returned type %s at ordinal position %d, but query expects %s.", t, i+1, cols[i].Type)
+		}
+	}
+	return nil
 }

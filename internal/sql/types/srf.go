@@ -124,3 +124,43 @@ func LookupSRF(name string, args []Type) (*SRF, error) {
 	}
 	return nil, funcErr(name, args, false)
 }
+
+// ScalarAsSRF is a scalar builtin called in FROM (SELECT * FROM
+// repeat('x', 3) s): a set of one row, NULL when a strict function gets
+// a NULL argument.
+func ScalarAsSRF(name string, args []Type) (*SRF, error) {
+	f, err := LookupFunction(name, args)
+	if err != nil {
+		return nil, err
+	}
+	if f.NeedsTxnTime {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name)
+	}
+	return &SRF{Name: name, Args: f.Args, Ret: f.Ret, NonStrict: true,
+		FnWith: func(st *Settings, a []Datum) (func() (Datum, bool, error), error) {
+			var d Datum
+			var err error
+			null := false
+			for _, x := range a {
+				null = null || x.IsNull()
+			}
+			switch {
+			case f.Strict && null:
+			case f.FnWith != nil:
+				d, err = f.FnWith(st, a)
+			default:
+				d, err = f.Fn(a)
+			}
+			if err != nil {
+				return nil, err
+			}
+			done := false
+			return func() (Datum, bool, error) {
+				if done {
+					return Datum{}, false, nil
+				}
+				done = true
+				return d, true, nil
+			}, nil
+		}}, nil
+}
