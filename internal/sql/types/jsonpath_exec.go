@@ -20,7 +20,7 @@ const (
 	errJSONArrayNotFound   = "22039"
 	errJSONObjectNotFound  = "2203C"
 	errJSONSubscript       = "22033"
-	errJSONSingletonNeeded = "2203F"
+	errJSONSingletonNeeded = "22038"
 	errJSONNumberNotFound  = "2203B"
 	errJSONNonNumeric      = "22036"
 )
