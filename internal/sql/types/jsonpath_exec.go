@@ -73,7 +73,7 @@ func (e *jpExec) unwrapArray(n *jpNode, v *jsonVal) ([]*jsonVal, error) {
 	for _, el := range v.arr {
 		r, err := e.exec(n, el, false)
 		if err != nil {
-			return nil, err
+			return append(out, r...), err // what was found before the error counts when silent
 		}
 		out = append(out, r...)
 	}
@@ -132,7 +132,7 @@ func (e *jpExec) exec(n *jpNode, v *jsonVal, unwrap bool) ([]*jsonVal, error) {
 			for _, el := range v.arr {
 				r, err := e.nextUnwrap(n, el)
 				if err != nil {
-					return nil, err
+					return append(out, r...), err // what was found before the error counts when silent
 				}
 				out = append(out, r...)
 			}
@@ -178,7 +178,7 @@ func (e *jpExec) exec(n *jpNode, v *jsonVal, unwrap bool) ([]*jsonVal, error) {
 		if v.kind == jArray || v.kind == jObject {
 			r, err := e.anyItem(n.next, v, 1, n.lo, n.hi, true)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err // what was found before the error counts when silent
 			}
 			out = append(out, r...)
 		}
@@ -271,7 +271,7 @@ func (e *jpExec) anyItem(next *jpNode, v *jsonVal, level, lo, hi int64, ignoreSt
 				r, err := e.exec(next, c, !e.strict)
 				e.ignoreStruct = saved
 				if err != nil {
-					return nil, err
+					return append(out, r...), err // what was found before the error counts when silent
 				}
 				out = append(out, r...)
 			} else {
@@ -281,7 +281,7 @@ func (e *jpExec) anyItem(next *jpNode, v *jsonVal, level, lo, hi int64, ignoreSt
 		if level < hi && isContainer {
 			r, err := e.anyItem(next, c, level+1, lo, hi, ignoreStruct)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err // what was found before the error counts when silent
 			}
 			out = append(out, r...)
 		}
@@ -317,7 +317,7 @@ func (e *jpExec) indexArray(n *jpNode, v *jsonVal) ([]*jsonVal, error) {
 			}
 		}
 		if !e.ignoreStruct && (from < 0 || from > to || to >= int64(size)) {
-			return nil, jpSoft(errJSONSubscript, "jsonpath array subscript is out of bounds")
+			return out, jpSoft(errJSONSubscript, "jsonpath array subscript is out of bounds")
 		}
 		from = max(from, 0)
 		to = min(to, int64(size)-1)
@@ -328,7 +328,7 @@ func (e *jpExec) indexArray(n *jpNode, v *jsonVal) ([]*jsonVal, error) {
 			}
 			r, err := e.next(n, el)
 			if err != nil {
-				return nil, err
+				return append(out, r...), err // what was found before the error counts when silent
 			}
 			out = append(out, r...)
 		}
@@ -420,16 +420,16 @@ func (e *jpExec) unary(n *jpNode, v *jsonVal) ([]*jsonVal, error) {
 	var out []*jsonVal
 	for _, x := range seq {
 		if x.kind != jNumber {
-			return nil, jpSoft(errJSONNumberNotFound, "operand of unary jsonpath operator %s is not a numeric value", n.op)
+			return out, jpSoft(errJSONNumberNotFound, "operand of unary jsonpath operator %s is not a numeric value", n.op)
 		}
 		if n.op == "-" {
 			if x, err = jpNumber(numNeg(jpNumVal(x.str))); err != nil {
-				return nil, err
+				return out, err
 			}
 		}
 		r, err := e.next(n, x)
 		if err != nil {
-			return nil, err
+			return append(out, r...), err // what was found before the error counts when silent
 		}
 		out = append(out, r...)
 	}
@@ -520,7 +520,7 @@ func (e *jpExec) keyValue(n *jpNode, v *jsonVal) ([]*jsonVal, error) {
 			vals: []*jsonVal{{kind: jNumber, str: strconv.Itoa(v.offset)}, {kind: jString, str: k}, v.vals[i]}}
 		r, err := e.next(n, obj)
 		if err != nil {
-			return nil, err
+			return append(out, r...), err // what was found before the error counts when silent
 		}
 		out = append(out, r...)
 	}
@@ -735,10 +735,13 @@ func jpRegex(pattern, flags string) (*pgRegex, reFlags, error) {
 	if strings.ContainsRune(flags, 'q') {
 		pattern = regexpQuoteMeta(pattern)
 	} else {
-		if !strings.ContainsRune(flags, 's') {
+		// PostgreSQL's p and w flags cancel each other; n is both
+		switch dotall, mline := strings.ContainsRune(flags, 's'), strings.ContainsRune(flags, 'm'); {
+		case !dotall && mline:
+			pgFlags += "n"
+		case !dotall:
 			pgFlags += "p"
-		}
-		if strings.ContainsRune(flags, 'm') {
+		case mline:
 			pgFlags += "w"
 		}
 	}

@@ -30,7 +30,7 @@ func jsonPathCall(a []Datum) (res []*jsonVal, ok bool, err error) {
 	res, err = runJSONPath(path, jsonbOf(a[0].Str()), vars)
 	if se, soft := err.(jpSoftError); soft {
 		if silent {
-			return nil, false, nil
+			return res, false, nil // the items found before the error
 		}
 		return nil, false, se.err
 	}
@@ -46,11 +46,11 @@ func jsonPathExists(a []Datum) (Datum, error) {
 }
 
 func jsonPathMatch(a []Datum) (Datum, error) {
-	res, ok, err := jsonPathCall(a)
+	res, _, err := jsonPathCall(a)
 	if err != nil {
 		return Datum{}, err
 	}
-	if ok && len(res) == 1 {
+	if len(res) == 1 {
 		switch res[0].kind {
 		case jBool:
 			return Bool(res[0].str == "true"), nil

@@ -107,6 +107,8 @@ func TestJSONPathEval(t *testing.T) {
 		{`-1.5`, "$.abs().floor()", "1"},
 		{`"1.5"`, "$.double()", "1.5"},
 		{`{"a": 1}`, "exists($.b)", "false"},
+		{`{"s": "ab\nadc"}`, `$.s like_regex "^ab.*c" flag "m"`, "false"}, // m without s: . stops at newlines
+		{`{"s": "ab\nadc"}`, `$.s like_regex "^ab.*c" flag "s"`, "true"},
 	}
 	for _, c := range cases {
 		got, err := runPath(t, c.doc, c.path)
@@ -212,4 +214,19 @@ func TestJSONAggResult(t *testing.T) {
 	check("jsonb_agg", "[1, null, 3]")
 	check("json_object_agg", `{ "b" : 1, "a" : null, "b" : 3 }`)
 	check("jsonb_object_agg", `{"a": null, "b": 3}`)
+}
+
+// silent => true keeps the items found before a soft error
+// (jsonb_path_query_first('[{"a": 1}, {}]', 'strict $[*].a', silent => true) is 1).
+func TestJSONPathSilentPartial(t *testing.T) {
+	doc, _ := parseJSONB(`[{"a": 1}, {"a": 2}, {}]`)
+	path, _ := parseJSONPathDatum("strict $[*].a")
+	vars, _ := parseJSONB("{}")
+	res, ok, err := jsonPathCall([]Datum{doc, path, vars, Bool(true)})
+	if err != nil || ok || len(res) != 2 || res[0].str != "1" {
+		t.Fatalf("got %v ok=%v err=%v, want [1 2] and not ok", res, ok, err)
+	}
+	if _, _, err := jsonPathCall([]Datum{doc, path, vars, Bool(false)}); pgerr.Code(err) != "2203A" {
+		t.Fatalf("not silent: got %v, want 2203A", err)
+	}
 }
