@@ -94,9 +94,9 @@ func TestJSONPathEval(t *testing.T) {
 		{`{"a": [1, 2, 3]}`, "$.a[last]", "3"},
 		{`{"a": [1, 2, 3]}`, "$.a[0 to 1]", "1 | 2"},
 		{`{"a": [1, 2, 3]}`, "$.a.size()", "3"},
-		{`[{"a": 1}, {"a": 2}]`, "$.a", "1 | 2"}, // lax unwraps arrays for .key
-		{`{"a": 1}`, "$[0].a", "1"},              // lax wraps scalars for [0]
-		{`{"a": 1}`, "$.b", ""},                  // lax ignores a missing key
+		{`[{"a": 1}, {"a": 2}]`, "$.a", "1 | 2"},           // lax unwraps arrays for .key
+		{`{"a": 1}`, "$[0].a", "1"},                        // lax wraps scalars for [0]
+		{`{"a": 1}`, "$.b", ""},                            // lax ignores a missing key
 		{`{"a": {"b": [1, {"c": 2}]}}`, "$.**.c", "2 | 2"}, // lax: the array and its element both give c
 		{`{"a": 2}`, "$.a * 3 + 1", "7"},
 		{`{"a": 1}`, "$.a == 1", "true"},
