@@ -559,8 +559,8 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		cols := []scopeCol{{rel: alias, name: col, t: srf.Ret}}
 		ordAlias := 1
 		switch {
-		case len(srf.Cols) > 0 && tlist:
-			fs.AsRecord = true // SELECT jsonb_each(j): one record column
+		case len(srf.Cols) > 1 && tlist:
+			fs.AsRecord = true // SELECT jsonb_each(j): one record column (one OUT column is its own type)
 			cols[0].t = types.Record
 		case len(srf.Cols) > 0:
 			cols, fs.ColNames = srfColumns(srf, alias, colAliases)
