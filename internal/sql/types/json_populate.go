@@ -198,11 +198,15 @@ func populateField(st *Settings, jsonb bool, t Type, v *jsonVal, name string) (D
 			return Datum{}, pgerr.Errorf(pgerr.InvalidParameterValue, "expected JSON array").
 				WithHint("See the value of key \"%s\".", name)
 		}
+		dims := jsonArrayDims(v)
+		if err := checkJSONArrayShape(v, dims, 0, "", name); err != nil {
+			return Datum{}, err
+		}
+		if len(dims) > 1 {
+			return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported yet")
+		}
 		var elems []Datum
 		for _, e := range v.arr {
-			if e.kind == jArray {
-				return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported yet")
-			}
 			d, err := populateField(st, jsonb, et, e, name)
 			if err != nil {
 				return Datum{}, err
@@ -296,6 +300,42 @@ func checkRowMatch(ts []Type, cols []SRFColumn) error {
 	for i, t := range ts {
 		if t.OID != cols[i].Type.OID {
 			return mismatch().WithDetail("Returned type %s at ordinal position %d, but query expects %s.", t, i+1, cols[i].Type)
+		}
+	}
+	return nil
+}
+
+// jsonArrayDims is the shape a JSON array gives an SQL array: the lengths
+// along its first elements, as PostgreSQL reads them.
+func jsonArrayDims(v *jsonVal) []int {
+	var dims []int
+	for v.kind == jArray {
+		dims = append(dims, len(v.arr))
+		if len(v.arr) == 0 {
+			break
+		}
+		v = v.arr[0]
+	}
+	return dims
+}
+
+// checkJSONArrayShape refuses a JSON array whose sub-arrays do not all
+// have the shape of the first, with PostgreSQL's messages.
+func checkJSONArrayShape(v *jsonVal, dims []int, level int, at, key string) error {
+	if level == len(dims) {
+		return nil // an element; a JSON array here goes to the element type's input as text
+	}
+	if v.kind != jArray {
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "expected JSON array").
+			WithHint("See the array element %s of key \"%s\".", at, key)
+	}
+	if len(v.arr) != dims[level] {
+		return pgerr.Errorf(pgerr.InvalidTextRepresentation, "malformed JSON array").
+			WithDetail("Multidimensional arrays must have sub-arrays with matching dimensions.")
+	}
+	for i, e := range v.arr {
+		if err := checkJSONArrayShape(e, dims, level+1, at+"["+strconv.Itoa(i)+"]", key); err != nil {
+			return err
 		}
 	}
 	return nil
