@@ -116,7 +116,7 @@ func physOf(oid OID) *phys {
 		return &physTid
 	case XidOID, CidOID:
 		return &physXid
-	case JSONOID, JSONBOID:
+	case JSONOID, JSONBOID, JSONPathOID:
 		return &physJSON
 	case Float4OID:
 		return &physFloat4
@@ -193,6 +193,7 @@ var arrayTypes = []struct {
 	{UUIDOID, UUIDArrayOID, 'i'},
 	{JSONOID, JSONArrayOID, 'i'},
 	{JSONBOID, JSONBArrayOID, 'i'},
+	{JSONPathOID, JSONPathArrayOID, 'i'},
 	{TidOID, TidArrayOID, 's'},
 	{XidOID, XidArrayOID, 'i'},
 	{CidOID, CidArrayOID, 'i'},

@@ -38,6 +38,7 @@ const (
 	VoidOID        OID = 2278
 	UUIDOID        OID = 2950
 	JSONBOID       OID = 3802
+	JSONPathOID    OID = 4072
 )
 
 // Pseudo-types that function declarations may name; never the type of a
@@ -82,6 +83,7 @@ const (
 	NumericArrayOID     OID = 1231
 	UUIDArrayOID        OID = 2951
 	JSONBArrayOID       OID = 3807
+	JSONPathArrayOID    OID = 4073
 )
 
 // VarHdrSz is the size of a 4-byte varlena header; typmods of varchar/bpchar
@@ -133,6 +135,7 @@ var (
 	UUID           = Type{UUIDOID, -1}
 	JSON           = Type{JSONOID, -1}
 	JSONB          = Type{JSONBOID, -1}
+	JSONPath       = Type{JSONPathOID, -1}
 	AnyElement     = Type{AnyElementOID, -1}
 	AnyArray       = Type{AnyArrayOID, -1}
 )

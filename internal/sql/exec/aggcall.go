@@ -22,10 +22,20 @@ func planAggCall(comp *expr.Compiler, name string, fc *pg.FuncCall) (*AggCall, e
 		if len(fc.Args) == 0 && name == "count" {
 			return nil, pgerr.Errorf(pgerr.WrongObjectType, "count(*) must be used to call a parameterless aggregate function")
 		}
-		if len(fc.Args) != 1 && !(name == "string_agg" && len(fc.Args) == 2) {
+		_, objectAgg := types.IsJSONAgg(name)
+		if len(fc.Args) != 1 && !((name == "string_agg" || objectAgg) && len(fc.Args) == 2) || objectAgg && len(fc.Args) != 2 {
 			return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(fc.Args))
 		}
-		if len(fc.Args) == 2 {
+		if objectAgg {
+			v, err := comp.Compile(fc.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			if v.Type().OID == types.UnknownOID {
+				v, _ = expr.Coerce(v, types.Text, types.CastImplicit)
+			}
+			call.Arg2 = v
+		} else if len(fc.Args) == 2 {
 			d, err := comp.Compile(fc.Args[1])
 			if err != nil {
 				return nil, err

@@ -498,6 +498,9 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		compileArgs := func(s expr.Scope) ([]expr.Expr, error) {
 			var args []expr.Expr
 			comp := p.compiler(s)
+			if args, named, err := comp.NamedBuiltinArgs(fc, name); named || err != nil {
+				return args, err
+			}
 			for _, a := range fc.Args {
 				e, err := comp.Compile(a)
 				if err != nil {
@@ -532,7 +535,13 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 			ts = append(ts, a.Type())
 		}
 		srf, err := types.LookupSRF(name, ts)
+		if err != nil && !types.IsSRF(name) {
+			srf, err = types.ScalarAsSRF(name, ts)
+		}
 		if err != nil {
+			return nil, err
+		}
+		if srf, err = p.shapeSRF(srf, ts, rf, fc); err != nil {
 			return nil, err
 		}
 		for i := range args {
@@ -545,13 +554,21 @@ func (p *Planner) buildItem(n *pg.Node, sc *scope, left *jtree) (*jtree, error) 
 		if rf.Alias == nil {
 			col = name
 		}
+		tlist := p.q.tlistSRFs[rf]
+		if srf.OutName != "" && !tlist {
+			col = srf.OutName
+		}
 		if len(colAliases) > 0 {
 			col = colAliases[0]
 		}
 		fs := &FunctionScan{SRF: srf, Args: args, Alias: alias, Col: col}
 		cols := []scopeCol{{rel: alias, name: col, t: srf.Ret}}
 		ordAlias := 1
-		if len(srf.Cols) > 0 {
+		switch {
+		case len(srf.Cols) > 1 && tlist:
+			fs.AsRecord = true // SELECT jsonb_each(j): one record column (one OUT column is its own type)
+			cols[0].t = types.Record
+		case len(srf.Cols) > 0:
 			cols, fs.ColNames = srfColumns(srf, alias, colAliases)
 			ordAlias = len(srf.Cols)
 		}

@@ -226,7 +226,10 @@ func (p *Planner) setTargets(rel *catalog.Relation, sc *scope, targets []*pg.Nod
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		if len(rt.Indirection) > 0 {
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "assignment to an element or field of a column is not supported yet")
+			if err := p.subscriptAssign(comp, rel, rt, newRow, set); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		i := rel.AttrByName(rt.Name)
 		if i < 0 {

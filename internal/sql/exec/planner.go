@@ -407,6 +407,7 @@ func (p *Planner) scanFor(fi *fromItem, qual expr.Expr, withTID bool) Node {
 }
 
 var aggNames = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true, "bool_and": true, "bool_or": true, "every": true, "string_agg": true, "array_agg": true,
+	"json_agg": true, "jsonb_agg": true, "json_object_agg": true, "jsonb_object_agg": true,
 	"variance": true, "var_samp": true, "var_pop": true, "stddev": true, "stddev_samp": true, "stddev_pop": true}
 
 // hasAggregates reports whether the target list or HAVING uses aggregates.

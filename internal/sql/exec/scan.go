@@ -285,6 +285,9 @@ type FunctionScan struct {
 	Ordinality string
 	// ColNames name the columns of a multi-column SRF (SRF.Cols).
 	ColNames []string
+	// AsRecord: a multi-column SRF called in the target list returns
+	// each row as one record (column Col).
+	AsRecord bool
 	iter     func() (types.Datum, bool, error)
 	rowIter  func() ([]types.Datum, bool, error)
 	n        int64
@@ -292,7 +295,9 @@ type FunctionScan struct {
 
 func (f *FunctionScan) Columns() []Column {
 	cols := []Column{{Name: f.Col, Type: f.SRF.Ret}}
-	if len(f.SRF.Cols) > 0 {
+	if f.AsRecord {
+		cols[0].Type = types.Record
+	} else if len(f.SRF.Cols) > 0 {
 		cols = cols[:0]
 		for i, c := range f.SRF.Cols {
 			cols = append(cols, Column{Name: f.ColNames[i], Type: c.Type})
@@ -315,7 +320,7 @@ func (f *FunctionScan) Open(c *Ctx) error {
 	}
 	f.rowIter = nil
 	for _, a := range args {
-		if a.IsNull() {
+		if a.IsNull() && !f.SRF.NonStrict {
 			f.iter = func() (types.Datum, bool, error) { return types.Null(), false, nil }
 			return nil
 		}
@@ -355,6 +360,9 @@ func (f *FunctionScan) Next(c *Ctx) (Row, error) {
 				return nil, err
 			}
 			row = append(Row{}, vals...)
+			if f.AsRecord {
+				row = Row{srfRecord(f.SRF, vals)}
+			}
 		} else {
 			d, ok, err := f.iter()
 			if err != nil || !ok {

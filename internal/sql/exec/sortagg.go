@@ -342,6 +342,8 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 		if t, ok := types.ArrayOf(arg); ok {
 			return t, nil
 		}
+	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+		return types.JSONAggResultType(name), nil
 	}
 	return types.Type{}, pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, arg)
 }
@@ -357,6 +359,7 @@ type aggState struct {
 	set      bool
 	seen     map[string]bool
 	elems    []types.Datum
+	keys     []types.Datum // json(b)_object_agg's keys, beside elems
 	sb       strings.Builder
 	// buffered holds the admitted input rows of an aggregate that must
 	// see its input sorted (ORDER BY or DISTINCT); final replays them.
@@ -395,7 +398,7 @@ func (a *AggCall) sortsInput() bool {
 		return false
 	case "min", "max":
 		return a.Arg.Type().OID == types.NumericOID
-	case "string_agg", "array_agg":
+	case "string_agg", "array_agg", "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 		return true
 	}
 	return types.IsFloat(a.Arg.Type()) // sum, avg, variances
@@ -467,6 +470,9 @@ func (a *AggCall) accumulate(c *Ctx, st *aggState, row Row) error {
 	d, err := a.Arg.Eval(c.Env, row)
 	if err != nil {
 		return err
+	}
+	if isJSON, object := types.IsJSONAgg(a.Name); isJSON {
+		return a.accumulateJSON(c, st, row, d, object)
 	}
 	if d.IsNull() && a.Name != "array_agg" {
 		return nil
@@ -571,6 +577,17 @@ func (a *AggCall) final(c *Ctx, st *aggState) (types.Datum, error) {
 	}
 	if a.Arg != nil && a.Arg.Type().OID == types.IntervalOID && (a.Name == "sum" || a.Name == "avg") {
 		return finalIntervalSum(a.Name, st)
+	}
+	if isJSON, _ := types.IsJSONAgg(a.Name); isJSON {
+		if !st.set {
+			return types.Null(), nil
+		}
+		kt := a.Arg.Type()
+		vt := kt
+		if a.Arg2 != nil {
+			vt = a.Arg2.Type()
+		}
+		return types.JSONAggResult(c.Env.Settings, a.Name, kt, vt, st.keys, st.elems)
 	}
 	switch a.Name {
 	case "sum", "avg":
@@ -734,3 +751,27 @@ func (a *Agg) Next(c *Ctx) (Row, error) {
 func (a *Agg) Close(c *Ctx) { a.closeSpill(); Close(c, a.Input) }
 
 var _ = fmt.Sprintf
+
+// accumulateJSON is the transition of the JSON aggregates: every value,
+// NULL too; json(b)_object_agg's key d (refused if NULL) and value Arg2.
+func (a *AggCall) accumulateJSON(c *Ctx, st *aggState, row Row, d types.Datum, object bool) error {
+	if a.Distinct {
+		if dup, err := a.distinctSeen(c, st, row, d); err != nil || dup {
+			return err
+		}
+	}
+	st.set = true
+	if !object {
+		st.elems = append(st.elems, d)
+		return nil
+	}
+	if d.IsNull() {
+		return types.ErrJSONAggNullKey()
+	}
+	v, err := a.Arg2.Eval(c.Env, row)
+	if err != nil {
+		return err
+	}
+	st.keys, st.elems = append(st.keys, d), append(st.elems, v)
+	return nil
+}

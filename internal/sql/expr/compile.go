@@ -871,7 +871,10 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	if fc.FuncVariadic {
-		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
+		return c.variadicArrayCall(fc, name)
+	}
+	if named, err := c.namedBuiltinCall(fc, name); named != nil || err != nil {
+		return named, err
 	}
 	if p := types.LookupBuiltinParams(name); p != nil {
 		args, ok, err := c.builtinNamedArgs(fc, p)

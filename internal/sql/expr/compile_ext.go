@@ -436,7 +436,19 @@ func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range ind.Indirection {
+	for k := 0; k < len(ind.Indirection); k++ {
+		n := ind.Indirection[k]
+		if e.Type().OID == types.JSONBOID && n.GetAIndices() != nil {
+			var subs []*pg.A_Indices
+			for ; k < len(ind.Indirection) && ind.Indirection[k].GetAIndices() != nil; k++ {
+				subs = append(subs, ind.Indirection[k].GetAIndices())
+			}
+			k--
+			if e, err = c.jsonbSubscript(e, subs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if fs := n.GetString_(); fs != nil {
 			if e, err = c.selectField(e, fs.Sval); err != nil {
 				return nil, err

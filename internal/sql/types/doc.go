@@ -39,7 +39,8 @@
 // date is an int64 of days since 2000-01-01, time an int64 of microseconds
 // since midnight; interval, uuid, json and jsonb are held in the string
 // field (see newtypes.go: interval as its 16-byte PostgreSQL layout, jsonb
-// as PostgreSQL's binary JsonbContainer, see jsonb_binary.go).
+// as PostgreSQL's binary JsonbContainer, see jsonb_binary.go); jsonpath
+// holds its canonical text (jsonpath_parse.go, jsonpath_exec.go).
 //
 // Text I/O: [Parse] is the input function (with typmod enforcement),
 // [AppendText] / [FormatText] the output function, both in PostgreSQL's

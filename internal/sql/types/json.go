@@ -42,6 +42,9 @@ type jsonVal struct {
 	arr  []*jsonVal
 	keys []string
 	vals []*jsonVal
+	// offset: a container decoded from jsonb, its byte offset in the
+	// document (jsonpath's .keyvalue() ids are PostgreSQL's offsets)
+	offset int
 }
 
 type jsonParser struct {

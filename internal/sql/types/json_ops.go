@@ -178,7 +178,7 @@ func jsonbConcat(a, b *jsonVal) *jsonVal {
 	return out
 }
 
-func errJSONB(format string, args ...any) error {
+func errJSONB(format string, args ...any) *pgerr.Error {
 	return pgerr.Errorf(pgerr.InvalidParameterValue, format, args...)
 }
 
@@ -227,7 +227,11 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 	}
 	switch {
 	case t.OID == JSONBOID:
-		return jsonbOf(d.Str()), nil
+		v := jsonbOf(d.Str())
+		if !jsonb {
+			v.raw = string(jsonbText(nil, d.Str())) // json output embeds jsonb's text
+		}
+		return v, nil
 	case t.OID == JSONOID:
 		v, err := parseJSONValue(d.Str(), jsonb)
 		if err != nil {
@@ -268,6 +272,8 @@ func toJSON(st *Settings, t Type, d Datum, jsonb bool) (*jsonVal, error) {
 		return &jsonVal{kind: jNumber, str: n, raw: s}, nil
 	case t.OID == TimestampOID, t.OID == TimestamptzOID, t.OID == DateOID:
 		return &jsonVal{kind: jString, str: jsonDateTime(st, t, d)}, nil
+	case t.OID == RecordOID || compositeOf(st, t) != nil:
+		return recordToJSON(st, t, d, jsonb, ",")
 	case IsArray(t):
 		et, _ := ElemType(t)
 		out := &jsonVal{kind: jArray}
@@ -384,7 +390,7 @@ func variadicJSON(name string, in []Type) *Func {
 		if t.OID == UnknownOID {
 			ts[i] = Text
 		}
-		if t.OID == VoidOID || t.OID == RecordOID {
+		if t.OID == VoidOID {
 			return nil
 		}
 	}
@@ -403,10 +409,17 @@ func variadicJSON(name string, in []Type) *Func {
 		}
 		for i := 0; i < len(a); i++ {
 			if isObj && i%2 == 0 {
-				if a[i].IsNull() {
-					return Datum{}, pgerr.Errorf(pgerr.NullValueNotAllowed, "argument %d: key must not be null", i+1)
+				if a[i].IsNull() && jsonb {
+					return Datum{}, errJSONB("argument %d: key must not be null", i+1)
 				}
-				out.keys = append(out.keys, string(AppendTextWith(st, nil, ts[i], a[i])))
+				if a[i].IsNull() {
+					return Datum{}, errJSONB("argument %d cannot be null", i+1).WithHint("Object keys should be text.")
+				}
+				k, err := jsonKey(st, ts[i], a[i])
+				if err != nil {
+					return Datum{}, err
+				}
+				out.keys = append(out.keys, k)
 				continue
 			}
 			v, err := toJSON(st, ts[i], a[i], jsonb)
@@ -510,7 +523,7 @@ func init() {
 			return Datum{}, nil
 		})
 		jsonb := t == JSONBOID
-		addFunc("to_"+prefix, &Func{Args: []Type{Any}, Ret: jt, poly: func(actual []Type) *Func {
+		toPoly := func(actual []Type) *Func {
 			at := actual[0]
 			f := func(st *Settings, a []Datum) (Datum, error) {
 				v, err := toJSON(st, at, a[0], jsonb)
@@ -524,13 +537,15 @@ func init() {
 			}
 			return &Func{Name: "to_" + prefix, Args: actual, Ret: jt, Strict: true, Stable: true, FnWith: f,
 				Fn: func(a []Datum) (Datum, error) { return f(nil, a) }}
-		}})
+		}
+		addFunc("to_"+prefix, &Func{Args: []Type{Any}, Ret: jt, poly: toPoly})
+		addFunc("to_"+prefix, &Func{Args: []Type{Record}, Ret: jt, poly: toPoly})
 		elemsSRF := func(name string, asText bool) {
 			ret := jt
 			if asText {
 				ret = Text
 			}
-			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: ret, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
+			srfs[name] = append(srfs[name], &SRF{Name: name, Args: []Type{jt}, Ret: ret, OutName: "value", Fn: func(x []Datum) (func() (Datum, bool, error), error) {
 				v := jsonIn(t, x[0].Str())
 				switch v.kind {
 				case jArray:
@@ -600,66 +615,22 @@ func init() {
 	}})
 	textArr := Type{OID: TextArrayOID, Typmod: -1}
 	addOp("?|", &Func{Args: []Type{JSONB, textArr}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].Str())
-		for _, e := range a[1].Elems() {
-			if !e.IsNull() && jsonbHasKey(v, e.Str()) {
-				return Bool(true), nil
-			}
-		}
-		return Bool(false), nil
+		return Bool(jsonbHasAny(jsonbOf(a[0].Str()), a[1].Elems())), nil
 	}})
 	addOp("?&", &Func{Args: []Type{JSONB, textArr}, Ret: Boolean, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].Str())
-		for _, e := range a[1].Elems() {
-			if !e.IsNull() && !jsonbHasKey(v, e.Str()) {
-				return Bool(false), nil
-			}
-		}
-		return Bool(true), nil
+		return Bool(jsonbHasAll(jsonbOf(a[0].Str()), a[1].Elems())), nil
 	}})
 	addOp("||", &Func{Args: []Type{JSONB, JSONB}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
 		return jsonbResult(jsonbConcat(jsonbOf(a[0].Str()), jsonbOf(a[1].Str())))
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Text}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		v, err := jsonbDeleteKeys(jsonbOf(a[0].Str()), []string{a[1].Str()})
-		if err != nil {
-			return Datum{}, err
-		}
-		return jsonbResult(v)
+		return jsonbDeleteKeysDatum(jsonbOf(a[0].Str()), a[1:2])
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, textArr}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		var keys []string
-		for _, e := range a[1].Elems() {
-			if !e.IsNull() {
-				keys = append(keys, e.Str())
-			}
-		}
-		v, err := jsonbDeleteKeys(jsonbOf(a[0].Str()), keys)
-		if err != nil {
-			return Datum{}, err
-		}
-		return jsonbResult(v)
+		return jsonbDeleteKeysDatum(jsonbOf(a[0].Str()), a[1].Elems())
 	}})
 	addOp("-", &Func{Args: []Type{JSONB, Int4}, Ret: JSONB, Fn: func(a []Datum) (Datum, error) {
-		v := jsonbOf(a[0].Str())
-		switch v.kind {
-		case jArray:
-		case jObject:
-			return Datum{}, errJSONB("cannot delete from object using integer index")
-		default:
-			return Datum{}, errJSONB("cannot delete from scalar")
-		}
-		i := a[1].Int()
-		if i < 0 {
-			i += int64(len(v.arr))
-		}
-		out := &jsonVal{kind: jArray}
-		for j, e := range v.arr {
-			if int64(j) != i {
-				out.arr = append(out.arr, e)
-			}
-		}
-		return jsonbResult(out)
+		return jsonbDeleteIndex(jsonbOf(a[0].Str()), a[1].Int())
 	}})
 	fn("jsonb_pretty", []Type{JSONB}, Text, func(a []Datum) (Datum, error) {
 		return Str(string(appendJSONBPretty(nil, jsonbOf(a[0].Str()), 0))), nil
@@ -754,63 +725,6 @@ func init() {
 	}
 }
 
-// jsonbSet is jsonb_set's setPath: replace (or, with create, add) the value
-// at path; missing intermediate levels leave the document unchanged.
-func jsonbSet(v *jsonVal, path []Datum, level int, nv *jsonVal, create bool) (*jsonVal, error) {
-	if level == len(path) {
-		return nv, nil
-	}
-	p := path[level]
-	if p.IsNull() {
-		return nil, pgerr.Errorf(pgerr.NullValueNotAllowed, "path element at position %d is null", level+1)
-	}
-	last := level == len(path)-1
-	switch v.kind {
-	case jObject:
-		out := &jsonVal{kind: jObject, keys: append([]string{}, v.keys...), vals: append([]*jsonVal{}, v.vals...)}
-		for i, k := range out.keys {
-			if k == p.Str() {
-				r, err := jsonbSet(out.vals[i], path, level+1, nv, create)
-				if err != nil {
-					return nil, err
-				}
-				out.vals[i] = r
-				return out, nil
-			}
-		}
-		if last && create {
-			out.keys = append(out.keys, p.Str())
-			out.vals = append(out.vals, nv)
-			normalizeJSONB(out)
-		}
-		return out, nil
-	case jArray:
-		idx, err := strconv.Atoi(strings.TrimSpace(p.Str()))
-		if err != nil {
-			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "path element at position %d is not an integer: \"%s\"", level+1, p.Str())
-		}
-		n := len(v.arr)
-		if idx < 0 {
-			idx += n
-		}
-		out := &jsonVal{kind: jArray, arr: append([]*jsonVal{}, v.arr...)}
-		switch {
-		case idx >= 0 && idx < n:
-			r, err := jsonbSet(out.arr[idx], path, level+1, nv, create)
-			if err != nil {
-				return nil, err
-			}
-			out.arr[idx] = r
-		case last && create && idx < 0:
-			out.arr = append([]*jsonVal{nv}, out.arr...)
-		case last && create:
-			out.arr = append(out.arr, nv)
-		}
-		return out, nil
-	}
-	return v, nil
-}
-
 func jsonbStripNulls(v *jsonVal) *jsonVal {
 	switch v.kind {
 	case jObject:
@@ -840,11 +754,14 @@ func init() {
 		if v.kind != jObject && v.kind != jArray {
 			return Datum{}, errJSONB("cannot set path in scalar")
 		}
-		create := len(a) < 4 || a[3].Bool()
+		op := pathCreate
+		if len(a) == 4 && !a[3].Bool() {
+			op = pathReplace
+		}
 		if len(a[1].Elems()) == 0 {
 			return a[0], nil // an empty path changes nothing
 		}
-		r, err := jsonbSet(v, a[1].Elems(), 0, jsonbOf(a[2].Str()), create)
+		r, err := setPath(v, a[1].Elems(), 0, jsonbOf(a[2].Str()), op)
 		if err != nil {
 			return Datum{}, err
 		}

@@ -168,7 +168,7 @@ func decodeContainer(b []byte, off int) (*jsonVal, bool) {
 	}
 	header := binary.LittleEndian.Uint32(b[off:])
 	n := int(header & jbCountMask)
-	v := &jsonVal{kind: jArray}
+	v := &jsonVal{kind: jArray, offset: off}
 	nent := n
 	if header&jbFObject != 0 {
 		v.kind = jObject

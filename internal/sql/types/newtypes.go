@@ -38,6 +38,9 @@ const (
 	IntervalArrayOID = datum.IntervalArrayOID
 	UUIDArrayOID     = datum.UUIDArrayOID
 	JSONBArrayOID    = datum.JSONBArrayOID
+
+	JSONPathOID      = datum.JSONPathOID
+	JSONPathArrayOID = datum.JSONPathArrayOID
 )
 
 // Convenience types.
@@ -48,6 +51,7 @@ var (
 	UUID     = datum.UUID
 	JSON     = datum.JSON
 	JSONB    = datum.JSONB
+	JSONPath = datum.JSONPath
 )
 
 var (
@@ -57,6 +61,7 @@ var (
 	infoUUID     = typeInfo{"uuid", "uuid", 'U', false}
 	infoJSON     = typeInfo{"json", "json", 'U', false}
 	infoJSONB    = typeInfo{"jsonb", "jsonb", 'U', false}
+	infoJSONPath = typeInfo{"jsonpath", "jsonpath", 'U', false}
 )
 
 func newTypeInfo(oid OID) *typeInfo {
@@ -79,6 +84,8 @@ func newTypeInfo(oid OID) *typeInfo {
 		return &infoJSON
 	case JSONBOID:
 		return &infoJSONB
+	case JSONPathOID:
+		return &infoJSONPath
 	}
 	return nil
 }
@@ -87,6 +94,7 @@ func init() {
 	for name, oid := range map[string]OID{
 		"date": DateOID, "time": TimeOID, "time without time zone": TimeOID,
 		"interval": IntervalOID, "uuid": UUIDOID, "json": JSONOID, "jsonb": JSONBOID,
+		"jsonpath": JSONPathOID,
 	} {
 		typeNames[name] = oid
 	}
@@ -135,7 +143,7 @@ func lookupNewTypeMods(t Type, typmods []int32) (Type, error, bool) {
 			return t, nil, true
 		}
 		return Type{}, pgerr.Errorf(pgerr.SyntaxError, "invalid type modifier"), true
-	case DateOID, UUIDOID, JSONOID, JSONBOID:
+	case DateOID, UUIDOID, JSONOID, JSONBOID, JSONPathOID:
 		if len(typmods) > 0 {
 			return Type{}, pgerr.Errorf(pgerr.SyntaxError, "type modifier is not allowed for type %q", t.TypName()), true
 		}
@@ -181,6 +189,9 @@ func parseNewType(st *Settings, t Type, s string) (Datum, error, bool) {
 	case JSONBOID:
 		d, err := parseJSONB(s)
 		return d, err, true
+	case JSONPathOID:
+		d, err := parseJSONPathDatum(s)
+		return d, err, true
 	}
 	return Datum{}, nil, false
 }
@@ -198,7 +209,7 @@ func appendNewType(st *Settings, dst []byte, t Type, d Datum) ([]byte, bool) {
 		return appendIntervalStyled(st, dst, IntervalOf(d)), true
 	case UUIDOID:
 		return appendUUID(dst, d.Str()), true
-	case JSONOID:
+	case JSONOID, JSONPathOID:
 		return append(dst, d.Str()...), true
 	case JSONBOID:
 		return jsonbText(dst, d.Str()), true
@@ -225,6 +236,8 @@ func sendNewType(dst []byte, t Type, d Datum) ([]byte, bool) {
 	case JSONBOID:
 		dst = append(dst, 1) // jsonb binary format version, then the text
 		return jsonbText(dst, d.Str()), true
+	case JSONPathOID:
+		return append(append(dst, 1), d.Str()...), true // jsonpath's version 1, then the text
 	}
 	return dst, false
 }
@@ -279,6 +292,12 @@ func recvNewType(t Type, b []byte) (Datum, error, bool) {
 			return Datum{}, pgerr.Errorf(pgerr.InvalidParameterValue, "unsupported jsonb version number %d", b[0]), true
 		}
 		d, err := parseJSONB(string(b[1:]))
+		return d, err, true
+	case JSONPathOID:
+		if len(b) == 0 || b[0] != 1 {
+			return Datum{}, pgerr.Errorf(pgerr.InvalidParameterValue, "unsupported jsonpath version number"), true
+		}
+		d, err := parseJSONPathDatum(string(b[1:]))
 		return d, err, true
 	}
 	return Datum{}, nil, false

@@ -334,6 +334,12 @@ func LookupFunction(name string, args []Type) (*Func, error) {
 	if f := variadicJSON(lname, args); f != nil {
 		return f, nil
 	}
+	if f := variadicTextCall(lname, args); f != nil {
+		return f, nil
+	}
+	if f := rowArrayJSONCall(lname, args); f != nil {
+		return f, nil
+	}
 	f, ambiguous := resolve(functions[lname], args, false)
 	if f == nil {
 		return nil, funcErr(name, args, ambiguous)

@@ -30,11 +30,32 @@ type SRF struct {
 	// FnSession, when set, is Fn given the session the statement runs in
 	// (the executor's SessionHooks), for functions of session state.
 	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
+	// Shape, when set, makes the SRF of a call (json_populate_record:
+	// the columns of its first argument's row type); the planner calls
+	// it and runs what it returns.
+	Shape func(call SRFCall) (*SRF, error)
+	// NonStrict: NULL arguments reach the function (they give no rows
+	// otherwise).
+	NonStrict bool
+	// OutName, when set, names the single column in FROM whatever the
+	// alias (PostgreSQL's OUT parameter: jsonb_array_elements' value).
+	OutName string
 }
 
 // RegisterSRF adds a set-returning function defined outside this package.
 func RegisterSRF(f *SRF) {
 	srfs[strings.ToLower(f.Name)] = append(srfs[strings.ToLower(f.Name)], f)
+}
+
+// SRFCall is what SRF.Shape knows of a call: the session's settings, the
+// argument types, the column definition list, and whether the call is in
+// a target list (where rows are records, so no definition list is needed
+// for a record argument).
+type SRFCall struct {
+	Settings   *Settings
+	Args       []Type
+	ColDef     []SRFColumn
+	TargetList bool
 }
 
 // SRFColumn is one output column of a multi-column set-returning function.
@@ -102,4 +123,44 @@ func LookupSRF(name string, args []Type) (*SRF, error) {
 		}
 	}
 	return nil, funcErr(name, args, false)
+}
+
+// ScalarAsSRF is a scalar builtin called in FROM (SELECT * FROM
+// repeat('x', 3) s): a set of one row, NULL when a strict function gets
+// a NULL argument.
+func ScalarAsSRF(name string, args []Type) (*SRF, error) {
+	f, err := LookupFunction(name, args)
+	if err != nil {
+		return nil, err
+	}
+	if f.NeedsTxnTime {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "function %s in FROM is not supported yet", name)
+	}
+	return &SRF{Name: name, Args: f.Args, Ret: f.Ret, NonStrict: true,
+		FnWith: func(st *Settings, a []Datum) (func() (Datum, bool, error), error) {
+			var d Datum
+			var err error
+			null := false
+			for _, x := range a {
+				null = null || x.IsNull()
+			}
+			switch {
+			case f.Strict && null:
+			case f.FnWith != nil:
+				d, err = f.FnWith(st, a)
+			default:
+				d, err = f.Fn(a)
+			}
+			if err != nil {
+				return nil, err
+			}
+			done := false
+			return func() (Datum, bool, error) {
+				if done {
+					return Datum{}, false, nil
+				}
+				done = true
+				return d, true, nil
+			}, nil
+		}}, nil
 }

@@ -345,6 +345,14 @@ func LookupTypeName(names []string, typmods []int32) (Type, error) {
 	}
 	lname := strings.ToLower(name)
 	oid, ok := typeNames[lname]
+	if !ok && strings.HasPrefix(lname, "_") && len(typmods) == 0 {
+		// _int4 is int4[]: an array type's own name (pg_type.typname)
+		if eoid, isElem := typeNames[lname[1:]]; isElem && !strings.Contains(lname[1:], " ") {
+			if at, hasArr := ArrayOf(Type{OID: eoid, Typmod: -1}); hasArr {
+				return at, nil
+			}
+		}
+	}
 	if !ok {
 		return Type{}, pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 	}

@@ -1,0 +1,131 @@
+package types
+
+import "strings"
+
+// Parameter names and defaults of the builtins that callers name
+// arguments of (jsonb_set_lax(…, null_value_treatment => 'delete_key'),
+// jsonb_path_query(…, silent => true)), as pg_proc's proargnames and
+// proargdefaults have them. A default is the text of a constant of the
+// parameter's type.
+
+// BuiltinParam is one parameter of a builtin.
+type BuiltinParam struct {
+	Name    string
+	Default string // "" = no default
+	HasDef  bool
+	Type    Type
+}
+
+var builtinParams = map[string][]BuiltinParam{}
+
+func defineParams(name string, ps ...BuiltinParam) { builtinParams[name] = ps }
+
+func param(name string, t Type) BuiltinParam { return BuiltinParam{Name: name, Type: t} }
+
+func paramDef(name string, t Type, def string) BuiltinParam {
+	return BuiltinParam{Name: name, Type: t, Default: def, HasDef: true}
+}
+
+// BuiltinParams returns the named parameters of a builtin, nil if its
+// parameters have no names.
+func BuiltinParams(name string) []BuiltinParam { return builtinParams[strings.ToLower(name)] }
+
+func init() {
+	defineParams("jsonb_set_lax", param("jsonb_in", JSONB), param("path", textArrayType), param("replacement", JSONB),
+		paramDef("create_if_missing", Boolean, "true"), paramDef("null_value_treatment", Text, "use_json_null"))
+	defineParams("jsonb_set", param("jsonb_in", JSONB), param("path", textArrayType), param("replacement", JSONB),
+		paramDef("create_if_missing", Boolean, "true"))
+	defineParams("jsonb_insert", param("jsonb_in", JSONB), param("path", textArrayType), param("replacement", JSONB),
+		paramDef("insert_after", Boolean, "false"))
+}
+
+// variadicTextFuncs are the builtins declared with a trailing VARIADIC
+// text[] parameter; minArgs is the number of arguments from which a call
+// is read as the variadic form (jsonb_delete(j, 'a') is the text form).
+var variadicTextFuncs = map[string]int{
+	"json_extract_path": 2, "json_extract_path_text": 2,
+	"jsonb_extract_path": 2, "jsonb_extract_path_text": 2,
+	"jsonb_delete": 3,
+}
+
+// variadicTextCall resolves a call of a VARIADIC text[] builtin with its
+// variadic arguments written out: they are collected into the array.
+func variadicTextCall(lname string, in []Type) *Func {
+	min, ok := variadicTextFuncs[lname]
+	if !ok || len(in) < min {
+		return nil
+	}
+	for _, t := range in[1:] {
+		if t.OID != UnknownOID && !canCoerceArg(t, Text) {
+			return nil
+		}
+	}
+	var base *Func
+	for _, c := range functions[lname] {
+		if len(c.Args) == 2 && c.Args[1].OID == TextArrayOID && canCoerceArg(in[0], c.Args[0]) {
+			if in[0].OID == c.Args[0].OID || base == nil {
+				base = c
+			}
+		}
+	}
+	if base == nil || (len(in) == 2 && in[1].OID == TextArrayOID) {
+		return nil
+	}
+	args := []Type{base.Args[0]}
+	for range in[1:] {
+		args = append(args, Text)
+	}
+	return &Func{Name: lname, Args: args, Ret: base.Ret, Fn: func(a []Datum) (Datum, error) {
+		if a[0].IsNull() {
+			return Datum{}, nil
+		}
+		return base.Fn([]Datum{a[0], Array(append([]Datum(nil), a[1:]...))})
+	}}
+}
+
+// LookupVariadicCall resolves f(a, VARIADIC arr): the last argument is
+// the array of the variadic parameter. It returns nil, nil when name has
+// no variadic form here.
+func LookupVariadicCall(name string, in []Type) (*Func, error) {
+	lname := strings.ToLower(name)
+	if len(in) == 0 || !IsArray(in[len(in)-1]) && in[len(in)-1].OID != UnknownOID {
+		return nil, nil
+	}
+	switch lname {
+	case "json_build_array", "jsonb_build_array", "json_build_object", "jsonb_build_object":
+		return variadicJSONArray(lname, in), nil
+	}
+	if _, ok := variadicTextFuncs[lname]; ok {
+		return LookupFunction(lname, in)
+	}
+	return nil, nil
+}
+
+// variadicJSONArray is json(b)_build_*(VARIADIC arr): the builder over
+// the array's elements; NULL for a NULL array.
+func variadicJSONArray(lname string, in []Type) *Func {
+	at := in[len(in)-1]
+	if at.OID == UnknownOID {
+		at = textArrayType
+	}
+	et, _ := ElemType(at)
+	args := append(append([]Type(nil), in[:len(in)-1]...), at)
+	f := func(st *Settings, a []Datum) (Datum, error) {
+		last := a[len(a)-1]
+		if last.IsNull() {
+			return Datum{}, nil
+		}
+		elems := last.Elems()
+		ts := append([]Type(nil), in[:len(in)-1]...)
+		for range elems {
+			ts = append(ts, et)
+		}
+		b := variadicJSON(lname, ts)
+		if b == nil {
+			return Datum{}, funcErr(lname, ts, false)
+		}
+		return b.FnWith(st, append(append([]Datum(nil), a[:len(a)-1]...), elems...))
+	}
+	return &Func{Name: lname, Args: args, Ret: variadicJSON(lname, nil).Ret, Stable: true, FnWith: f,
+		Fn: func(a []Datum) (Datum, error) { return f(nil, a) }}
+}
