@@ -62,7 +62,8 @@ func (c *Compiler) NamedBuiltinArgs(fc *pg.FuncCall, name string) (args []Expr, 
 		}
 	}
 	params := types.BuiltinParams(name)
-	if !hasNamed || params == nil {
+	fills := types.BuiltinFillsDefaults(name)
+	if params == nil || !hasNamed && !(fills && len(fc.Args) < len(params)) {
 		return nil, false, nil
 	}
 	slots := make([]*pg.Node, len(params))
@@ -89,7 +90,7 @@ func (c *Compiler) NamedBuiltinArgs(fc *pg.FuncCall, name string) (args []Expr, 
 		}
 	}
 	n := len(slots)
-	for n > 0 && slots[n-1] == nil && params[n-1].HasDef {
+	for !fills && n > 0 && slots[n-1] == nil && params[n-1].HasDef {
 		n--
 	}
 	for i := 0; i < n; i++ {

@@ -876,13 +876,6 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 	if named, err := c.namedBuiltinCall(fc, name); named != nil || err != nil {
 		return named, err
 	}
-	if p := types.LookupBuiltinParams(name); p != nil {
-		args, ok, err := c.builtinNamedArgs(fc, p)
-		if err != nil || !ok {
-			return nil, orErr(err, func() error { return c.namedArgCallError(fc, name) })
-		}
-		return c.BuiltinCall(name, args, fc.Location)
-	}
 	var args []Expr
 	for _, a := range fc.Args {
 		if na := a.GetNamedArgExpr(); na != nil {

@@ -18,7 +18,23 @@ type BuiltinParam struct {
 
 var builtinParams = map[string][]BuiltinParam{}
 
+// builtinFillsDefaults are the builtins registered only with all their
+// parameters (make_interval): a call with fewer arguments, positional or
+// named, gets the defaults of the rest. The others (jsonb_set) have a
+// function for each shorter form, so a named call leaves trailing
+// defaults out.
+var builtinFillsDefaults = map[string]bool{}
+
 func defineParams(name string, ps ...BuiltinParam) { builtinParams[name] = ps }
+
+func defineParamsFilled(name string, ps ...BuiltinParam) {
+	builtinParams[name] = ps
+	builtinFillsDefaults[name] = true
+}
+
+// BuiltinFillsDefaults reports whether a call of name with fewer
+// arguments than parameters takes the others' defaults.
+func BuiltinFillsDefaults(name string) bool { return builtinFillsDefaults[strings.ToLower(name)] }
 
 func param(name string, t Type) BuiltinParam { return BuiltinParam{Name: name, Type: t} }
 
@@ -35,6 +51,8 @@ func init() {
 		paramDef("create_if_missing", Boolean, "true"), paramDef("null_value_treatment", Text, "use_json_null"))
 	defineParams("jsonb_set", param("jsonb_in", JSONB), param("path", textArrayType), param("replacement", JSONB),
 		paramDef("create_if_missing", Boolean, "true"))
+	defineParamsFilled("make_interval", paramDef("years", Int4, "0"), paramDef("months", Int4, "0"), paramDef("weeks", Int4, "0"),
+		paramDef("days", Int4, "0"), paramDef("hours", Int4, "0"), paramDef("mins", Int4, "0"), paramDef("secs", Float8, "0.0"))
 	defineParams("jsonb_insert", param("jsonb_in", JSONB), param("path", textArrayType), param("replacement", JSONB),
 		paramDef("insert_after", Boolean, "false"))
 }

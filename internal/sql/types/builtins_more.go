@@ -490,22 +490,3 @@ func init() {
 	}
 }
 
-// BuiltinParams are the parameter names and defaults of a builtin that can
-// be called in named notation (make_interval(secs => 1.5)) or with its
-// trailing arguments left out.
-type BuiltinParams struct {
-	Names    []string
-	Types    []Type
-	Defaults []Datum
-}
-
-var builtinParams = map[string]*BuiltinParams{
-	"make_interval": {
-		Names:    []string{"years", "months", "weeks", "days", "hours", "mins", "secs"},
-		Types:    []Type{Int4, Int4, Int4, Int4, Int4, Int4, Float8},
-		Defaults: []Datum{Int(0), Int(0), Int(0), Int(0), Int(0), Int(0), Float(0)},
-	},
-}
-
-// LookupBuiltinParams returns name's parameter list, or nil.
-func LookupBuiltinParams(name string) *BuiltinParams { return builtinParams[name] }
