@@ -372,12 +372,19 @@ func TypeFromName(tn *pg.TypeName) (types.Type, error) {
 			return types.Type{}, pgerr.Errorf(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers")
 		}
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "array types are not supported yet")
-	}
 	t, err := types.LookupTypeName(names, mods)
 	if err != nil {
 		return t, withPos(err, tn.Location)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// int[3][4] is int[]: PostgreSQL ignores declared array sizes
+		// and dimensions; a typmod stays with the element (varchar(5)[]).
+		at, ok := types.ArrayOf(types.Type{OID: t.OID, Typmod: -1})
+		if !ok {
+			return t, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", t), tn.Location)
+		}
+		at.Typmod = t.Typmod
+		return at, nil
 	}
 	return t, nil
 }

@@ -19,6 +19,9 @@ import (
 // maxArrayDims is PostgreSQL's MAXDIM.
 const maxArrayDims = datum.MaxArrayDims
 
+// MaxArrayDims is PostgreSQL's MAXDIM.
+const MaxArrayDims = maxArrayDims
+
 // maxArrayElems is PostgreSQL's MaxArraySize.
 const maxArrayElems = (1<<30 - 1) / 16
 

@@ -560,3 +560,43 @@ func addStringToArray() {
 		srfs["string_to_table"] = append(srfs["string_to_table"], &SRF{Name: "string_to_table", Args: args, Ret: Text, Fn: toTable})
 	}
 }
+
+// StackArrays builds ARRAY[sub, sub, …] of arrays: one more dimension, of
+// length len(subs), over sub-arrays that must all have the same shape
+// (NULL and empty sub-arrays count as empty; all empty gives an empty
+// array). array_agg of arrays builds the same.
+func StackArrays(subs []Datum) (Datum, error) {
+	var first ArrayValue
+	var elems []Datum
+	haveEmpty, haveFull := false, false
+	for i, d := range subs {
+		a := ArrayParts(d)
+		if len(a.Dims) == 0 {
+			haveEmpty = true
+			continue
+		}
+		if !haveFull {
+			first, haveFull = a, true
+		} else if !sameInts(a.Dims, first.Dims) || !sameInts(a.Lbounds, first.Lbounds) {
+			return Datum{}, mismatchedSubArrays()
+		}
+		if len(first.Dims) >= maxArrayDims {
+			return Datum{}, tooManyArrayDims(len(first.Dims) + 1)
+		}
+		elems = append(elems, a.Elems...)
+		_ = i
+	}
+	if !haveFull {
+		return Array(nil), nil
+	}
+	if haveEmpty {
+		return Datum{}, mismatchedSubArrays()
+	}
+	dims := append([]int{len(subs)}, first.Dims...)
+	lbs := append([]int{1}, first.Lbounds...)
+	return ArrayShaped(dims, lbs, elems), nil
+}
+
+func mismatchedSubArrays() error {
+	return pgerr.Errorf(pgerr.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
+}
