@@ -202,14 +202,20 @@ func (p *Planner) setTargets(rel *catalog.Relation, sc *scope, targets []*pg.Nod
 	var multi *multiAssign
 	for _, t := range targets {
 		rt := t.GetResTarget()
-		if len(rt.Indirection) > 0 {
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "assignment to an element or field of a column is not supported yet")
-		}
 		i := rel.AttrByName(rt.Name)
 		if i < 0 {
 			e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
 			e.Position = rt.Location + 1
 			return nil, e
+		}
+		if len(rt.Indirection) > 0 {
+			// SET a[i] = v: several may assign into the same column
+			e, err := p.assignIndirection(comp, rel.Attrs[i], rt, newRow[i])
+			if err != nil {
+				return nil, err
+			}
+			newRow[i] = e
+			continue
 		}
 		if set[i] {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)

@@ -430,7 +430,10 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 			// the cast (which truncates if explicit), as coerce_type.
 			d, err = types.Parse(types.Type{OID: t.OID, Typmod: -1}, c.Val.Str())
 			if err == nil {
-				d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit)
+				// the length coercion runs with the statement: no position
+				if d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit); err != nil {
+					return nil, err
+				}
 			}
 		} else {
 			d, err = types.Parse(t, c.Val.Str())

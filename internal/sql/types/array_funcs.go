@@ -487,7 +487,7 @@ func rowsOf(vals []Datum) func() (Datum, bool, error) {
 }
 
 func addArraySRFs(et, at Type) {
-	srfs["unnest"] = append(srfs["unnest"], &SRF{Name: "unnest", Args: []Type{at}, Ret: et, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
+	srfs["unnest"] = append(srfs["unnest"], &SRF{polySlots: "a", polyElem: et.OID, Name: "unnest", Args: []Type{at}, Ret: et, Fn: func(x []Datum) (func() (Datum, bool, error), error) {
 		return rowsOf(x[0].Elems()), nil
 	}})
 	subscripts := func(x []Datum) (func() (Datum, bool, error), error) {
@@ -508,8 +508,8 @@ func addArraySRFs(et, at Type) {
 		return rowsOf(vals), nil
 	}
 	srfs["generate_subscripts"] = append(srfs["generate_subscripts"],
-		&SRF{Name: "generate_subscripts", Args: []Type{at, Int4}, Ret: Int4, Fn: subscripts},
-		&SRF{Name: "generate_subscripts", Args: []Type{at, Int4, Boolean}, Ret: Int4, Fn: subscripts})
+		&SRF{polySlots: "a_", polyElem: et.OID, Name: "generate_subscripts", Args: []Type{at, Int4}, Ret: Int4, Fn: subscripts},
+		&SRF{polySlots: "a__", polyElem: et.OID, Name: "generate_subscripts", Args: []Type{at, Int4, Boolean}, Ret: Int4, Fn: subscripts})
 }
 
 // splitForArray is string_to_array's splitting: a NULL delimiter splits
@@ -599,4 +599,61 @@ func StackArrays(subs []Datum) (Datum, error) {
 
 func mismatchedSubArrays() error {
 	return pgerr.Errorf(pgerr.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
+}
+
+// CheckAccumArray is array_agg(anyarray)'s check of one more input d
+// against those accumulated: no NULL or empty arrays, all of one shape.
+func CheckAccumArray(acc []Datum, d Datum) error {
+	if d.IsNull() {
+		return pgerr.Errorf(pgerr.NullValueNotAllowed, "cannot accumulate null arrays")
+	}
+	dims, lbs := d.ArrayDims()
+	if len(dims) == 0 {
+		return pgerr.Errorf(pgerr.ArraySubscriptError, "cannot accumulate empty arrays")
+	}
+	if len(acc) > 0 {
+		d0, l0 := acc[0].ArrayDims()
+		if !sameInts(dims, d0) || !sameInts(lbs, l0) {
+			return pgerr.Errorf(pgerr.ArraySubscriptError, "cannot accumulate arrays of different dimensionality")
+		}
+	} else if len(dims) >= maxArrayDims {
+		return tooManyArrayDims(len(dims) + 1)
+	}
+	return nil
+}
+
+// multiUnnest is unnest(a, b, …) in FROM (ROWS FROM (unnest(a), unnest(b),
+// …)): one column per array, as many rows as the longest, NULL-padded.
+func multiUnnest(args []Type) *SRF {
+	cols := make([]SRFColumn, len(args))
+	for i, t := range args {
+		et, ok := ElemType(t)
+		if !ok {
+			return nil
+		}
+		et.Typmod = t.Typmod
+		cols[i] = SRFColumn{Name: "unnest", Type: et}
+	}
+	return &SRF{Name: "unnest", Args: args, Cols: cols, FnRows: func(x []Datum) (func() ([]Datum, bool, error), error) {
+		elems := make([][]Datum, len(x))
+		n := 0
+		for i, a := range x {
+			elems[i] = a.Elems()
+			n = max(n, len(elems[i]))
+		}
+		r := 0
+		return func() ([]Datum, bool, error) {
+			if r >= n {
+				return nil, false, nil
+			}
+			row := make([]Datum, len(elems))
+			for i, e := range elems {
+				if r < len(e) {
+					row[i] = e[r]
+				}
+			}
+			r++
+			return row, true, nil
+		}, nil
+	}}
 }
