@@ -315,7 +315,7 @@ func (f *FunctionScan) Open(c *Ctx) error {
 	}
 	f.rowIter = nil
 	for _, a := range args {
-		if a.IsNull() {
+		if a.IsNull() && !f.SRF.NonStrict {
 			f.iter = func() (types.Datum, bool, error) { return types.Null(), false, nil }
 			return nil
 		}

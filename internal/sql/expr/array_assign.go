@@ -81,18 +81,21 @@ func setElement(a types.ArrayValue, hi []bound, v types.Datum) (types.Datum, err
 	if len(a.Dims) > 1 {
 		return types.Null(), subscriptError("array subscript out of range")
 	}
-	return growAndSet(a, idx[0], idx[0], []types.Datum{v}), nil
+	return growAndSet(a, idx[0], idx[0], []types.Datum{v})
 }
 
 // growAndSet writes vals at from..to of a one-dimensional array,
 // extending it (NULL-filled) as needed.
-func growAndSet(a types.ArrayValue, from, to int, vals []types.Datum) types.Datum {
+func growAndSet(a types.ArrayValue, from, to int, vals []types.Datum) (types.Datum, error) {
 	lb, ub := a.Lbounds[0], a.Lbounds[0]+a.Dims[0]-1
 	nlb, nub := min(lb, from), max(ub, to)
+	if err := types.CheckArraySize(int64(nub) - int64(nlb) + 1); err != nil {
+		return types.Null(), err
+	}
 	out := make([]types.Datum, nub-nlb+1)
 	copy(out[lb-nlb:], a.Elems)
 	copy(out[from-nlb:], vals[:to-from+1])
-	return types.ArrayShaped([]int{len(out)}, []int{nlb}, out)
+	return types.ArrayShaped([]int{len(out)}, []int{nlb}, out), nil
 }
 
 func setSlice(a types.ArrayValue, lo, hi []bound, src types.ArrayValue) (types.Datum, error) {
@@ -110,7 +113,9 @@ func setSlice(a types.ArrayValue, lo, hi []bound, src types.ArrayValue) (types.D
 		}
 		n := 1
 		for _, d := range dims {
-			n *= d
+			if n *= d; types.CheckArraySize(int64(n)) != nil || types.CheckArraySize(int64(d)) != nil {
+				return types.Null(), types.CheckArraySize(-1)
+			}
 		}
 		if len(src.Elems) < n {
 			return types.Null(), subscriptError("source array too small")
@@ -140,12 +145,18 @@ func setSlice(a types.ArrayValue, lo, hi []bound, src types.ArrayValue) (types.D
 			return types.Null(), subscriptError("array subscript out of range")
 		}
 		count *= to[k] - from[k] + 1
+		if err := types.CheckArraySize(int64(to[k]) - int64(from[k]) + 1); err != nil {
+			return types.Null(), err
+		}
+		if err := types.CheckArraySize(int64(count)); err != nil {
+			return types.Null(), err
+		}
 	}
 	if len(src.Elems) < count {
 		return types.Null(), subscriptError("source array too small")
 	}
 	if n == 1 {
-		return growAndSet(a, from[0], to[0], src.Elems), nil
+		return growAndSet(a, from[0], to[0], src.Elems)
 	}
 	i := 0
 	eachIndex(from, to, func(idx []int) {

@@ -90,6 +90,9 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 		sp.Kind, sp.T = SubExpr, plan.Types[0]
 		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
 			at, ok := types.ArrayOf(plan.Types[0])
+			if types.IsArray(plan.Types[0]) {
+				at, ok = plan.Types[0], true // ARRAY(SELECT an array): one more dimension
+			}
 			if !ok {
 				return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", plan.Types[0]), sl.Location)
 			}
@@ -221,7 +224,11 @@ func (c *Compiler) compileArray(a *pg.A_ArrayExpr, want *types.Type) (Expr, erro
 			}
 		}
 		var err error
-		if elems[i], err = Coerce(elems[i], target, types.CastImplicit); err != nil {
+		ctx := types.CastImplicit
+		if want != nil {
+			ctx = types.CastExplicit // ARRAY[…]::t[] casts each element to t
+		}
+		if elems[i], err = Coerce(elems[i], target, ctx); err != nil {
 			return nil, withPos(err, a.Location)
 		}
 	}

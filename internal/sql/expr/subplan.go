@@ -226,11 +226,20 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		})
 	case SubArray:
 		var elems []types.Datum
+		ofArrays := types.IsArray(s.Plan.Types[0])
 		err = s.run(env, row, func(r []types.Datum) (bool, error) {
+			if ofArrays {
+				if err := types.CheckAccumArray(elems, r[0]); err != nil {
+					return false, err
+				}
+			}
 			elems = append(elems, r[0])
 			return true, nil
 		})
 		out = types.Array(elems)
+		if ofArrays && err == nil {
+			out, err = types.StackArrays(elems)
+		}
 	}
 	if err != nil {
 		return types.Null(), err

@@ -22,8 +22,16 @@ const maxArrayDims = datum.MaxArrayDims
 // MaxArrayDims is PostgreSQL's MAXDIM.
 const MaxArrayDims = maxArrayDims
 
-// maxArrayElems is PostgreSQL's MaxArraySize.
-const maxArrayElems = (1<<30 - 1) / 16
+// maxArrayElems is PostgreSQL's MaxArraySize (MaxAllocSize / sizeof(Datum)).
+const maxArrayElems = (1<<30 - 1) / 8
+
+// CheckArraySize is the check of a new array's number of elements.
+func CheckArraySize(n int64) error {
+	if n < 0 || n > maxArrayElems {
+		return pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayElems)
+	}
+	return nil
+}
 
 // elemTypeOf is the element type of array type t, with t's typmod (an
 // array column's typmod applies to its elements, as for varchar(3)[]).

@@ -15,9 +15,6 @@ import (
 func init() {
 	datum.EachArrayType(func(e, a OID) {
 		et, at := Type{OID: e, Typmod: -1}, Type{OID: a, Typmod: -1}
-		if e == Int2VectorOID {
-			return // int2vector[] has only I/O
-		}
 		addArrayInfoFuncs(et, at)
 		addArraySearchFuncs(et, at)
 		addArrayBuildFuncs(et, at)
@@ -344,6 +341,9 @@ func addArrayBuildFuncs(et, at Type) {
 		keep := n - int(x[1].Int())
 		inner := len(a.Elems) / n
 		a.Dims[0] = keep
+		for i := range a.Lbounds {
+			a.Lbounds[i] = 1 // a slice: lower bounds 1
+		}
 		return ArrayShaped(a.Dims, a.Lbounds, a.Elems[:keep*inner]), nil
 	})
 }
@@ -557,7 +557,7 @@ func addStringToArray() {
 	}
 	for _, args := range [][]Type{{Text, Text}, {Text, Text, Text}} {
 		addFunc("string_to_array", &Func{Args: args, Ret: textArray, Fn: toArray})
-		srfs["string_to_table"] = append(srfs["string_to_table"], &SRF{Name: "string_to_table", Args: args, Ret: Text, Fn: toTable})
+		srfs["string_to_table"] = append(srfs["string_to_table"], &SRF{Name: "string_to_table", Args: args, Ret: Text, Fn: toTable, NonStrict: true})
 	}
 }
 
@@ -634,7 +634,7 @@ func multiUnnest(args []Type) *SRF {
 		et.Typmod = t.Typmod
 		cols[i] = SRFColumn{Name: "unnest", Type: et}
 	}
-	return &SRF{Name: "unnest", Args: args, Cols: cols, FnRows: func(x []Datum) (func() ([]Datum, bool, error), error) {
+	return &SRF{Name: "unnest", Args: args, Cols: cols, NonStrict: true, FnRows: func(x []Datum) (func() ([]Datum, bool, error), error) {
 		elems := make([][]Datum, len(x))
 		n := 0
 		for i, a := range x {

@@ -31,6 +31,10 @@ type SRF struct {
 	// (the executor's SessionHooks), for functions of session state.
 	FnSession func(session any, args []Datum) (func() (Datum, bool, error), error)
 
+	// NonStrict: the function is called with NULL arguments (otherwise a
+	// NULL argument gives no rows).
+	NonStrict bool
+
 	polySlots string // as Func's: an instance of a polymorphic function
 	polyElem  OID
 }
