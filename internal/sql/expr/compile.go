@@ -810,7 +810,7 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	if fc.FuncVariadic {
-		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
+		return c.compileVariadicCall(name, fc)
 	}
 	var args []Expr
 	for _, a := range fc.Args {
