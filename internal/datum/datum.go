@@ -118,4 +118,3 @@ func (d Datum) Int2Vector() []int16 {
 	}
 	return v
 }
-

@@ -20,7 +20,9 @@ type ArrayAssign struct {
 }
 
 func (a *ArrayAssign) Type() types.Type { return a.T }
-func (a *ArrayAssign) String() string   { return a.Base.String() + a.Subs.String() + " := " + a.Src.String() }
+func (a *ArrayAssign) String() string {
+	return a.Base.String() + a.Subs.String() + " := " + a.Src.String()
+}
 
 // ArgExprs and WithArgs make ArrayAssign an ExternalNode (MapVars).
 func (a *ArrayAssign) ArgExprs() []Expr {
@@ -57,7 +59,9 @@ func (a *ArrayAssign) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	return setSlice(arr, lo, hi, types.ArrayParts(src))
 }
 
-func subscriptError(msg string) *pgerr.Error { return pgerr.Errorf(pgerr.ArraySubscriptError, "%s", msg) }
+func subscriptError(msg string) *pgerr.Error {
+	return pgerr.Errorf(pgerr.ArraySubscriptError, "%s", msg)
+}
 
 func setElement(a types.ArrayValue, hi []bound, v types.Datum) (types.Datum, error) {
 	idx := make([]int, len(hi))
