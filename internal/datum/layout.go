@@ -64,6 +64,9 @@ func payloadLen(a *attr, d *Datum) int {
 	case encInt2Vec:
 		return int2VecHdr + len(d.s)
 	case encArrayText:
+		if d.k == KindStr {
+			return len(d.s) // already the stored form (StoredPayload)
+		}
 		return len(formatArray(a.arrayOf, *d))
 	}
 	return len(d.s)
@@ -181,7 +184,7 @@ func fillAttr(dst []byte, off int, a *attr, d *Datum) int {
 		binary.LittleEndian.PutUint32(dst[off+16:], 0)                  // lbound1
 		off += int2VecHdr
 	}
-	if a.enc == encArrayText {
+	if a.enc == encArrayText && d.k != KindStr {
 		return off + copy(dst[off:], formatArray(a.arrayOf, *d))
 	}
 	return off + copy(dst[off:], d.s)
@@ -579,6 +582,7 @@ func deformSkip(src []byte, bitmap []byte, attrs []attr, out []Datum, i, off int
 			if err != nil {
 				return corrupt("invalid array in attribute %d: %v", i+1, err)
 			}
+			d.i = meta // for pg_column_size
 			out[i] = d
 			continue
 		}

@@ -65,8 +65,8 @@ func (d Datum) IsExternalStored() bool { return d.k == KindStored && len(d.s) > 
 // through (toastRelID is the table's TOAST relation, which the Datum does
 // not record), and ok=false for a value that was not stored externally.
 func (d Datum) ToastPointer(toastRelID uint32) (varatt.External, bool) {
-	if d.k == KindNull || d.k == KindStored || d.i>>32 == 0 || d.i < 0 {
-		return varatt.External{}, false
+	if d.k == KindNull || d.k == KindStored || d.k == KindArray || d.i>>32 == 0 || d.i < 0 {
+		return varatt.External{}, false // an array's bytes are not its stored payload: stored again
 	}
 	return varatt.External{RawSize: int32(len(d.s) + varatt.HdrSz), ExtInfo: uint32(d.i), ValueID: uint32(d.i >> 32), ToastRelID: toastRelID}, true
 }
@@ -99,7 +99,7 @@ func (d Datum) StoredSize() int {
 		return len(d.s)
 	case d.i == shortStored:
 		return len(d.s) + 1
-	case d.i > 0 && (d.k == KindStr || d.k == KindNumeric):
+	case d.i > 0 && (d.k == KindStr || d.k == KindNumeric || d.k == KindArray):
 		return int(d.i & 0x3fffffff) // extsize, or VARSIZE of the compressed form
 	}
 	return len(d.s) + varatt.HdrSz
@@ -108,14 +108,30 @@ func (d Datum) StoredSize() int {
 // StoredMethod is pg_column_compression(): the method a value decoded from
 // a tuple was compressed with, ok=false when it was not compressed.
 func (d Datum) StoredMethod() (varatt.Method, bool) {
-	if (d.k != KindStr && d.k != KindNumeric) || d.i <= 0 {
+	if (d.k != KindStr && d.k != KindNumeric && d.k != KindArray) || d.i <= 0 {
 		return 0, false
 	}
 	if d.i>>32 != 0 {
+		if d.k == KindArray {
+			return 0, false // see ColumnCompression
+		}
 		p, _ := d.ToastPointer(0)
 		return p.Method(), p.Compressed()
 	}
 	return varatt.Method(uint32(d.i) >> 30), true
+}
+
+// ColumnCompression is pg_column_compression() of a value of type t: an
+// external array value was compressed when its stored size is under its
+// text form's (the Datum's bytes are not that payload), otherwise as
+// StoredMethod.
+func ColumnCompression(t Type, d Datum) (varatt.Method, bool) {
+	a := attrOf(t)
+	if a.enc == encArrayText && d.k == KindArray && d.i > 0 && d.i>>32 != 0 {
+		p := varatt.External{ExtInfo: uint32(d.i), RawSize: int32(payloadLen(&a, &d) + varatt.HdrSz)}
+		return p.Method(), p.Compressed()
+	}
+	return d.StoredMethod()
 }
 
 // VarlenaSize is the in-memory varlena size of a value (tai_size): its
@@ -165,7 +181,7 @@ func decodeToasted(src []byte, off int, a *attr, dt Detoaster, attno int) (Datum
 		if err != nil {
 			return Datum{}, 0, err
 		}
-		return Datum{s: bytesString(raw), k: a.kind, i: externalMeta(p)}, end, nil
+		return toastedValue(a, raw, externalMeta(p), end, attno)
 	}
 	if off+varatt.CompHdrSz > len(src) {
 		return Datum{}, 0, corrupt("tuple data too short for attribute %d", attno)
@@ -179,7 +195,31 @@ func decodeToasted(src []byte, off int, a *attr, dt Detoaster, attno int) (Datum
 	if err != nil {
 		return Datum{}, 0, err
 	}
-	return Datum{s: bytesString(raw), k: a.kind, i: compressedMeta(src[off:end])}, end, nil
+	return toastedValue(a, raw, compressedMeta(src[off:end]), end, attno)
+}
+
+// toastedValue is the Datum of a detoasted payload; an array's payload is
+// its stored text form. meta records the stored form (pg_column_size).
+func toastedValue(a *attr, raw []byte, meta int64, end, attno int) (Datum, int, error) {
+	if a.enc == encArrayText {
+		d, err := parseArray(a.arrayOf, string(raw))
+		if err != nil {
+			return Datum{}, 0, corrupt("invalid array in attribute %d: %v", attno, err)
+		}
+		d.i = meta
+		return d, end, nil
+	}
+	return Datum{s: bytesString(raw), k: a.kind, i: meta}, end, nil
+}
+
+// StoredPayload is the value the toaster compresses or moves out for
+// attribute i: an array's stored text form (a string Datum, which the
+// tuple former stores as it is), any other value itself.
+func (d *Deformer) StoredPayload(i int, v Datum) Datum {
+	if i < len(d.attrs) && d.attrs[i].enc == encArrayText && v.k == KindArray {
+		return Datum{s: formatArray(d.attrs[i].arrayOf, v), k: KindStr}
+	}
+	return v
 }
 
 // Decompress returns the payload of an inline compressed varlena, with
@@ -268,6 +308,10 @@ func ColumnSize(t Type, d Datum) int {
 		return len(d.s) + 1
 	case a.enc == encInt2Vec:
 		return payloadLen(&a, &d) + varatt.HdrSz
+	case a.enc == encArrayText && d.i == 0:
+		return payloadLen(&a, &d) + varatt.HdrSz
+	case a.enc == encArrayText && d.i == shortStored:
+		return payloadLen(&a, &d) + 1
 	}
 	return d.StoredSize()
 }

@@ -31,6 +31,7 @@ const (
 	DivisionByZero                = "22012"
 	InvalidParameterValue         = "22023"
 	InvalidArgumentForLog         = "2201E"
+	ArraySubscriptError           = "2202E"
 	InvalidTextRepresentation     = "22P02"
 	CharacterNotInRepertoire      = "22021"
 	IntegrityConstraintViolation  = "23000"

@@ -102,6 +102,7 @@ func (t *Toaster) Prepare(e Env, vals, old []datum.Datum) (out []datum.Datum, sa
 		case c.Storage == 'p':
 			s.ignore = true
 		}
+		out[i] = t.Layout.StoredPayload(i, out[i])
 		s.size = datum.VarlenaSize(out[i])
 	}
 	ts := toasting{t: t, e: e, out: out, st: st}

@@ -3,6 +3,7 @@ package exec
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/tidal-db/tidal/internal/acl"
+	"slices"
 
 	"github.com/tidal-db/tidal/internal/catalog"
 	"github.com/tidal-db/tidal/internal/pgerr"
@@ -123,6 +124,7 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	}
 	// Target columns.
 	var targets []int
+	var indirect []*expr.AssignIndirection // per target: col[…], or nil
 	if len(s.Cols) == 0 {
 		targets = rel.VisibleAttrs()
 	} else {
@@ -135,11 +137,18 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 				e.Position = rt.Location + 1
 				return nil, e
 			}
-			if seen[i] {
+			var ai *expr.AssignIndirection
+			if len(rt.Indirection) > 0 {
+				if ai, err = p.compiler(nil).CompileAssignIndirection(rt.Name, rel.Attrs[i].Type, rt.Indirection); err != nil {
+					return nil, atTarget(err, rt)
+				}
+			}
+			if seen[i] && (ai == nil || indirect[slices.Index(targets, i)] == nil) {
 				return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name)
 			}
 			seen[i] = true
 			targets = append(targets, i)
+			indirect = append(indirect, ai)
 		}
 	}
 	for _, i := range targets {
@@ -151,6 +160,9 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	want := make([]types.Type, len(targets))
 	for i, t := range targets {
 		want[i] = rel.Attrs[t].Type
+		if indirect != nil && indirect[i] != nil {
+			want[i] = indirect[i].Src
+		}
 	}
 	var src Node
 	var srcCols []Column
@@ -160,7 +172,13 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 		src = &Result{}
 		targets = nil
 	} else if len(sel.ValuesLists) > 0 {
-		src, srcCols, err = p.planValues(sel.ValuesLists, want)
+		src, srcCols, err = p.planValuesWith(sel.ValuesLists, want, func(i int, e expr.Expr) (expr.Expr, error) {
+			if i < len(indirect) && indirect[i] != nil {
+				out, err := indirect[i].CoerceSource(e)
+				return out, atTarget(err, s.Cols[i].GetResTarget())
+			}
+			return assignCoerce(e, want[i])
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +213,16 @@ func (p *Planner) planTableInsert(s *pg.InsertStmt) (*ModifyTable, error) {
 	row := make([]expr.Expr, len(rel.Attrs))
 	for i, t := range targets {
 		var e expr.Expr = &expr.Var{Index: i, T: srcCols[i].Type, Name: srcCols[i].Name}
+		if indirect != nil && indirect[i] != nil {
+			base := row[t]
+			if base == nil {
+				base = &expr.Const{Val: types.Null(), T: rel.Attrs[t].Type}
+			}
+			if row[t], err = indirect[i].Apply(base, e); err != nil {
+				return nil, atTarget(err, s.Cols[i].GetResTarget())
+			}
+			continue
+		}
 		if e, err = assignCoerce(e, rel.Attrs[t].Type); err != nil {
 			return nil, err
 		}

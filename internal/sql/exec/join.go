@@ -244,7 +244,7 @@ type cteState struct {
 	readers         int
 	// ran: a data-modifying query has run; it never runs again
 	ran bool
-	gen             int // the round of the recursive term the rows are for (cteDef.round)
+	gen int // the round of the recursive term the rows are for (cteDef.round)
 }
 
 // fresh empties the rows for a new computation of the query.

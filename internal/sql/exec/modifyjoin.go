@@ -226,16 +226,29 @@ func (p *Planner) setTargets(rel *catalog.Relation, sc *scope, targets []*pg.Nod
 	for _, t := range targets {
 		rt := t.GetResTarget()
 		if len(rt.Indirection) > 0 {
-			if err := p.subscriptAssign(comp, rel, rt, newRow, set); err != nil {
-				return nil, err
+			// a jsonb column's subscripts edit its document; an array's
+			// elements are assigned below
+			if i := rel.AttrByName(rt.Name); i >= 0 && rel.Attrs[i].Type.OID == types.JSONBOID {
+				if err := p.subscriptAssign(comp, rel, rt, newRow, set); err != nil {
+					return nil, err
+				}
+				continue
 			}
-			continue
 		}
 		i := rel.AttrByName(rt.Name)
 		if i < 0 {
 			e := pgerr.Errorf(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, rel.Name)
 			e.Position = rt.Location + 1
 			return nil, e
+		}
+		if len(rt.Indirection) > 0 {
+			// SET a[i] = v: several may assign into the same column
+			e, err := p.assignIndirection(comp, rel.Attrs[i], rt, newRow[i])
+			if err != nil {
+				return nil, err
+			}
+			newRow[i] = e
+			continue
 		}
 		if set[i] {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column \"%s\"", rt.Name)

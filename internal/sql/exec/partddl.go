@@ -74,6 +74,9 @@ func PartitionKeyFromSpec(c *Ctx, rel *catalog.Relation, spec *pg.PartitionSpec,
 		if err != nil {
 			return nil, err
 		}
+		if callsSetReturningRoutine(e) {
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "set-returning functions are not allowed in partition key expressions")
+		}
 		if !exprUsesVars(e) {
 			return nil, pgerr.Errorf(pgerr.InvalidObjectDefinition, "cannot use constant expression as partition key")
 		}
@@ -263,6 +266,19 @@ func partitionExprAllowed(n *pg.Node, bound bool) error {
 		err = pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in %s", where)
 	}
 	return err
+}
+
+// callsSetReturningRoutine reports a call of a user routine returning SETOF
+// in e (builtin set-returning functions are refused on the parse tree).
+func callsSetReturningRoutine(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if rc, ok := x.(*RoutineCall); ok && rc.Proc.RetSet {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func funcCallName(fc *pg.FuncCall) string {

@@ -888,6 +888,12 @@ func (p *Planner) groupExpr(comp *expr.Compiler, g *pg.Node, targets []*pg.Node)
 
 // planValues plans a VALUES list, coercing to want (column types) if given.
 func (p *Planner) planValues(lists []*pg.Node, want []types.Type) (Node, []Column, error) {
+	return p.planValuesWith(lists, want, func(i int, e expr.Expr) (expr.Expr, error) { return assignCoerce(e, want[i]) })
+}
+
+// planValuesWith is planValues with the coercion of column i's values to
+// want[i] given.
+func (p *Planner) planValuesWith(lists []*pg.Node, want []types.Type, coerce func(i int, e expr.Expr) (expr.Expr, error)) (Node, []Column, error) {
 	comp := p.compiler(nil)
 	v := &Values{}
 	ncol := -1
@@ -908,7 +914,7 @@ func (p *Planner) planValues(lists []*pg.Node, want []types.Type) (Node, []Colum
 				return nil, nil, err
 			}
 			if want != nil && i < len(want) {
-				if e, err = assignCoerce(e, want[i]); err != nil {
+				if e, err = coerce(i, e); err != nil {
 					return nil, nil, err
 				}
 			}

@@ -339,6 +339,9 @@ func AggResultType(name string, arg types.Type) (types.Type, error) {
 			return types.Text, nil
 		}
 	case "array_agg":
+		if types.IsArray(arg) {
+			return arg, nil // array_agg(anyarray): one more dimension
+		}
 		if t, ok := types.ArrayOf(arg); ok {
 			return t, nil
 		}
@@ -483,6 +486,11 @@ func (a *AggCall) accumulate(c *Ctx, st *aggState, row Row) error {
 		}
 	}
 	if a.Name == "array_agg" {
+		if types.IsArray(a.Arg.Type()) {
+			if err := types.CheckAccumArray(st.elems, d); err != nil {
+				return err
+			}
+		}
 		st.elems = append(st.elems, d)
 		st.set = true
 		return nil
@@ -632,6 +640,10 @@ func (a *AggCall) finalValue(st *aggState) types.Datum {
 	case "array_agg":
 		if !st.set {
 			return types.Null()
+		}
+		if types.IsArray(a.Arg.Type()) {
+			d, _ := types.StackArrays(st.elems) // CheckAccumArray admitted each
+			return d
 		}
 		return types.Array(st.elems)
 	default:

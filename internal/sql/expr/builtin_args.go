@@ -7,36 +7,6 @@ import (
 	"github.com/tidal-db/tidal/internal/sql/types"
 )
 
-// variadicArrayCall compiles f(a, VARIADIC arr) of a builtin with a
-// variadic parameter: arr is the whole variadic array.
-func (c *Compiler) variadicArrayCall(fc *pg.FuncCall, name string) (Expr, error) {
-	var args []Expr
-	var ts []types.Type
-	for _, a := range fc.Args {
-		if a.GetNamedArgExpr() != nil {
-			return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
-		}
-		e, err := c.Compile(a)
-		if err != nil {
-			return nil, err
-		}
-		args, ts = append(args, e), append(ts, e.Type())
-	}
-	fn, err := types.LookupVariadicCall(name, ts)
-	if err != nil {
-		return nil, withPos(err, fc.Location)
-	}
-	if fn == nil {
-		return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "VARIADIC function arguments are not supported"), fc.Location)
-	}
-	for i := range args {
-		if args[i], err = Coerce(args[i], fn.Args[i], types.CastImplicit); err != nil {
-			return nil, withPos(err, fc.Location)
-		}
-	}
-	return &Func{Fn: fn, Args: args, Name: name}, nil
-}
-
 // namedBuiltinCall compiles a call in named or mixed notation of a
 // builtin whose parameters have names (types.BuiltinParams). It returns
 // nil, nil for a call without names or of a builtin without parameter

@@ -443,12 +443,19 @@ func TypeFromName(tn *pg.TypeName) (types.Type, error) {
 			return types.Type{}, pgerr.Errorf(pgerr.SyntaxError, "type modifiers must be simple constants or identifiers")
 		}
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return types.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "array types are not supported yet")
-	}
 	t, err := types.LookupTypeName(names, mods)
 	if err != nil {
 		return t, withPos(err, tn.Location)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// int[3][4] is int[]: PostgreSQL ignores declared array sizes
+		// and dimensions; a typmod stays with the element (varchar(5)[]).
+		at, ok := types.ArrayOf(types.Type{OID: t.OID, Typmod: -1})
+		if !ok {
+			return t, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", t), tn.Location)
+		}
+		at.Typmod = t.Typmod
+		return at, nil
 	}
 	return t, nil
 }
@@ -494,7 +501,10 @@ func Coerce(e Expr, t types.Type, ctx types.CastContext) (Expr, error) {
 			// the cast (which truncates if explicit), as coerce_type.
 			d, err = types.Parse(types.Type{OID: t.OID, Typmod: -1}, c.Val.Str())
 			if err == nil {
-				d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit)
+				// the length coercion runs with the statement: no position
+				if d, err = types.ApplyTypmod(d, t, ctx == types.CastExplicit); err != nil {
+					return nil, err
+				}
 			}
 		} else {
 			d, err = types.Parse(t, c.Val.Str())
@@ -871,7 +881,7 @@ func (c *Compiler) compileFunc(fc *pg.FuncCall) (Expr, error) {
 		}
 	}
 	if fc.FuncVariadic {
-		return c.variadicArrayCall(fc, name)
+		return c.compileVariadicCall(name, fc)
 	}
 	if named, err := c.namedBuiltinCall(fc, name); named != nil || err != nil {
 		return named, err

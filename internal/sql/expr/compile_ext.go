@@ -90,6 +90,9 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 		sp.Kind, sp.T = SubExpr, plan.Types[0]
 		if sl.SubLinkType == pg.SubLinkType_ARRAY_SUBLINK {
 			at, ok := types.ArrayOf(plan.Types[0])
+			if types.IsArray(plan.Types[0]) {
+				at, ok = plan.Types[0], true // ARRAY(SELECT an array): one more dimension
+			}
 			if !ok {
 				return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", plan.Types[0]), sl.Location)
 			}
@@ -140,25 +143,56 @@ func (c *Compiler) compileSubLink(sl *pg.SubLink) (Expr, error) {
 }
 
 // compileArray compiles ARRAY[…]; want, if known, is the array type the
-// context asks for (a cast).
+// context asks for (a cast). Elements that are arrays — nested ARRAY[…]
+// or array-typed expressions — make a multidimensional array.
 func (c *Compiler) compileArray(a *pg.A_ArrayExpr, want *types.Type) (Expr, error) {
 	var elems []Expr
 	et := types.Unknown
 	if want != nil {
 		et, _ = types.ElemType(*want)
 	}
+	nested := false
+	for _, n := range a.Elements {
+		if n.GetAArrayExpr() != nil {
+			nested = true
+		}
+	}
 	for _, n := range a.Elements {
 		var e Expr
 		var err error
 		if sub := n.GetAArrayExpr(); sub != nil {
-			return nil, withPos(pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported yet"), a.Location)
+			e, err = c.compileArray(sub, want)
+		} else {
+			e, err = c.Compile(n)
 		}
-		if e, err = c.Compile(n); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		elems = append(elems, e)
 		if want == nil {
-			et = unify(et, e.Type())
+			t := e.Type()
+			if nested || types.IsArray(t) {
+				if st, ok := types.ElemType(t); ok {
+					t = st
+				}
+			}
+			et = unify(et, t)
+		}
+	}
+	multi := nested
+	if !multi && len(elems) > 0 {
+		multi = true
+		for _, e := range elems {
+			if !types.IsArray(e.Type()) {
+				multi = false
+			}
+		}
+		if multi && want == nil {
+			et, _ = types.ElemType(elems[0].Type())
+			for _, e := range elems[1:] {
+				st, _ := types.ElemType(e.Type())
+				et = unify(et, st)
+			}
 		}
 	}
 	if et.OID == types.UnknownOID {
@@ -168,17 +202,37 @@ func (c *Compiler) compileArray(a *pg.A_ArrayExpr, want *types.Type) (Expr, erro
 		}
 		et = types.Text
 	}
-	at, ok := types.ArrayOf(et)
+	at, ok := types.ArrayOf(types.Type{OID: et.OID, Typmod: -1})
 	if !ok {
 		return nil, withPos(pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", et), a.Location)
 	}
+	at.Typmod = et.Typmod
 	for i := range elems {
+		target := et
+		if multi {
+			target = at
+		}
+		if nested && want == nil {
+			// sub-arrays were typed on their own; recompile with the
+			// common type so their elements are coerced, not the arrays
+			if sub := a.Elements[i].GetAArrayExpr(); sub != nil {
+				var err error
+				if elems[i], err = c.compileArray(sub, &at); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		var err error
-		if elems[i], err = Coerce(elems[i], et, types.CastImplicit); err != nil {
+		ctx := types.CastImplicit
+		if want != nil {
+			ctx = types.CastExplicit // ARRAY[…]::t[] casts each element to t
+		}
+		if elems[i], err = Coerce(elems[i], target, ctx); err != nil {
 			return nil, withPos(err, a.Location)
 		}
 	}
-	return &ArrayExpr{Elems: elems, T: at}, nil
+	return &ArrayExpr{Elems: elems, T: at, Multi: multi}, nil
 }
 
 // compileScalarArrayOp compiles x op ANY (array) / x op ALL (array).
@@ -430,55 +484,45 @@ func regCast(e Expr, name string) (Expr, bool, error) {
 	return a, true, nil
 }
 
-// compileIndirection compiles array subscripts: a[i].
+// compileIndirection compiles field selection and array subscripts:
+// (r).f, a[i][j], a[l:u]; consecutive subscripts form one reference.
 func (c *Compiler) compileIndirection(ind *pg.A_Indirection) (Expr, error) {
 	e, err := c.Compile(ind.Arg)
 	if err != nil {
 		return nil, err
 	}
-	for k := 0; k < len(ind.Indirection); k++ {
-		n := ind.Indirection[k]
-		if e.Type().OID == types.JSONBOID && n.GetAIndices() != nil {
-			var subs []*pg.A_Indices
-			for ; k < len(ind.Indirection) && ind.Indirection[k].GetAIndices() != nil; k++ {
-				subs = append(subs, ind.Indirection[k].GetAIndices())
-			}
-			k--
-			if e, err = c.jsonbSubscript(e, subs); err != nil {
+	var pending []*pg.A_Indices
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		var err error
+		if e.Type().OID == types.JSONBOID {
+			e, err = c.jsonbSubscript(e, pending)
+		} else {
+			e, err = c.compileIndices(e, pending)
+		}
+		pending = nil
+		return err
+	}
+	for _, n := range ind.Indirection {
+		if fs := n.GetString_(); fs != nil {
+			if err := flush(); err != nil {
 				return nil, err
 			}
-			continue
-		}
-		if fs := n.GetString_(); fs != nil {
 			if e, err = c.selectField(e, fs.Sval); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		ai := n.GetAIndices()
-		if ai == nil || ai.IsSlice || ai.Uidx == nil {
+		if ai == nil {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this kind of indirection is not supported yet")
 		}
-		t := e.Type()
-		if t.OID == types.Int2VectorOID {
-			at, _ := types.ArrayOf(types.Int2)
-			if e, err = Coerce(e, at, types.CastImplicit); err != nil {
-				return nil, err
-			}
-			t = at
-		}
-		et, ok := types.ElemType(t)
-		if !ok {
-			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t)
-		}
-		idx, err := c.Compile(ai.Uidx)
-		if err != nil {
-			return nil, err
-		}
-		if idx, err = Coerce(idx, types.Int4, types.CastImplicit); err != nil {
-			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "array subscript must have type integer")
-		}
-		e = &Subscript{Arr: e, Idx: idx, T: et}
+		pending = append(pending, ai)
+	}
+	if err := flush(); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -511,29 +555,5 @@ func (c *Compiler) selectField(e Expr, name string) (Expr, error) {
 	}
 	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "could not identify column \"%s\" in record data type", name)
 }
-
-// Subscript is arr[i] (1-based; NULL when out of range).
-type Subscript struct {
-	Arr, Idx Expr
-	T        types.Type
-}
-
-func (s *Subscript) Eval(env *Env, row []types.Datum) (types.Datum, error) {
-	a, err := s.Arr.Eval(env, row)
-	if err != nil || a.IsNull() {
-		return types.Null(), err
-	}
-	i, err := s.Idx.Eval(env, row)
-	if err != nil || i.IsNull() {
-		return types.Null(), err
-	}
-	el := a.Elems()
-	if i.Int() < 1 || i.Int() > int64(len(el)) {
-		return types.Null(), nil
-	}
-	return el[i.Int()-1], nil
-}
-func (s *Subscript) Type() types.Type { return s.T }
-func (s *Subscript) String() string   { return s.Arr.String() + "[" + s.Idx.String() + "]" }
 
 var nameArray, _ = types.ArrayOf(types.Name)

@@ -622,6 +622,10 @@ func MaxVar(e Expr) int {
 				walk(x.Left[i])
 				walk(x.Right[i])
 			}
+		case ExternalNode:
+			for _, a := range x.ArgExprs() {
+				walk(a)
+			}
 		default:
 			m = 1 << 30 // unknown node: assume it reads everything
 		}

@@ -226,11 +226,20 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 		})
 	case SubArray:
 		var elems []types.Datum
+		ofArrays := types.IsArray(s.Plan.Types[0])
 		err = s.run(env, row, func(r []types.Datum) (bool, error) {
+			if ofArrays {
+				if err := types.CheckAccumArray(elems, r[0]); err != nil {
+					return false, err
+				}
+			}
 			elems = append(elems, r[0])
 			return true, nil
 		})
 		out = types.Array(elems)
+		if ofArrays && err == nil {
+			out, err = types.StackArrays(elems)
+		}
 	}
 	if err != nil {
 		return types.Null(), err
@@ -241,10 +250,12 @@ func (s *SubPlan) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 	return out, nil
 }
 
-// ArrayExpr is ARRAY[a, b, …].
+// ArrayExpr is ARRAY[a, b, …]; Multi: the elements are arrays, stacked
+// into one more dimension (ARRAY[[1,2],[3,4]]).
 type ArrayExpr struct {
 	Elems []Expr
 	T     types.Type
+	Multi bool
 }
 
 func (a *ArrayExpr) Eval(env *Env, row []types.Datum) (types.Datum, error) {
@@ -255,6 +266,9 @@ func (a *ArrayExpr) Eval(env *Env, row []types.Datum) (types.Datum, error) {
 			return d, err
 		}
 		vals[i] = d
+	}
+	if a.Multi {
+		return types.StackArrays(vals)
 	}
 	return types.Array(vals), nil
 }
@@ -365,8 +379,8 @@ func Children(e Expr) (kids []Expr, ok bool) {
 		return x.Fields, true
 	case *RowCompare:
 		return append(append([]Expr{}, x.Left...), x.Right...), true
-	case *Subscript:
-		return []Expr{x.Arr, x.Idx}, true
+	case ExternalNode:
+		return x.ArgExprs(), true
 	case *CatalogCall:
 		return x.Args, true
 	}
@@ -500,7 +514,7 @@ func mapLeaves(e Expr, leaf func(Expr) (Expr, bool)) (Expr, bool) {
 		return &HashedExists{Plan: x.Plan, Keys: keys, Test: x.Test, table: x.table}, ok
 	case *ArrayExpr:
 		el, ok := mapAll(x.Elems)
-		return &ArrayExpr{Elems: el, T: x.T}, ok
+		return &ArrayExpr{Elems: el, T: x.T, Multi: x.Multi}, ok
 	case *ScalarArrayOp:
 		l, ok1 := mapLeaves(x.Left, leaf)
 		a, ok2 := mapLeaves(x.Arr, leaf)
@@ -512,10 +526,6 @@ func mapLeaves(e Expr, leaf func(Expr) (Expr, bool)) (Expr, bool) {
 		l, ok1 := mapAll(x.Left)
 		r, ok2 := mapAll(x.Right)
 		return &RowCompare{Op: x.Op, Left: l, Right: r, Cmp: x.Cmp, Eq: x.Eq}, ok1 && ok2
-	case *Subscript:
-		a, ok1 := mapLeaves(x.Arr, leaf)
-		i, ok2 := mapLeaves(x.Idx, leaf)
-		return &Subscript{Arr: a, Idx: i, T: x.T}, ok1 && ok2
 	case *CatalogCall:
 		args, ok := mapAll(x.Args)
 		return &CatalogCall{Name: x.Name, Args: args, T: x.T}, ok

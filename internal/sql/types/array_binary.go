@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/binary"
+	"github.com/tidal-db/tidal/internal/datum"
 
 	"github.com/tidal-db/tidal/internal/pgerr"
 )
@@ -13,11 +14,24 @@ import (
 //	per element int32 byte length (-1 for NULL) and the element's binary
 //	format.
 //
-// An empty array has ndim 0 and no dimensions. tidal's arrays are
-// one-dimensional with lower bound 1, so that is all array_recv accepts.
+// An empty array has ndim 0 and no dimensions.
 
 // maxArrayDims is PostgreSQL's MAXDIM.
-const maxArrayDims = 6
+const maxArrayDims = datum.MaxArrayDims
+
+// MaxArrayDims is PostgreSQL's MAXDIM.
+const MaxArrayDims = maxArrayDims
+
+// maxArrayElems is PostgreSQL's MaxArraySize (MaxAllocSize / sizeof(Datum)).
+const maxArrayElems = (1<<30 - 1) / 8
+
+// CheckArraySize is the check of a new array's number of elements.
+func CheckArraySize(n int64) error {
+	if n < 0 || n > maxArrayElems {
+		return pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayElems)
+	}
+	return nil
+}
 
 // elemTypeOf is the element type of array type t, with t's typmod (an
 // array column's typmod applies to its elements, as for varchar(3)[]).
@@ -29,24 +43,21 @@ func elemTypeOf(t Type) Type {
 
 func appendArrayBinary(dst []byte, t Type, d Datum) []byte {
 	et := elemTypeOf(t)
-	elems := d.Elems()
-	if len(elems) == 0 {
-		dst = binary.BigEndian.AppendUint32(dst, 0)
-		dst = binary.BigEndian.AppendUint32(dst, 0)
-		return binary.BigEndian.AppendUint32(dst, et.OID)
-	}
+	a := ArrayParts(d)
 	var flags uint32
-	for _, e := range elems {
+	for _, e := range a.Elems {
 		if e.IsNull() {
 			flags = 1
 		}
 	}
-	dst = binary.BigEndian.AppendUint32(dst, 1)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(a.Dims)))
 	dst = binary.BigEndian.AppendUint32(dst, flags)
 	dst = binary.BigEndian.AppendUint32(dst, et.OID)
-	dst = binary.BigEndian.AppendUint32(dst, uint32(len(elems)))
-	dst = binary.BigEndian.AppendUint32(dst, 1)
-	for _, e := range elems {
+	for i := range a.Dims {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(a.Dims[i]))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(int32(a.Lbounds[i])))
+	}
+	for _, e := range a.Elems {
 		if e.IsNull() {
 			dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 			continue
@@ -91,30 +102,32 @@ func recvArray(t Type, b []byte) (Datum, error) {
 	case elemOID != et.OID:
 		return Datum{}, pgerr.Errorf(pgerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)",
 			elemOID, typeNameOrOID(elemOID), et.OID, et.String())
-	case ndim > 1:
-		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-	case ndim == 0:
-		if len(b) != 0 {
-			return Datum{}, errBinaryFormat()
+	}
+	dims, lbs := make([]int, ndim), make([]int, ndim)
+	total := 1
+	for i := range dims {
+		n, err := word()
+		if err != nil {
+			return Datum{}, err
 		}
-		return Array(nil), nil
+		lb, err := word()
+		if err != nil {
+			return Datum{}, err
+		}
+		if int32(n) < 0 || int64(int32(lb))+int64(n) > 1<<31 {
+			return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed")
+		}
+		dims[i], lbs[i] = int(n), int(int32(lb))
+		total *= int(n)
+		if total > maxArrayElems {
+			return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed (%d)", maxArrayElems)
+		}
 	}
-	n, err := word()
-	if err != nil {
-		return Datum{}, err
+	if ndim == 0 {
+		total = 0
 	}
-	lbound, err := word()
-	if err != nil {
-		return Datum{}, err
-	}
-	if int32(n) < 0 {
-		return Datum{}, pgerr.Errorf(pgerr.ProgramLimitExceeded, "array size exceeds the maximum allowed")
-	}
-	if lbound != 1 && n > 0 {
-		return Datum{}, pgerr.Errorf(pgerr.FeatureNotSupported, "arrays with a lower bound other than 1 are not supported")
-	}
-	elems := make([]Datum, 0, min(int(n), len(b)/4))
-	for i := uint32(0); i < n; i++ {
+	elems := make([]Datum, 0, min(total, len(b)/4))
+	for i := 0; i < total; i++ {
 		l, err := word()
 		if err != nil {
 			return Datum{}, err
@@ -139,7 +152,7 @@ func recvArray(t Type, b []byte) (Datum, error) {
 	if len(b) != 0 {
 		return Datum{}, errBinaryFormat()
 	}
-	return Array(elems), nil
+	return ArrayShaped(dims, lbs, elems), nil
 }
 
 func typeNameOrOID(oid OID) string {
@@ -153,13 +166,13 @@ func typeNameOrOID(oid OID) string {
 // gets the element type's (array_length_coerce).
 func applyArrayTypmod(d Datum, t Type, explicit bool) (Datum, error) {
 	et := elemTypeOf(t)
-	elems := d.Elems()
-	for i, e := range elems {
+	a := ArrayParts(d)
+	for i, e := range a.Elems {
 		v, err := ApplyTypmod(e, et, explicit)
 		if err != nil {
 			return Datum{}, err
 		}
-		elems[i] = v
+		a.Elems[i] = v
 	}
-	return Array(elems), nil
+	return a.Datum(), nil
 }

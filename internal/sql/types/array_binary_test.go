@@ -47,15 +47,14 @@ func TestArrayBinaryErrors(t *testing.T) {
 	tests := []struct {
 		hex, code string
 	}{
-		{"0000000100000000000000190000000100000001", pgerr.DatatypeMismatch},                                    // text elements
-		{"ffffffff0000000000000017", ErrBinaryFormat},                                                           // ndim -1
-		{"000000070000000000000017", pgerr.ProgramLimitExceeded},                                                // ndim 7
-		{"000000010000000200000017", ErrBinaryFormat},                                                           // flags 2
-		{"000000020000000000000017000000010000000100000001000000010000000400000001", pgerr.FeatureNotSupported}, // 2-D
-		{"00000001000000000000001700000002000000010000000400000001", pgerr.ProtocolViolation},                   // one element short
-		{"000000010000000000000017000000010000000100000002000001", pgerr.ProtocolViolation},                     // element too short
-		{"0000000100000000000000170000000100000001000000040000000100", ErrBinaryFormat},                         // trailing byte
-		{"0000000100000000000000170000000100000001000000050000000100", ErrBinaryFormat},                         // int4 of 5 bytes
+		{"0000000100000000000000190000000100000001", pgerr.DatatypeMismatch},                  // text elements
+		{"ffffffff0000000000000017", ErrBinaryFormat},                                         // ndim -1
+		{"000000070000000000000017", pgerr.ProgramLimitExceeded},                              // ndim 7
+		{"000000010000000200000017", ErrBinaryFormat},                                         // flags 2
+		{"00000001000000000000001700000002000000010000000400000001", pgerr.ProtocolViolation}, // one element short
+		{"000000010000000000000017000000010000000100000002000001", pgerr.ProtocolViolation},   // element too short
+		{"0000000100000000000000170000000100000001000000040000000100", ErrBinaryFormat},       // trailing byte
+		{"0000000100000000000000170000000100000001000000050000000100", ErrBinaryFormat},       // int4 of 5 bytes
 		{"00000000000000", pgerr.ProtocolViolation},
 	}
 	for _, tc := range tests {

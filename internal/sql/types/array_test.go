@@ -36,7 +36,11 @@ func TestArrayTextRoundTrip(t *testing.T) {
 	}
 	na, _ := ArrayOf(Name)
 	arr, _ := Parse(na, "{pg_catalog,public}")
-	if p := ArrayPosition(na, arr, Str("public")); p.Int() != 2 {
+	pos, err := LookupFunction("array_position", []Type{na, Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := pos.Fn([]Datum{arr, Str("public")}); p.Int() != 2 {
 		t.Errorf("array_position = %v", p)
 	}
 	if Compare(ia, Array([]Datum{Int(1), Int(2)}), Array([]Datum{Int(1), Int(3)})) >= 0 {

@@ -489,4 +489,3 @@ func init() {
 		sendFunc(name, t)
 	}
 }
-

@@ -31,6 +31,11 @@ type Func struct {
 	variadicAny bool // concat/concat_ws: Args given are a prefix; rest "any"
 	poly        func(actual []Type) *Func
 	keepUnknown bool // poly sees unknown arguments as unknown, not text (pg_typeof)
+	// polySlots marks one instance of a function PostgreSQL declares over
+	// anyarray ('a') and anyelement ('e'); '_' is a fixed argument type.
+	// polyElem is the element type of this instance (see polyFilter).
+	polySlots string
+	polyElem  OID
 }
 
 // polymorphic candidates use Any in Args; such a slot accepts any
@@ -97,6 +102,7 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 			list = append(list, c)
 		}
 	}
+	list = polyFilter(list, in)
 	if len(list) == 0 {
 		return nil, false
 	}
@@ -108,7 +114,7 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 	for _, c := range list {
 		n := 0
 		for i, t := range in {
-			if t.OID != UnknownOID && c.Args[i].OID == t.OID {
+			if t.OID != UnknownOID && declared(c, i).OID == t.OID {
 				n++
 			}
 		}
@@ -128,7 +134,7 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 	for _, c := range list {
 		n := 0
 		for i, t := range in {
-			if t.OID != UnknownOID && (c.Args[i].OID == t.OID || (Category(c.Args[i]) == Category(t) && IsPreferred(c.Args[i]))) {
+			if t.OID != UnknownOID && (declared(c, i).OID == t.OID || (Category(declared(c, i)) == Category(t) && IsPreferred(declared(c, i)))) {
 				n++
 			}
 		}
@@ -160,7 +166,7 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 			}
 			conflict := false
 			for j, c := range list {
-				cc, cp := Category(c.Args[i]), IsPreferred(c.Args[i])
+				cc, cp := Category(declared(c, i)), IsPreferred(declared(c, i))
 				switch {
 				case j == 0:
 					cat[i], pref[i] = cc, cp
@@ -186,7 +192,7 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 					if t.OID != UnknownOID {
 						continue
 					}
-					if Category(c.Args[i]) != cat[i] || (pref[i] && !IsPreferred(c.Args[i])) {
+					if Category(declared(c, i)) != cat[i] || (pref[i] && !IsPreferred(declared(c, i))) {
 						ok = false
 						break
 					}
@@ -237,6 +243,60 @@ func resolve(cands []*Func, in []Type, isOp bool) (*Func, bool) {
 		}
 	}
 	return nil, true
+}
+
+// declared is the type a candidate declares for argument i: anyarray or
+// anyelement at an instance's polymorphic slots (never an exact match, of
+// the pseudo-type category), else its argument type.
+func declared(c *Func, i int) Type {
+	if i < len(c.polySlots) {
+		switch c.polySlots[i] {
+		case 'a':
+			return AnyArray
+		case 'e':
+			return AnyElement
+		}
+	}
+	return c.Args[i]
+}
+
+// polyFilter keeps, of the instances of polymorphic functions, those whose
+// element type is what the known arguments at polymorphic slots make it
+// (PostgreSQL's enforce_generic_type_consistency, with anycompatible's
+// common type): an anyarray slot contributes its array's element type, an
+// anyelement slot its own type; unknown arguments adopt the result.
+func polyFilter(list []*Func, in []Type) []*Func {
+	out := list[:0:0]
+	for _, c := range list {
+		if c.polySlots == "" {
+			out = append(out, c)
+			continue
+		}
+		elem, known, ok := Type{}, false, true
+		for i, t := range in {
+			if i >= len(c.polySlots) || t.OID == UnknownOID || c.polySlots[i] == '_' {
+				continue
+			}
+			if c.polySlots[i] == 'a' {
+				et, isArr := ElemType(t)
+				if !isArr {
+					if ok, et = t.OID == Int2VectorOID, Int2; !ok {
+						break
+					}
+				}
+				t = et
+			}
+			if !known {
+				elem, known = t, true
+			} else if elem, ok = CommonType(elem, t); !ok {
+				break
+			}
+		}
+		if ok && (!known || elem.OID == c.polyElem) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // instantiate fills in polymorphic slots with the actual argument types

@@ -40,6 +40,9 @@ type SRF struct {
 	// OutName, when set, names the single column in FROM whatever the
 	// alias (PostgreSQL's OUT parameter: jsonb_array_elements' value).
 	OutName string
+
+	polySlots string // as Func's: an instance of a polymorphic function
+	polyElem  OID
 }
 
 // RegisterSRF adds a set-returning function defined outside this package.
@@ -107,11 +110,17 @@ func init() {
 // [, int4]) and the int8 variants) like LookupFunction.
 func LookupSRF(name string, args []Type) (*SRF, error) {
 	lname := strings.ToLower(name)
+	if lname == "unnest" && len(args) > 1 {
+		if f := multiUnnest(args); f != nil {
+			return f, nil
+		}
+		return nil, funcErr(name, args, false)
+	}
 	list := srfs[lname]
 	// reuse the scalar resolver on shadow Funcs
 	shadow := make([]*Func, len(list))
 	for i, s := range list {
-		shadow[i] = &Func{Name: s.Name, Args: s.Args, Ret: s.Ret}
+		shadow[i] = &Func{Name: s.Name, Args: s.Args, Ret: s.Ret, polySlots: s.polySlots, polyElem: s.polyElem}
 	}
 	f, ambiguous := resolve(shadow, args, false)
 	if f == nil {

@@ -14,8 +14,9 @@ func init() {
 		}}
 	}})
 	addFunc("pg_column_compression", &Func{Args: []Type{Any}, Ret: Text, Strict: true, Stable: true, poly: func(actual []Type) *Func {
+		t := actual[0]
 		return &Func{Name: "pg_column_compression", Args: actual, Ret: Text, Strict: true, Stable: true, Fn: func(a []Datum) (Datum, error) {
-			if m, ok := a[0].StoredMethod(); ok {
+			if m, ok := datum.ColumnCompression(t, a[0]); ok {
 				return Str(m.String()), nil
 			}
 			return Null(), nil

@@ -221,6 +221,10 @@ func (typeSystem) FormatType(t Type) string {
 	if s, ok := newTypeString(t); ok {
 		return s
 	}
+	if et, ok := ElemType(t); ok && t.Typmod >= 0 {
+		et.Typmod = t.Typmod // varchar(5)[]: the typmod is the element's
+		return et.String() + "[]"
+	}
 	switch t.OID {
 	case VarcharOID:
 		if t.Typmod >= VarHdrSz {

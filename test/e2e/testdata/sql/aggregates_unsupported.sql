@@ -15,9 +15,6 @@ error 0A000
 SELECT count(*) WITHIN GROUP (ORDER BY x) FROM agu
 
 error 0A000
-SELECT concat(VARIADIC ARRAY['a', 'b'])
-
-error 0A000
 SELECT * FROM agu TABLESAMPLE SYSTEM (50)
 
 error 0A000
