@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tidal-db/tidal/internal/testutil"
 )
 
@@ -28,6 +30,29 @@ func tempFilesIn(t *testing.T, dir string) int {
 		t.Fatal(err)
 	}
 	return len(ents)
+}
+
+// inMemoryResults runs queries with work_mem = 1GB (nothing spills) and
+// returns their results, for comparison with a spilling run.
+func inMemoryResults(t *testing.T, c *pgx.Conn, queries []string) []string {
+	t.Helper()
+	exec(t, c, "SET work_mem = '1GB'")
+	var want []string
+	for _, q := range queries {
+		want = append(want, query(t, c, q))
+	}
+	return want
+}
+
+// sameResults runs queries again and fails on the first whose result
+// differs from want.
+func sameResults(t *testing.T, c *pgx.Conn, queries, want []string, what string) {
+	t.Helper()
+	for i, q := range queries {
+		if got := query(t, c, q); got != want[i] {
+			t.Fatalf("%s: %s\n%s\nwant\n%s", q, what, got, want[i])
+		}
+	}
 }
 
 func TestSortSpillsPastWorkMem(t *testing.T) {
@@ -137,18 +162,10 @@ func TestHashAggregateSpillsPastHashMem(t *testing.T) {
 		"SELECT DISTINCT t FROM ha WHERE v % 2 = 0 ORDER BY t",
 		"SELECT k % 100, count(*) FROM ha GROUP BY k % 100 HAVING count(*) > 1 ORDER BY 1",
 	}
-	exec(t, c, "SET work_mem = '1GB'")
-	var want []string
-	for _, q := range queries {
-		want = append(want, query(t, c, q))
-	}
+	want := inMemoryResults(t, c, queries)
 	exec(t, c, "SET work_mem = '64kB'")
 	exec(t, c, "SET hash_mem_multiplier = 1")
-	for i, q := range queries {
-		if got := query(t, c, q); got != want[i] {
-			t.Fatalf("%s: the spilled aggregate's rows differ from the in-memory one's", q)
-		}
-	}
+	sameResults(t, c, queries, want, "the spilled aggregate's rows differ from the in-memory one's")
 	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT k, count(*) FROM ha GROUP BY k")
 	if !regexp.MustCompile(`Batches: [0-9]+  Memory Usage: [0-9]+kB  Disk Usage: [0-9]+kB`).MatchString(plan) ||
 		!strings.Contains(plan, "temp read=") {
@@ -225,18 +242,10 @@ func TestHashJoinSpillsPastHashMem(t *testing.T) {
 		// 3000 inner rows of one key: splitting cannot help, the batch runs over hash_mem
 		"SELECT count(*), sum(l.id) FROM hjl l JOIN (SELECT 7 AS k, g, md5(g::text) FROM generate_series(1, 3000) g) r ON l.k = r.k",
 	}
-	exec(t, c, "SET work_mem = '1GB'")
-	var want []string
-	for _, q := range queries {
-		want = append(want, query(t, c, q))
-	}
+	want := inMemoryResults(t, c, queries)
 	exec(t, c, "SET work_mem = '64kB'")
 	exec(t, c, "SET hash_mem_multiplier = 1")
-	for i, q := range queries {
-		if got := query(t, c, q); got != want[i] {
-			t.Fatalf("%s: the batched join's rows differ from the in-memory one's:\n%s\nwant\n%s", q, got, want[i])
-		}
-	}
+	sameResults(t, c, queries, want, "the batched join's rows differ from the in-memory one's")
 	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT count(*) FROM hjl l JOIN hjr r ON l.k = r.k")
 	m := regexp.MustCompile(`Buckets: [0-9]+ \(originally [0-9]+\)  Batches: ([0-9]+) \(originally 1\)  Memory Usage: ([0-9]+)kB`).FindStringSubmatch(plan)
 	if m == nil || !strings.Contains(plan, "temp read=") {
@@ -282,18 +291,10 @@ func TestRowStoresSpillPastWorkMem(t *testing.T) {
 		"WITH RECURSIVE r(n, pad) AS (SELECT id, t FROM rs WHERE id <= 2000 UNION ALL SELECT n + 2000, md5(pad) FROM r WHERE n <= 8000) SELECT count(*), max(n), min(pad) FROM r",
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20000) SELECT count(*), sum(n) FROM r",
 	}
-	exec(t, c, "SET work_mem = '1GB'")
-	var want []string
-	for _, q := range queries {
-		want = append(want, query(t, c, q))
-	}
+	want := inMemoryResults(t, c, queries)
 	exec(t, c, "SET work_mem = '64kB'")
 	exec(t, c, "BEGIN")
-	for i, q := range queries {
-		if got := query(t, c, q); got != want[i] {
-			t.Fatalf("%s: with work_mem 64kB\n%s\nwant\n%s", q, got, want[i])
-		}
-	}
+	sameResults(t, c, queries, want, "with work_mem 64kB")
 	plan := query(t, c, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) "+queries[0])
 	if !strings.Contains(plan, "temp read=") {
 		t.Fatalf("the WITH query did not spill:\n%s", plan)
